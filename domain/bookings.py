@@ -1,0 +1,181 @@
+"""The Booking aggregate and its closed lifecycle (SPEC §3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from uuid import UUID
+
+from domain.errors import InvalidTransition
+from domain.events import BookingEvent
+
+
+class BookingStatus(StrEnum):
+    """Where a booking is in its life; see TRANSITIONS for the legal moves."""
+
+    HELD = "held"
+    PENDING_PAYMENT = "pending_payment"
+    VERIFYING = "verifying"
+    CONFIRMED = "confirmed"
+    CHECKED_IN = "checked_in"
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+    NO_SHOW = "no_show"
+    EXPIRED = "expired"
+
+
+S = BookingStatus
+
+TRANSITIONS: dict[BookingStatus, frozenset[BookingStatus]] = {
+    S.HELD: frozenset({S.CONFIRMED, S.PENDING_PAYMENT, S.EXPIRED, S.CANCELLED}),
+    S.PENDING_PAYMENT: frozenset({S.CONFIRMED, S.VERIFYING, S.EXPIRED, S.CANCELLED}),
+    S.VERIFYING: frozenset({S.CONFIRMED, S.EXPIRED}),
+    S.CONFIRMED: frozenset({S.CHECKED_IN, S.CANCELLED, S.NO_SHOW}),
+    S.CHECKED_IN: frozenset({S.COMPLETED}),
+    S.COMPLETED: frozenset(),
+    S.CANCELLED: frozenset(),
+    S.NO_SHOW: frozenset(),
+    S.EXPIRED: frozenset(),
+}
+
+OCCUPYING: frozenset[BookingStatus] = frozenset(
+    {S.HELD, S.PENDING_PAYMENT, S.VERIFYING, S.CONFIRMED, S.CHECKED_IN}
+)
+LOCKED: frozenset[BookingStatus] = frozenset({S.HELD, S.PENDING_PAYMENT, S.VERIFYING})
+"""States with a deadline: the seat-map LOCKED of seed 004."""
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """One resource occupied by a booking over [starts_at, ends_at) (quantity for pooled)."""
+
+    resource_id: UUID
+    starts_at: datetime
+    ends_at: datetime
+    quantity: int = 1
+
+
+@dataclass
+class Booking:
+    """One customer's claim on one or more resources over a time range."""
+
+    id: UUID
+    unit_id: UUID
+    status: BookingStatus
+    allocations: list[Allocation]
+    created_at: datetime
+    customer_id: UUID | None = None
+    service_id: UUID | None = None
+    hold_type: str | None = "CART"
+    channel: str = "api"
+    hold_expires_at: datetime | None = None
+    price_cents: int = 0
+    version: int = 1
+    events: list[BookingEvent] = field(default_factory=list)
+
+    @property
+    def starts_at(self) -> datetime:
+        """Earliest start among the allocations."""
+        return min(a.starts_at for a in self.allocations)
+
+    @property
+    def ends_at(self) -> datetime:
+        """Latest end among the allocations."""
+        return max(a.ends_at for a in self.allocations)
+
+    @property
+    def occupies(self) -> bool:
+        """Whether the booking's state keeps its resources from others."""
+        return self.status in OCCUPYING
+
+    def is_lapsed(self, now: datetime) -> bool:
+        """A locked booking whose deadline has passed: free to others even before a job expires it."""
+        return (
+            self.status in LOCKED and self.hold_expires_at is not None and self.hold_expires_at <= now
+        )
+
+    def _move(self, target: BookingStatus, action: str, at: datetime, actor: str, reason: str | None) -> None:
+        if target not in TRANSITIONS[self.status]:
+            raise InvalidTransition(self.status.value, target.value, action)
+        old = self.status
+        self.status = target
+        self.version += 1
+        if target not in LOCKED:
+            self.hold_expires_at = None
+        if target in (S.CANCELLED, S.EXPIRED):
+            self.hold_type = None
+        self.events.append(
+            BookingEvent(
+                booking_id=self.id,
+                unit_id=self.unit_id,
+                old_status=old.value,
+                new_status=target.value,
+                hold_type=self.hold_type,
+                actor=actor,
+                channel=self.channel,
+                at=at,
+                reason=reason,
+            )
+        )
+
+    def record_creation(self, at: datetime, actor: str) -> None:
+        """Record the birth of the booking as its first audit event."""
+        self.events.append(
+            BookingEvent(
+                booking_id=self.id,
+                unit_id=self.unit_id,
+                old_status=None,
+                new_status=self.status.value,
+                hold_type=self.hold_type,
+                actor=actor,
+                channel=self.channel,
+                at=at,
+                reason=None,
+            )
+        )
+
+    def confirm(self, at: datetime, actor: str) -> None:
+        """Confirm a hold (no payment due) or a paid/verified booking."""
+        if self.is_lapsed(at):
+            raise InvalidTransition("expired", S.CONFIRMED.value, "confirm")
+        self._move(S.CONFIRMED, "confirm", at, actor, None)
+
+    def await_payment(self, at: datetime, actor: str, deadline: datetime) -> None:
+        """The customer accepted; a charge is now due before `deadline`."""
+        if self.is_lapsed(at):
+            raise InvalidTransition("expired", S.PENDING_PAYMENT.value, "confirm")
+        self._move(S.PENDING_PAYMENT, "confirm", at, actor, None)
+        self.hold_expires_at = deadline
+
+    def expire(self, at: datetime, actor: str = "system") -> None:
+        """The deadline passed without payment or confirmation."""
+        self._move(S.EXPIRED, "expire", at, actor, "deadline passed")
+
+    def cancel(self, at: datetime, actor: str, reason: str | None = None) -> None:
+        """Cancel by customer or staff; a verifying booking cannot be cancelled (RN-HLD-06)."""
+        self._move(S.CANCELLED, "cancel", at, actor, reason)
+
+    def drop(self, at: datetime, actor: str, reason: str) -> None:
+        """Staff drop a hold ("Derrubar hold"): only locked bookings can be dropped."""
+        if self.status not in LOCKED:
+            raise InvalidTransition(self.status.value, S.CANCELLED.value, "drop the hold of")
+        target = S.EXPIRED if self.status is S.VERIFYING else S.CANCELLED
+        self._move(target, "drop the hold of", at, actor, f"dropped by staff: {reason}")
+
+    def check_in(self, at: datetime, actor: str) -> None:
+        """The customer arrived."""
+        self._move(S.CHECKED_IN, "check in", at, actor, None)
+
+    def complete(self, at: datetime, actor: str) -> None:
+        """The customer was attended."""
+        self._move(S.COMPLETED, "complete", at, actor, None)
+
+    def mark_no_show(self, at: datetime, actor: str) -> None:
+        """A person confirms the customer did not come (never automatic)."""
+        self._move(S.NO_SHOW, "mark as no-show", at, actor, None)
+
+    def pull_events(self) -> list[BookingEvent]:
+        """Hand the recorded events to the unit of work and forget them."""
+        events, self.events = self.events, []
+        return events

@@ -1,0 +1,131 @@
+"""The closed vocabulary of refusals: every expected 'no' the engine can answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+
+class DomainError(Exception):
+    """A refusal the caller can act on; `code` is stable, `message` is for people."""
+
+    code = "domain_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class SlotOption:
+    """A free place in time that could be held instead."""
+
+    resource_id: UUID
+    starts_at: datetime
+    ends_at: datetime
+
+
+@dataclass(frozen=True)
+class WaitlistOption:
+    """The waitlist of the slot that was taken (joinable once waitlists exist)."""
+
+    resource_id: UUID
+    starts_at: datetime
+    ends_at: datetime
+
+
+class SlotTaken(DomainError):
+    """The slot is held, booked or blocked; alternatives are the nearest free options."""
+
+    code = "slot_taken"
+
+    def __init__(
+        self,
+        message: str,
+        resource_ids: list[UUID],
+        starts_at: datetime,
+        ends_at: datetime,
+        alternatives: list[SlotOption] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.resource_ids = resource_ids
+        self.starts_at = starts_at
+        self.ends_at = ends_at
+        self.alternatives: list[SlotOption] = alternatives or []
+
+    @property
+    def waitlist(self) -> list[WaitlistOption]:
+        """One waitlist option per resource of the taken slot."""
+        return [WaitlistOption(r, self.starts_at, self.ends_at) for r in self.resource_ids]
+
+
+class InvalidTransition(DomainError):
+    """The booking's current state does not allow the requested change."""
+
+    code = "invalid_transition"
+
+    def __init__(self, current_state: str, target_state: str, action: str) -> None:
+        super().__init__(f"cannot {action} a booking that is {current_state}")
+        self.current_state = current_state
+        self.target_state = target_state
+        self.action = action
+
+
+class InvalidInput(DomainError):
+    """An argument is malformed or out of range; `field` names it."""
+
+    code = "invalid_input"
+
+    def __init__(self, field: str, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        if code:
+            self.code = code
+
+
+class NotFound(DomainError):
+    """A referenced entity does not exist (or is not visible to the caller)."""
+
+    code = "not_found"
+
+    def __init__(self, what: str, ident: object, field: str | None = None) -> None:
+        super().__init__(f"{what} {ident} not found")
+        self.what = what
+        self.field = field or what
+
+
+class HoldRefused(DomainError):
+    """The hold cannot be made for a rule of timing or policy (too soon, too short, closed...)."""
+
+    code = "hold_refused"
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class IdempotencyKeyReused(DomainError):
+    """The idempotency key was already used for a different request."""
+
+    code = "idempotency_key_reused"
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"idempotency key {key!r} was already used for a different request")
+        self.key = key
+
+
+class IdempotencyInProgress(DomainError):
+    """A request with the same idempotency key is still being processed."""
+
+    code = "idempotency_in_progress"
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"a request with idempotency key {key!r} is still in progress; retry shortly")
+        self.key = key
+
+
+class Busy(DomainError):
+    """The database could not serve the request in time (lock timeout); retry shortly."""
+
+    code = "busy"

@@ -1,0 +1,86 @@
+"""A unit (venue) with its clock, opening hours and parameters (SPEC §17)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from enum import StrEnum
+from uuid import UUID
+from zoneinfo import ZoneInfo
+
+
+@dataclass(frozen=True)
+class UnitParameters:
+    """The knobs of a unit, with the defaults of SPEC §17."""
+
+    min_advance: timedelta = timedelta(minutes=60)
+    max_advance: timedelta = timedelta(days=30)
+    slot_minutes: int = 60
+    hold_ttl: timedelta = timedelta(minutes=10)
+    hold_ttl_with_payment: timedelta = timedelta(minutes=15)
+    hold_min: timedelta = timedelta(minutes=5)
+    waitlist_hold: timedelta = timedelta(minutes=10)
+    capacity_offer_ttl: timedelta = timedelta(hours=24)
+    charge_margin: timedelta = timedelta(minutes=2)
+    pix_failures_before_alert: int = 3
+    owner_alert_whatsapp: str | None = None
+    open_holds_per_customer: int = 1
+    cooldown_expirations: int = 3
+    cooldown_window: timedelta = timedelta(days=7)
+    cooldown_duration: timedelta = timedelta(hours=48)
+    hold_ceiling_percent: int = 30
+    verification_wait: timedelta = timedelta(minutes=30)
+    hold_reminder: timedelta = timedelta(minutes=5)
+    sweep_interval: timedelta = timedelta(seconds=30)
+    payment_rule: str = "full"
+
+
+class ResourceKind(StrEnum):
+    """Exclusive: one booking at a time. Pooled: `capacity` at a time."""
+
+    EXCLUSIVE = "exclusive"
+    POOLED = "pooled"
+
+
+@dataclass(frozen=True)
+class OpeningWindow:
+    """Open on `weekday` (0 = Monday) from `opens` to `closes` minutes after local midnight."""
+
+    weekday: int
+    opens: int
+    closes: int
+
+
+@dataclass(frozen=True)
+class Resource:
+    """Something bookable in a unit."""
+
+    id: UUID
+    unit_id: UUID
+    name: str
+    kind: ResourceKind = ResourceKind.EXCLUSIVE
+    capacity: int = 1
+    group_id: UUID | None = None
+    hours: tuple[OpeningWindow, ...] = ()
+    """Own opening hours; empty means the unit's."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One venue with its own clock, hours and parameters."""
+
+    id: UUID
+    organization_id: UUID
+    name: str
+    timezone: str
+    params: UnitParameters = field(default_factory=UnitParameters)
+    hours: tuple[OpeningWindow, ...] = ()
+
+    @property
+    def tz(self) -> ZoneInfo:
+        """The unit's IANA time zone."""
+        return ZoneInfo(self.timezone)
+
+    def hours_of(self, resource: Resource) -> tuple[OpeningWindow, ...]:
+        """The weekly hours that apply to a resource: its own, else the unit's."""
+        return resource.hours or self.hours

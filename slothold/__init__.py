@@ -1,0 +1,1 @@
+"""Slothold composition root: settings, ASGI app, CLI and embedded services."""

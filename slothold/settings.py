@@ -1,0 +1,40 @@
+"""Configuration read from the environment, once, at start-up."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a process needs to know about its surroundings."""
+
+    database_url: str | None = None
+    redis_url: str | None = None
+    data_dir: Path = field(default_factory=lambda: PROJECT_ROOT / ".slothold")
+    host: str = "127.0.0.1"
+    port: int = 8000
+    db_pool_min: int = 2
+    db_pool_max: int = 20
+    log_level: str = "INFO"
+    max_body_bytes: int = 1_000_000
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        """Build settings from SLOTHOLD_* variables plus DATABASE_URL and REDIS_URL."""
+        env = os.environ
+        return cls(
+            database_url=env.get("DATABASE_URL") or None,
+            redis_url=env.get("REDIS_URL") or None,
+            data_dir=Path(env.get("SLOTHOLD_DATA_DIR", str(PROJECT_ROOT / ".slothold"))),
+            host=env.get("SLOTHOLD_HOST", "127.0.0.1"),
+            port=int(env.get("SLOTHOLD_PORT", "8000")),
+            db_pool_min=int(env.get("SLOTHOLD_DB_POOL_MIN", "2")),
+            db_pool_max=int(env.get("SLOTHOLD_DB_POOL_MAX", "20")),
+            log_level=env.get("SLOTHOLD_LOG_LEVEL", "INFO"),
+            max_body_bytes=int(env.get("SLOTHOLD_MAX_BODY_BYTES", "1000000")),
+        )

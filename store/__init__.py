@@ -1,0 +1,1 @@
+"""The only code that speaks SQL: tables, unit of work, repositories, outbox, idempotency keys."""
