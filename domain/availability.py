@@ -282,8 +282,13 @@ def nearest_alternatives(
         unit, same_kind, occupancies, starts_at - _day, ends_at + _day, now, slots=n, quantity=quantity
     )
     options = [o for o in options if not (o.resource_id == wanted.id and o.starts_at == starts_at)]
-    options.sort(
-        key=lambda o: (abs(o.starts_at - starts_at), o.resource_id != wanted.id, o.starts_at,
-                       str(o.resource_id))
-    )
+    order = {r.id: i for i, r in enumerate(resources)}
+
+    def distance(o: SlotOption) -> tuple[float, bool, datetime, int]:
+        # Moving one slot in time or moving to another resource each cost one step (RN-ATD-07:
+        # 20h on Campo 2 taken → 19h and 21h on Campo 2, 20h on Campo 1).
+        steps = abs(o.starts_at - starts_at) / step + (0 if o.resource_id == wanted.id else 1)
+        return steps, o.resource_id != wanted.id, o.starts_at, order.get(o.resource_id, 0)
+
+    options.sort(key=distance)
     return options[:limit]

@@ -179,3 +179,64 @@ class Booking:
         """Hand the recorded events to the unit of work and forget them."""
         events, self.events = self.events, []
         return events
+
+
+def booking_snapshot(b: Booking) -> dict[str, object]:
+    """A JSON-friendly copy of a booking, as stored for idempotent replays."""
+    return {
+        "id": str(b.id),
+        "unit_id": str(b.unit_id),
+        "status": b.status.value,
+        "created_at": b.created_at.isoformat(),
+        "customer_id": str(b.customer_id) if b.customer_id else None,
+        "service_id": str(b.service_id) if b.service_id else None,
+        "hold_type": b.hold_type,
+        "channel": b.channel,
+        "hold_expires_at": b.hold_expires_at.isoformat() if b.hold_expires_at else None,
+        "price_cents": b.price_cents,
+        "version": b.version,
+        "allocations": [
+            {
+                "resource_id": str(a.resource_id),
+                "starts_at": a.starts_at.isoformat(),
+                "ends_at": a.ends_at.isoformat(),
+                "quantity": a.quantity,
+            }
+            for a in b.allocations
+        ],
+    }
+
+
+def booking_from_snapshot(d: dict[str, object]) -> Booking:
+    """Rebuild a booking from `booking_snapshot` output."""
+
+    def uid(v: object) -> UUID | None:
+        return UUID(str(v)) if v else None
+
+    def ts(v: object) -> datetime | None:
+        return datetime.fromisoformat(str(v)) if v else None
+
+    allocations = d["allocations"]
+    assert isinstance(allocations, list)
+    return Booking(
+        id=UUID(str(d["id"])),
+        unit_id=UUID(str(d["unit_id"])),
+        status=BookingStatus(str(d["status"])),
+        created_at=datetime.fromisoformat(str(d["created_at"])),
+        customer_id=uid(d.get("customer_id")),
+        service_id=uid(d.get("service_id")),
+        hold_type=d.get("hold_type"),  # type: ignore[arg-type]
+        channel=str(d.get("channel", "api")),
+        hold_expires_at=ts(d.get("hold_expires_at")),
+        price_cents=int(d.get("price_cents", 0)),  # type: ignore[call-overload]
+        version=int(d.get("version", 1)),  # type: ignore[call-overload]
+        allocations=[
+            Allocation(
+                resource_id=UUID(a["resource_id"]),
+                starts_at=datetime.fromisoformat(a["starts_at"]),
+                ends_at=datetime.fromisoformat(a["ends_at"]),
+                quantity=int(a["quantity"]),
+            )
+            for a in allocations
+        ],
+    )

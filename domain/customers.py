@@ -18,11 +18,17 @@ def normalize_cpf(raw: str, field: str = "cpf") -> str:
         raise InvalidInput(field, "CPF must have 11 digits", code="invalid_cpf")
     if digits == digits[0] * 11:
         raise InvalidInput(field, "CPF is not valid", code="invalid_cpf")
+    if complete_cpf(digits[:9]) != digits:
+        raise InvalidInput(field, "CPF check digits do not match", code="invalid_cpf")
+    return digits
+
+
+def complete_cpf(nine_digits: str) -> str:
+    """Append the two check digits to the first nine digits of a CPF."""
+    digits = nine_digits
     for n in (9, 10):
         total = sum(int(d) * w for d, w in zip(digits[:n], range(n + 1, 1, -1), strict=True))
-        check = (total * 10) % 11 % 10
-        if check != int(digits[n]):
-            raise InvalidInput(field, "CPF check digits do not match", code="invalid_cpf")
+        digits += str((total * 10) % 11 % 10)
     return digits
 
 

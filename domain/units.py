@@ -71,6 +71,7 @@ class Unit:
 
     id: UUID
     organization_id: UUID
+    tenant_id: UUID
     name: str
     timezone: str
     params: UnitParameters = field(default_factory=UnitParameters)

@@ -1,0 +1,319 @@
+"""Use cases: one async function each; only these open a unit of work and commit."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from uuid import UUID, uuid4
+
+from domain.availability import (
+    bookable_slots,
+    check_on_grid,
+    nearest_alternatives,
+    slot_ranges,
+)
+from domain.bookings import (
+    Allocation,
+    Booking,
+    BookingStatus,
+    booking_from_snapshot,
+    booking_snapshot,
+)
+from domain.customers import CustomerIdentity
+from domain.errors import InvalidInput, InvalidTransition, NotFound, SlotTaken
+from domain.holds import check_booking_window, hold_deadline
+from domain.ports import Clock, UnitOfWork
+from domain.units import Resource, ResourceKind, Unit
+
+UowFactory = Callable[[], UnitOfWork]
+IDEMPOTENCY_RETENTION = timedelta(hours=24)
+CART = "CART"
+
+
+@dataclass(frozen=True)
+class Deps:
+    """What every use case is handed: a unit-of-work factory, a clock and an id source."""
+
+    uow: UowFactory
+    clock: Clock
+    new_id: Callable[[], UUID] = uuid4
+
+
+@dataclass(frozen=True)
+class HoldCommand:
+    """Hold a range on one or more resources (None: any free resource of the unit)."""
+
+    unit_id: UUID
+    starts_at: datetime
+    ends_at: datetime
+    resource_ids: tuple[UUID, ...] | None = None
+    quantity: int = 1
+    customer: CustomerIdentity | None = None
+    service_id: UUID | None = None
+    hold_type: str | None = None
+    channel: str = "api"
+    actor: str = "customer"
+    idempotency_key: str | None = None
+    counter: bool = field(default=False)
+
+
+@dataclass(frozen=True)
+class BookingResult:
+    """A booking as a mutation returns it; `replayed` when an idempotency key answered."""
+
+    booking: Booking
+    replayed: bool = False
+
+
+def fingerprint(operation: str, payload: dict[str, object]) -> str:
+    """A stable hash of a request, to tell a retry from a different request under the same key."""
+    raw = json.dumps({"op": operation, **payload}, sort_keys=True, default=str)
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def _check_key(key: str | None) -> None:
+    if key is not None and not (1 <= len(key) <= 255):
+        raise InvalidInput("idempotencyKey", "idempotency key must be 1 to 255 characters",
+                           code="invalid_idempotency_key")
+
+
+def _aware(value: datetime, field_name: str) -> None:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidInput(field_name, f"{field_name} must carry a UTC offset (ISO 8601, e.g. "
+                           "2026-12-01T19:00:00-03:00)", code="naive_datetime")
+
+
+def _pick_resources(unit: Unit, all_resources: Sequence[Resource], ids: Sequence[UUID]) -> list[Resource]:
+    by_id = {r.id: r for r in all_resources}
+    if len(set(ids)) != len(ids):
+        raise InvalidInput("resourceIds", "a resource is listed twice", code="duplicate_resource")
+    picked = []
+    for rid in ids:
+        if rid not in by_id:
+            raise NotFound("resource", rid, field="resourceIds")
+        picked.append(by_id[rid])
+    return picked
+
+
+def _slot_starts(unit: Unit, r: Resource, starts_at: datetime, ends_at: datetime) -> list[datetime]:
+    return [s for group in slot_ranges(unit, r, starts_at, ends_at) for s, _ in group]
+
+
+async def hold(deps: Deps, cmd: HoldCommand) -> BookingResult:
+    """Hold a slot for a customer (or book it at the counter): all or nothing, never twice (SPEC §4, §6)."""
+    now = deps.clock.now()
+    _aware(cmd.starts_at, "startsAt")
+    _aware(cmd.ends_at, "endsAt")
+    _check_key(cmd.idempotency_key)
+    if cmd.ends_at <= cmd.starts_at:
+        raise InvalidInput("endsAt", "endsAt must be after startsAt", code="invalid_range")
+    if cmd.quantity < 1:
+        raise InvalidInput("quantity", "quantity must be at least 1", code="invalid_quantity")
+    if cmd.resource_ids is not None and not cmd.resource_ids:
+        raise InvalidInput("resourceIds", "give at least one resource, or none for any", code="no_resource")
+    if not cmd.counter and cmd.customer is None:
+        raise InvalidInput("customer", "a hold needs the customer's CPF or phone", code="customer_required")
+
+    async with deps.uow() as uow:
+        unit = await uow.units.get(cmd.unit_id)
+        resources = await uow.units.resources(unit.id)
+    candidates = await _candidates(deps, unit, resources, cmd, now)
+    last: SlotTaken | None = None
+    for picked in candidates:
+        try:
+            return await _hold_on(deps, unit, picked, cmd, now)
+        except SlotTaken as taken:
+            last = taken
+            if cmd.resource_ids is not None:
+                break
+    assert last is not None or not candidates
+    wanted = candidates[0] if candidates else [resources[0]] if resources else []
+    taken = last or SlotTaken("no resource of the unit is free for that range",
+                              [r.id for r in wanted], cmd.starts_at, cmd.ends_at)
+    taken.alternatives = await _alternatives(deps, unit, resources, wanted[0], cmd, now) if wanted else []
+    raise taken
+
+
+async def _candidates(
+    deps: Deps, unit: Unit, resources: list[Resource], cmd: HoldCommand, now: datetime
+) -> list[list[Resource]]:
+    if cmd.resource_ids is not None:
+        picked = _pick_resources(unit, resources, cmd.resource_ids)
+        for r in picked:
+            check_on_grid(unit, r, cmd.starts_at, cmd.ends_at)
+            _check_quantity(r, cmd.quantity)
+        return [picked]
+    active = [r for r in resources if r.kind is ResourceKind.EXCLUSIVE or r.capacity >= cmd.quantity]
+    if not active:
+        raise NotFound("resource", "any", field="resourceIds")
+    on_grid: list[Resource] = []
+    grid_error: InvalidInput | None = None
+    for r in active:
+        try:
+            check_on_grid(unit, r, cmd.starts_at, cmd.ends_at)
+            _check_quantity(r, cmd.quantity)
+            on_grid.append(r)
+        except InvalidInput as e:
+            grid_error = grid_error or e
+    if not on_grid:
+        assert grid_error is not None
+        raise grid_error
+    async with deps.uow() as uow:
+        occ = await uow.bookings.occupancy(unit.id, [r.id for r in on_grid], cmd.starts_at, cmd.ends_at)
+    step = timedelta(minutes=unit.params.slot_minutes)
+    n = max(1, round((cmd.ends_at - cmd.starts_at) / step))
+    free = bookable_slots(
+        _window_free(unit) if cmd.counter else unit, on_grid, occ, cmd.starts_at - step,
+        cmd.ends_at + step, now, slots=n, quantity=cmd.quantity,
+    )
+    free_ids = [o.resource_id for o in free if o.starts_at == cmd.starts_at and o.ends_at == cmd.ends_at]
+    by_id = {r.id: r for r in on_grid}
+    ordered = [by_id[i] for i in dict.fromkeys(free_ids)][:3]
+    return [[r] for r in ordered] or [[on_grid[0]]]
+
+
+def _window_free(unit: Unit) -> Unit:
+    """The unit as seen from the counter: no advance limits."""
+    from dataclasses import replace
+
+    return replace(unit, params=replace(unit.params, min_advance=timedelta(0), hold_min=timedelta(0)))
+
+
+def _check_quantity(r: Resource, quantity: int) -> None:
+    if r.kind is ResourceKind.EXCLUSIVE and quantity != 1:
+        raise InvalidInput("quantity", f"{r.name} is exclusive: quantity must be 1", code="invalid_quantity")
+    if quantity > r.capacity:
+        raise InvalidInput("quantity", f"{r.name} holds at most {r.capacity}", code="invalid_quantity")
+
+
+async def _hold_on(
+    deps: Deps, unit: Unit, picked: list[Resource], cmd: HoldCommand, now: datetime
+) -> BookingResult:
+    if cmd.counter:
+        if cmd.ends_at <= now:
+            raise InvalidInput("endsAt", "a counter booking cannot end in the past", code="in_the_past")
+        if cmd.starts_at > now + unit.params.max_advance:
+            raise InvalidInput("startsAt", f"bookings can be made at most {unit.params.max_advance.days} "
+                               "days ahead", code="too_far")
+        status, deadline, hold_type = BookingStatus.CONFIRMED, None, None
+    else:
+        check_booking_window(unit.params, now, cmd.starts_at)
+        deadline = hold_deadline(unit.params, now, cmd.starts_at, payment_due=False)
+        status, hold_type = BookingStatus.HELD, (cmd.hold_type or CART)
+    allocations = [Allocation(r.id, cmd.starts_at, cmd.ends_at, cmd.quantity) for r in picked]
+    key = cmd.idempotency_key
+    async with deps.uow() as uow:
+        if key:
+            stored = await uow.idempotency.claim(
+                unit.id, key, "counterBooking" if cmd.counter else "hold",
+                fingerprint("hold", _hold_payload(cmd)), now + IDEMPOTENCY_RETENTION,
+            )
+            if stored is not None:
+                return BookingResult(booking_from_snapshot(stored), replayed=True)
+        await uow.bookings.lock_resources(unit.id, [r.id for r in picked])
+        for stale in await uow.bookings.lapsed_overlapping(unit.id, allocations, now):
+            stale.expire(now)
+            await uow.bookings.save(stale)
+        customer = await uow.customers.identify(unit.tenant_id, cmd.customer) if cmd.customer else None
+        booking = Booking(
+            id=deps.new_id(), unit_id=unit.id, status=status, allocations=allocations, created_at=now,
+            customer_id=customer.id if customer else None, service_id=cmd.service_id,
+            hold_type=hold_type, channel=cmd.channel, hold_expires_at=deadline,
+        )
+        booking.record_creation(now, cmd.actor)
+        pooled = {r.id: _slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
+                  for r in picked if r.kind is ResourceKind.POOLED}
+        await uow.bookings.add(booking, pooled)
+        if key:
+            await uow.idempotency.complete(unit.id, key, booking_snapshot(booking))
+        await uow.commit()
+    return BookingResult(booking)
+
+
+def _hold_payload(cmd: HoldCommand) -> dict[str, object]:
+    return {
+        "unit": cmd.unit_id, "start": cmd.starts_at.isoformat(), "end": cmd.ends_at.isoformat(),
+        "resources": sorted(map(str, cmd.resource_ids)) if cmd.resource_ids else None,
+        "quantity": cmd.quantity, "customer": cmd.customer, "service": cmd.service_id,
+        "hold_type": cmd.hold_type, "counter": cmd.counter,
+    }
+
+
+async def _alternatives(
+    deps: Deps, unit: Unit, resources: list[Resource], wanted: Resource, cmd: HoldCommand, now: datetime
+) -> list:  # type: ignore[type-arg]
+    day = timedelta(days=1)
+    async with deps.uow() as uow:
+        occ = await uow.bookings.occupancy(unit.id, None, cmd.starts_at - day, cmd.ends_at + day)
+    view = _window_free(unit) if cmd.counter else unit
+    return nearest_alternatives(view, resources, occ, wanted, cmd.starts_at, cmd.ends_at, now, cmd.quantity)
+
+
+@dataclass(frozen=True)
+class ChangeCommand:
+    """Change the state of one booking."""
+
+    booking_id: UUID
+    actor: str = "customer"
+    channel: str = "api"
+    reason: str | None = None
+    idempotency_key: str | None = None
+
+
+async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
+                  apply: Callable[[Booking, datetime], None]) -> BookingResult:
+    now = deps.clock.now()
+    _check_key(cmd.idempotency_key)
+    async with deps.uow() as uow:
+        booking = await uow.bookings.get(cmd.booking_id)
+        key = cmd.idempotency_key
+        if key:
+            stored = await uow.idempotency.claim(
+                booking.unit_id, key, operation,
+                fingerprint(operation, {"booking": cmd.booking_id, "reason": cmd.reason}),
+                now + IDEMPOTENCY_RETENTION,
+            )
+            if stored is not None:
+                return BookingResult(booking_from_snapshot(stored), replayed=True)
+        if booking.is_lapsed(now):
+            # Guarantee 5: past its deadline the hold is over, whatever the jobs have done so far.
+            booking.expire(now)
+            await uow.bookings.save(booking)
+            await uow.commit()
+            raise InvalidTransition(BookingStatus.EXPIRED.value, "", operation)
+        apply(booking, now)
+        await uow.bookings.save(booking)
+        if key:
+            await uow.idempotency.complete(booking.unit_id, key, booking_snapshot(booking))
+        await uow.commit()
+    return BookingResult(booking)
+
+
+async def confirm(deps: Deps, cmd: ChangeCommand) -> BookingResult:
+    """The customer accepts the summary; with no payment due the booking is confirmed at once."""
+    return await _change(deps, cmd, "confirm", lambda b, now: b.confirm(now, cmd.actor))
+
+
+async def cancel(deps: Deps, cmd: ChangeCommand) -> BookingResult:
+    """Cancel a booking; its slot is free at once."""
+    return await _change(deps, cmd, "cancel", lambda b, now: b.cancel(now, cmd.actor, cmd.reason))
+
+
+async def drop(deps: Deps, cmd: ChangeCommand) -> BookingResult:
+    """Staff drop a hold ("Derrubar hold") with a reason."""
+    if not cmd.reason or not cmd.reason.strip():
+        raise InvalidInput("reason", "dropping a hold needs a reason", code="reason_required")
+    return await _change(deps, cmd, "drop", lambda b, now: b.drop(now, cmd.actor, cmd.reason or ""))
+
+
+async def check_in(deps: Deps, cmd: ChangeCommand) -> BookingResult:
+    """The customer arrived."""
+    return await _change(deps, cmd, "checkIn", lambda b, now: b.check_in(now, cmd.actor))
+
+
+async def complete(deps: Deps, cmd: ChangeCommand) -> BookingResult:
+    """The customer was attended."""
+    return await _change(deps, cmd, "complete", lambda b, now: b.complete(now, cmd.actor))

@@ -1,0 +1,251 @@
+"""Bookings, allocations, their audit events and outbox rows: the SQL of the hold path."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from domain.availability import Occupancy
+from domain.bookings import OCCUPYING, Allocation, Booking, BookingStatus
+from domain.errors import NotFound, SlotTaken
+from domain.events import BookingEvent
+
+ConnGetter = Callable[[], Awaitable[asyncpg.Connection]]
+
+SLOT_STATE = {
+    "held": "held", "pending_payment": "held", "verifying": "verifying", "confirmed": "booked",
+    "checked_in": "booked",
+}
+
+_GET = """
+SELECT b.id, b.unit_id, b.status, b.created_at, b.customer_id, b.service_id, b.hold_type, b.channel,
+       b.hold_expires_at, b.price_cents, b.version,
+       array(SELECT a.resource_id FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS r,
+       array(SELECT lower(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS s,
+       array(SELECT upper(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS e,
+       array(SELECT a.quantity FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS q
+FROM bookings b WHERE b.id = $1::uuid
+"""
+
+_LOCK = "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) WITH ORDINALITY AS t(k, i) ORDER BY i"
+
+_LAPSED = """
+SELECT DISTINCT a.booking_id
+FROM unnest($2::uuid[]) AS r(id)
+JOIN allocations a ON a.unit_id = $1::uuid AND a.resource_id = r.id AND a.occupies
+     AND a.during && tstzrange($3::timestamptz, $4::timestamptz)
+WHERE a.booking_id IS NOT NULL AND a.hold_expires_at <= $5::timestamptz
+"""
+
+_EVENTS_CTE = """
+ ev AS (
+    INSERT INTO booking_events (unit_id, booking_id, old_status, new_status, hold_type, actor, channel,
+                                reason, resources, at)
+    SELECT $2::uuid, $1::uuid, x.old_status, x.new_status, x.hold_type, x.actor, x.channel, x.reason,
+           x.resources, x.at
+    FROM jsonb_to_recordset($EV::jsonb) AS x(old_status text, new_status text, hold_type text, actor text,
+                                             channel text, reason text, resources jsonb, at timestamptz)
+ ),
+ ob AS (
+    INSERT INTO outbox (unit_id, topic, payload)
+    SELECT $2::uuid, x->>'topic', x FROM jsonb_array_elements($OB::jsonb) AS x
+ )
+"""
+
+_ADD = """
+WITH bk AS (
+    INSERT INTO bookings (id, unit_id, customer_id, service_id, status, hold_type, channel, created_by,
+                          during, hold_expires_at, quantity, price_cents, version, created_at, updated_at)
+    VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::text, $6::text, $7::text, $8::text,
+            tstzrange($9::timestamptz, $10::timestamptz), $11::timestamptz, $12::int, $13::int, $14::int,
+            $15::timestamptz, $15::timestamptz)
+ ),
+ al AS (
+    INSERT INTO allocations (unit_id, booking_id, resource_id, during, quantity, pooled, occupies,
+                             hold_expires_at)
+    SELECT $2::uuid, $1::uuid, t.r, tstzrange(t.s, t.e), t.q, t.p, true, $11::timestamptz
+    FROM unnest($16::uuid[], $17::timestamptz[], $18::timestamptz[], $19::int[], $20::bool[])
+         AS t(r, s, e, q, p)
+ ),
+ pu AS (
+    INSERT INTO pool_usage (unit_id, resource_id, slot_start, used, capacity)
+    SELECT $2::uuid, t.r, t.s, t.q, res.capacity
+    FROM unnest($21::uuid[], $22::timestamptz[], $23::int[]) AS t(r, s, q)
+    JOIN resources res ON res.id = t.r AND res.unit_id = $2::uuid
+    ON CONFLICT (unit_id, resource_id, slot_start)
+    DO UPDATE SET used = pool_usage.used + EXCLUDED.used, capacity = EXCLUDED.capacity
+ ),
+""" + _EVENTS_CTE.replace("$EV", "$24").replace("$OB", "$25") + "SELECT 1"
+
+_SAVE = """
+WITH bk AS (
+    UPDATE bookings SET status = $3::text, hold_type = $4::text, hold_expires_at = $5::timestamptz,
+                        version = $6::int, updated_at = $7::timestamptz
+    WHERE id = $1::uuid AND version = $8::int
+    RETURNING id
+ ),
+ al AS (
+    UPDATE allocations SET occupies = $9::bool, hold_expires_at = $5::timestamptz
+    WHERE booking_id = $1::uuid AND occupies AND EXISTS (SELECT 1 FROM bk)
+    RETURNING resource_id, during, quantity, pooled
+ ),
+ pu AS (
+    UPDATE pool_usage p SET used = p.used - al.quantity
+    FROM al
+    WHERE NOT $9::bool AND al.pooled AND p.unit_id = $2::uuid AND p.resource_id = al.resource_id
+      AND p.slot_start <@ al.during
+ ),
+""" + _EVENTS_CTE.replace("$EV", "$10").replace("$OB", "$11") + "SELECT count(*) FROM bk"
+
+_OCCUPANCY = """
+SELECT a.resource_id, lower(a.during) AS s, upper(a.during) AS e, a.quantity, a.booking_id,
+       b.status, b.hold_type, a.hold_expires_at
+FROM allocations a LEFT JOIN bookings b ON b.id = a.booking_id
+WHERE a.unit_id = $1::uuid AND a.occupies AND a.during && tstzrange($2::timestamptz, $3::timestamptz)
+  AND ($4::uuid[] IS NULL OR a.resource_id = ANY($4::uuid[]))
+"""
+
+
+def lock_key(resource_id: UUID) -> int:
+    """The advisory-lock key of a resource: its first 8 bytes as a signed bigint."""
+    return int.from_bytes(resource_id.bytes[:8], "big", signed=True)
+
+
+def _resources_json(b: Booking) -> list[dict[str, Any]]:
+    return [
+        {"resource_id": str(a.resource_id), "starts_at": a.starts_at.isoformat(),
+         "ends_at": a.ends_at.isoformat(), "quantity": a.quantity}
+        for a in b.allocations
+    ]
+
+
+def _event_rows(b: Booking, events: list[BookingEvent]) -> tuple[list[Any], list[Any]]:
+    resources = _resources_json(b)
+    rows = [
+        {"old_status": e.old_status, "new_status": e.new_status, "hold_type": e.hold_type, "actor": e.actor,
+         "channel": e.channel, "reason": e.reason, "resources": resources, "at": e.at.isoformat()}
+        for e in events
+    ]
+    outbox = [
+        {"topic": "slot_changed", "event": e.name, "booking_id": str(b.id), "unit_id": str(b.unit_id),
+         "old_status": e.old_status, "status": e.new_status,
+         "state": SLOT_STATE.get(e.new_status, "free"), "hold_type": e.hold_type,
+         "hold_expires_at": b.hold_expires_at.isoformat() if b.hold_expires_at else None,
+         "at": e.at.isoformat(), "allocations": resources}
+        for e in events
+    ]
+    return rows, outbox
+
+
+def _booking(row: Any) -> Booking:
+    return Booking(
+        id=row["id"], unit_id=row["unit_id"], status=BookingStatus(row["status"]),
+        created_at=row["created_at"], customer_id=row["customer_id"], service_id=row["service_id"],
+        hold_type=row["hold_type"], channel=row["channel"], hold_expires_at=row["hold_expires_at"],
+        price_cents=row["price_cents"], version=row["version"],
+        allocations=[Allocation(r, s, e, q) for r, s, e, q in zip(row["r"], row["s"], row["e"], row["q"],
+                                                                  strict=True)],
+    )
+
+
+class PgBookings:
+    """BookingRepository on the unit of work's connection."""
+
+    def __init__(self, conn: ConnGetter) -> None:
+        self._conn = conn
+
+    async def get(self, booking_id: UUID) -> Booking:
+        """Load and lock a booking for change."""
+        conn = await self._conn()
+        row = await conn.fetchrow(_GET + " FOR UPDATE OF b", booking_id)
+        if row is None:
+            raise NotFound("booking", booking_id, field="bookingId")
+        return _booking(row)
+
+    async def lock_resources(self, unit_id: UUID, resource_ids: list[UUID]) -> None:
+        """Serialise writers of the same resources (ascending key order: no deadlocks)."""
+        conn = await self._conn()
+        await conn.execute(_LOCK, sorted({lock_key(r) for r in resource_ids}))
+
+    async def lapsed_overlapping(
+        self, unit_id: UUID, allocations: list[Allocation], now: datetime
+    ) -> list[Booking]:
+        """Locked bookings past their deadline that still occupy the wanted ranges."""
+        conn = await self._conn()
+        start = min(a.starts_at for a in allocations)
+        end = max(a.ends_at for a in allocations)
+        ids = await conn.fetch(_LAPSED, unit_id, [a.resource_id for a in allocations], start, end, now)
+        return [await self.get(r["booking_id"]) for r in ids]
+
+    async def add(self, booking: Booking, slot_starts: dict[UUID, list[datetime]]) -> None:
+        """Insert a new booking with its allocations, events and outbox rows in one statement."""
+        conn = await self._conn()
+        allocs = booking.allocations
+        pooled_r: list[UUID] = []
+        pooled_s: list[datetime] = []
+        pooled_q: list[int] = []
+        qty = {a.resource_id: a.quantity for a in allocs}
+        for rid, starts in slot_starts.items():
+            pooled_r += [rid] * len(starts)
+            pooled_s += starts
+            pooled_q += [qty[rid]] * len(starts)
+        pending = booking.pull_events()
+        created_by = pending[0].actor if pending else "system"
+        events, outbox = _event_rows(booking, pending)
+        try:
+            await conn.execute(
+                _ADD, booking.id, booking.unit_id, booking.customer_id, booking.service_id,
+                booking.status.value, booking.hold_type, booking.channel, created_by,
+                booking.starts_at, booking.ends_at, booking.hold_expires_at, max(a.quantity for a in allocs),
+                booking.price_cents, booking.version, booking.created_at,
+                [a.resource_id for a in allocs], [a.starts_at for a in allocs], [a.ends_at for a in allocs],
+                [a.quantity for a in allocs], [a.resource_id in slot_starts for a in allocs],
+                pooled_r, pooled_s, pooled_q, events, outbox,
+            )
+        except asyncpg.ExclusionViolationError as e:
+            raise self._taken(booking, "that slot was just taken") from e
+        except asyncpg.CheckViolationError as e:
+            if e.constraint_name != "pool_usage_within_capacity":
+                raise
+            raise self._taken(booking, "not enough places left in that slot") from e
+
+    @staticmethod
+    def _taken(booking: Booking, message: str) -> SlotTaken:
+        return SlotTaken(message, [a.resource_id for a in booking.allocations], booking.starts_at,
+                         booking.ends_at)
+
+    async def save(self, booking: Booking) -> None:
+        """Write a state change with its events; releases the resources when it stops occupying."""
+        conn = await self._conn()
+        pending = booking.pull_events()
+        if not pending:
+            return
+        events, outbox = _event_rows(booking, pending)
+        previous_version = booking.version - len(pending)
+        updated = await conn.fetchval(
+            _SAVE, booking.id, booking.unit_id, booking.status.value, booking.hold_type,
+            booking.hold_expires_at, booking.version, pending[-1].at, previous_version,
+            booking.status in OCCUPYING, events, outbox,
+        )
+        if updated != 1:
+            raise RuntimeError(f"booking {booking.id} changed underneath (version {previous_version})")
+
+    async def occupancy(
+        self, unit_id: UUID, resource_ids: list[UUID] | None, start: datetime, end: datetime
+    ) -> list[Occupancy]:
+        """Everything that takes the unit's resources over [start, end), lapsed holds included."""
+        conn = await self._conn()
+        rows = await conn.fetch(_OCCUPANCY, unit_id, start, end, resource_ids)
+        return [
+            Occupancy(
+                resource_id=r["resource_id"], starts_at=r["s"], ends_at=r["e"], quantity=r["quantity"],
+                booking_id=r["booking_id"], status=BookingStatus(r["status"]) if r["status"] else None,
+                hold_type=r["hold_type"], hold_expires_at=r["hold_expires_at"],
+            )
+            for r in rows
+        ]
+

@@ -1,0 +1,59 @@
+"""The unit of work: one connection and one transaction, opened lazily, committed explicitly."""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Self
+
+import asyncpg
+
+from domain.errors import Busy
+from store.bookings import PgBookings
+from store.customers import PgCustomers
+from store.idempotency import PgIdempotencyKeys
+from store.units import PgUnits
+
+_BUSY = (asyncpg.DeadlockDetectedError, asyncpg.LockNotAvailableError, asyncpg.SerializationError)
+
+
+class PgUnitOfWork:
+    """UnitOfWork over an asyncpg pool; rolls back unless `commit` was called."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+        self._conn: asyncpg.Connection | None = None
+        self._tx: asyncpg.transaction.Transaction | None = None
+        self._done = False
+        self.units = PgUnits(self._connection)
+        self.bookings = PgBookings(self._connection)
+        self.customers = PgCustomers(self._connection)
+        self.idempotency = PgIdempotencyKeys(self._connection)
+
+    async def _connection(self) -> asyncpg.Connection:
+        if self._conn is None:
+            self._conn = await self._pool.acquire()
+            self._tx = self._conn.transaction()
+            await self._tx.start()
+        return self._conn
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        try:
+            if self._tx is not None and not self._done:
+                await self._tx.rollback()
+        finally:
+            if self._conn is not None:
+                await self._pool.release(self._conn)
+                self._conn = None
+        if isinstance(exc, _BUSY):
+            raise Busy("the booking system is busy with that slot right now; try again in a moment") from exc
+
+    async def commit(self) -> None:
+        """Make everything done in this unit of work permanent."""
+        if self._tx is not None:
+            await self._tx.commit()
+        self._done = True

@@ -1,0 +1,112 @@
+"""Test servers: DATABASE_URL / REDIS_URL when set, otherwise embedded PostgreSQL and Redis.
+
+Each session gets a fresh database (created and migrated here, dropped at the end), so the suite
+never touches data it did not make. Tests isolate from each other by creating their own venue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+
+from domain.services import Deps
+from slothold.migrate import upgrade
+from store.db import create_pool
+from store.uow import PgUnitOfWork
+
+
+class MutableClock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, now: datetime) -> None:
+        self._now = now
+
+    def now(self) -> datetime:
+        return self._now
+
+    def set(self, now: datetime) -> None:
+        self._now = now
+
+    def advance(self, **kwargs: float) -> None:
+        self._now += timedelta(**kwargs)
+
+
+@pytest.fixture(scope="session")
+def servers() -> Iterator[tuple[str, str]]:
+    """(server url, redis url): from the environment, or embedded servers started for this run."""
+    db, redis = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
+    with ExitStack() as stack:
+        if not db or not redis:
+            from slothold.embedded import start_postgres, start_redis
+
+            base = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="slothold-test-")))
+            if not db:
+                pg = start_postgres(base / "pg")
+                stack.callback(pg.stop)
+                db = pg.url
+            if not redis:
+                rd = start_redis(base / "redis")
+                stack.callback(rd.stop)
+                redis = rd.url
+        yield db, redis
+
+
+def _with_db(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+@pytest.fixture(scope="session")
+async def database_url(servers: tuple[str, str]) -> AsyncIterator[str]:
+    """A fresh, migrated database for this test session."""
+    server = servers[0]
+    name = f"slothold_test_{uuid.uuid4().hex[:10]}"
+    admin = await asyncpg.connect(server)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    url = _with_db(server, name)
+    await asyncio.to_thread(upgrade, url)
+    yield url
+    admin = await asyncpg.connect(server)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@pytest.fixture(scope="session")
+def redis_url(servers: tuple[str, str]) -> str:
+    return servers[1]
+
+
+@pytest.fixture(scope="session")
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    p = await create_pool(database_url, min_size=2, max_size=60)
+    yield p
+    await p.close()
+
+
+# Monday 2026-12-07 09:00 in São Paulo (UTC-3): a day with no DST edge.
+T0 = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def clock() -> MutableClock:
+    return MutableClock(T0)
+
+
+@pytest.fixture
+def deps(pool: asyncpg.Pool, clock: MutableClock) -> Deps:
+    return Deps(uow=lambda: PgUnitOfWork(pool), clock=clock)
