@@ -95,16 +95,6 @@ class NotFound(DomainError):
         self.field = field or what
 
 
-class HoldRefused(DomainError):
-    """The hold cannot be made for a rule of timing or policy (too soon, too short, closed...)."""
-
-    code = "hold_refused"
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
 class IdempotencyKeyReused(DomainError):
     """The idempotency key was already used for a different request."""
 

@@ -24,13 +24,13 @@ from domain.bookings import (
 )
 from domain.customers import CustomerIdentity
 from domain.errors import InvalidInput, InvalidTransition, NotFound, SlotTaken
+from domain.hold_types import resolve as resolve_hold_type
 from domain.holds import check_booking_window, hold_deadline
 from domain.ports import Clock, UnitOfWork
 from domain.units import Resource, ResourceKind, Unit
 
 UowFactory = Callable[[], UnitOfWork]
 IDEMPOTENCY_RETENTION = timedelta(hours=24)
-CART = "CART"
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,8 @@ def _check_key(key: str | None) -> None:
                            code="invalid_idempotency_key")
 
 
-def _aware(value: datetime, field_name: str) -> None:
+def require_aware(value: datetime, field_name: str) -> None:
+    """Refuse a naive datetime, naming the field."""
     if value.tzinfo is None or value.utcoffset() is None:
         raise InvalidInput(field_name, f"{field_name} must carry a UTC offset (ISO 8601, e.g. "
                            "2026-12-01T19:00:00-03:00)", code="naive_datetime")
@@ -105,8 +106,8 @@ def _slot_starts(unit: Unit, r: Resource, starts_at: datetime, ends_at: datetime
 async def hold(deps: Deps, cmd: HoldCommand) -> BookingResult:
     """Hold a slot for a customer (or book it at the counter): all or nothing, never twice (SPEC §4, §6)."""
     now = deps.clock.now()
-    _aware(cmd.starts_at, "startsAt")
-    _aware(cmd.ends_at, "endsAt")
+    require_aware(cmd.starts_at, "startsAt")
+    require_aware(cmd.ends_at, "endsAt")
     _check_key(cmd.idempotency_key)
     if cmd.ends_at <= cmd.starts_at:
         raise InvalidInput("endsAt", "endsAt must be after startsAt", code="invalid_range")
@@ -202,7 +203,7 @@ async def _hold_on(
     else:
         check_booking_window(unit.params, now, cmd.starts_at)
         deadline = hold_deadline(unit.params, now, cmd.starts_at, payment_due=False)
-        status, hold_type = BookingStatus.HELD, (cmd.hold_type or CART)
+        status, hold_type = BookingStatus.HELD, resolve_hold_type(cmd.hold_type).name
     allocations = [Allocation(r.id, cmd.starts_at, cmd.ends_at, cmd.quantity) for r in picked]
     key = cmd.idempotency_key
     async with deps.uow() as uow:

@@ -1,0 +1,77 @@
+"""Read use cases: the grid, bookable slots, a unit, a booking."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from uuid import UUID
+
+from domain.availability import Segment, bookable_slots, grid
+from domain.bookings import Booking
+from domain.errors import InvalidInput, NotFound, SlotOption
+from domain.services import Deps, require_aware
+from domain.units import Resource, Unit
+
+MAX_GRID_RANGE = timedelta(days=31)
+
+
+def _range(start: datetime, end: datetime, limit: timedelta) -> None:
+    require_aware(start, "from")
+    require_aware(end, "to")
+    if end <= start:
+        raise InvalidInput("to", "`to` must be after `from`", code="invalid_range")
+    if end - start > limit:
+        raise InvalidInput("to", f"the range may span at most {limit.days} days", code="range_too_long")
+
+
+def _select(resources: list[Resource], ids: list[UUID] | None) -> list[Resource]:
+    if ids is None:
+        return resources
+    by_id = {r.id: r for r in resources}
+    missing = [i for i in ids if i not in by_id]
+    if missing:
+        raise NotFound("resource", missing[0], field="resourceIds")
+    return [by_id[i] for i in ids]
+
+
+async def unit_with_resources(deps: Deps, unit_id: UUID) -> tuple[Unit, list[Resource]]:
+    """A unit and its resources."""
+    async with deps.uow() as uow:
+        return await uow.units.get(unit_id), await uow.units.resources(unit_id)
+
+
+async def availability_grid(
+    deps: Deps, unit_id: UUID, start: datetime, end: datetime, resource_ids: list[UUID] | None = None
+) -> tuple[Unit, list[tuple[Resource, list[Segment]]]]:
+    """The staff grid: every slot of every (chosen) resource with its state."""
+    _range(start, end, MAX_GRID_RANGE)
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        unit = await uow.units.get(unit_id)
+        resources = _select(await uow.units.resources(unit_id), resource_ids)
+        occ = await uow.bookings.occupancy(unit_id, resource_ids, start, end)
+    rows = grid(unit, resources, occ, start, end, now)
+    return unit, [(r, rows[r.id]) for r in resources]
+
+
+async def bookable(
+    deps: Deps, unit_id: UUID, start: datetime, end: datetime, resource_id: UUID | None = None,
+    slots: int = 1, quantity: int = 1,
+) -> list[SlotOption]:
+    """Slots a customer may hold: free, inside hours and the booking window (SPEC §5)."""
+    _range(start, end, timedelta(days=62))
+    if not 1 <= slots <= 48:
+        raise InvalidInput("slots", "slots must be between 1 and 48", code="invalid_duration")
+    if quantity < 1:
+        raise InvalidInput("quantity", "quantity must be at least 1", code="invalid_quantity")
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        unit = await uow.units.get(unit_id)
+        resources = _select(await uow.units.resources(unit_id), [resource_id] if resource_id else None)
+        occ = await uow.bookings.occupancy(unit_id, [resource_id] if resource_id else None, start, end)
+    return bookable_slots(unit, resources, occ, start, end, now, slots=slots, quantity=quantity)
+
+
+async def booking(deps: Deps, booking_id: UUID) -> Booking:
+    """One booking as it is now."""
+    async with deps.uow() as uow:
+        return await uow.bookings.find(booking_id)

@@ -1,0 +1,42 @@
+"""Per-request context handed to every resolver."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+import strawberry
+from strawberry.types import Info as StrawberryInfo
+
+from domain.errors import InvalidInput
+from domain.services import Deps
+
+
+@dataclass
+class Context:
+    """What a resolver may use: the use-case dependencies and what came with the request."""
+
+    deps: Deps
+    request_id: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def idempotency_key(self, argument: str | None) -> str | None:
+        """The key from the argument or the Idempotency-Key header; both given must agree."""
+        header = self.headers.get("idempotency-key")
+        if argument is not None and header is not None and argument != header:
+            raise InvalidInput("idempotencyKey", "the Idempotency-Key header and the idempotencyKey argument "
+                               "differ", code="idempotency_key_mismatch")
+        return argument if argument is not None else header
+
+
+Info = StrawberryInfo[Context, Any]
+
+
+def parse_id(value: strawberry.ID | str, field_name: str) -> UUID:
+    """A UUID from an ID argument, or an input error naming the field."""
+    try:
+        return UUID(str(value))
+    except ValueError:
+        raise InvalidInput(field_name, f"{field_name} is not a valid id: {str(value)[:60]!r}",
+                           code="invalid_id") from None

@@ -1,0 +1,74 @@
+"""Query resolvers: arguments → read use case → result type."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import strawberry
+
+from domain import queries
+from domain.errors import DomainError
+from resolvers.context import Info, parse_id
+from schema.errors import InvalidInput, NotFound, error_from_domain
+from schema.types import BookableSlot, BookableSlots, Booking, Grid, GridRow, GridSegment, Resource, Unit
+
+UnitResult = Annotated[Unit | NotFound | InvalidInput, strawberry.union("UnitResult")]
+BookingResult = Annotated[Booking | NotFound | InvalidInput, strawberry.union("BookingResult")]
+GridResult = Annotated[Grid | NotFound | InvalidInput, strawberry.union("GridResult")]
+BookableSlotsResult = Annotated[BookableSlots | NotFound | InvalidInput, strawberry.union("BookableSlotsResult")]
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="A unit with its parameters, opening hours and resources.")
+    async def unit(self, info: Info, id: strawberry.ID) -> UnitResult:
+        try:
+            unit, resources = await queries.unit_with_resources(info.context.deps, parse_id(id, "id"))
+        except DomainError as e:
+            return error_from_domain(e)  # type: ignore[return-value]
+        return Unit.from_domain(unit, resources)
+
+    @strawberry.field(description="One booking as it is now.")
+    async def booking(self, info: Info, id: strawberry.ID) -> BookingResult:
+        try:
+            b = await queries.booking(info.context.deps, parse_id(id, "id"))
+        except DomainError as e:
+            return error_from_domain(e)  # type: ignore[return-value]
+        return Booking.from_domain(b)
+
+    @strawberry.field(description="Staff grid: every slot of the unit's resources over [from, to) with its state.")
+    async def availability_grid(
+        self, info: Info, unit_id: strawberry.ID, from_: Annotated[datetime, strawberry.argument(name="from")],
+        to: datetime, resource_ids: list[strawberry.ID] | None = None,
+    ) -> GridResult:
+        try:
+            ids = [parse_id(r, "resourceIds") for r in resource_ids] if resource_ids is not None else None
+            unit, rows = await queries.availability_grid(
+                info.context.deps, parse_id(unit_id, "unitId"), from_, to, ids
+            )
+        except DomainError as e:
+            return error_from_domain(e)  # type: ignore[return-value]
+        return Grid(
+            unit_id=strawberry.ID(str(unit.id)), starts_at=from_, ends_at=to, slot_minutes=unit.params.slot_minutes,
+            rows=[GridRow(resource=Resource.from_domain(r), segments=[GridSegment.from_domain(s) for s in segs])
+                  for r, segs in rows],
+        )
+
+    @strawberry.field(description="Customer view: free slots inside hours and the booking window (SPEC §5). "
+                      "resourceId null means any resource; slots is the number of consecutive grid slots.")
+    async def bookable_slots(
+        self, info: Info, unit_id: strawberry.ID, from_: Annotated[datetime, strawberry.argument(name="from")],
+        to: datetime, resource_id: strawberry.ID | None = None, slots: int = 1, quantity: int = 1,
+    ) -> BookableSlotsResult:
+        try:
+            uid = parse_id(unit_id, "unitId")
+            rid = parse_id(resource_id, "resourceId") if resource_id is not None else None
+            found = await queries.bookable(info.context.deps, uid, from_, to, rid, slots, quantity)
+        except DomainError as e:
+            return error_from_domain(e)  # type: ignore[return-value]
+        return BookableSlots(
+            unit_id=strawberry.ID(str(uid)),
+            slots=[BookableSlot(resource_id=strawberry.ID(str(o.resource_id)), starts_at=o.starts_at,
+                                ends_at=o.ends_at) for o in found],
+        )

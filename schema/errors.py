@@ -1,0 +1,105 @@
+"""Typed refusals, each with a stable `code`: expected errors are part of the schema, not exceptions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+
+from domain import errors as de
+
+
+@strawberry.interface(description="Something the request asked for that the engine refused.")
+class Error:
+    code: str = strawberry.field(description="Stable machine-readable code, e.g. slot_taken.")
+    message: str = strawberry.field(description="A sentence for people (English).")
+
+
+@strawberry.type(description="A free place in time that could be held instead.")
+class SlotOption:
+    resource_id: strawberry.ID
+    starts_at: datetime
+    ends_at: datetime
+
+    @classmethod
+    def from_domain(cls, o: de.SlotOption) -> SlotOption:
+        return cls(resource_id=strawberry.ID(str(o.resource_id)), starts_at=o.starts_at, ends_at=o.ends_at)
+
+
+@strawberry.type(description="The waitlist of a taken slot: join it to be offered the slot if it frees.")
+class WaitlistOption:
+    resource_id: strawberry.ID
+    starts_at: datetime
+    ends_at: datetime
+
+
+@strawberry.type(description="The slot was taken (held, booked or blocked); here are the nearest free options.")
+class SlotTaken(Error):
+    resource_ids: list[strawberry.ID]
+    starts_at: datetime
+    ends_at: datetime
+    alternatives: list[SlotOption] = strawberry.field(description="Up to 3 nearest free options (RN-ATD-07).")
+    waitlist: list[WaitlistOption]
+
+
+@strawberry.type(description="The booking's current state does not allow this change.")
+class InvalidTransition(Error):
+    current_state: str
+    target_state: str
+
+
+@strawberry.type(description="An argument is malformed or out of range; `field` names it.")
+class InvalidInput(Error):
+    field: str
+
+
+@strawberry.type(description="A referenced entity does not exist or is not visible to you.")
+class NotFound(Error):
+    field: str
+
+
+@strawberry.type(description="This idempotency key was already used for a different request.")
+class IdempotencyKeyReused(Error):
+    key: str
+
+
+@strawberry.type(description="A request with this idempotency key is still being processed; retry shortly.")
+class IdempotencyInProgress(Error):
+    key: str
+
+
+@strawberry.type(description="The system is busy with this slot; retry in a moment.")
+class Busy(Error):
+    pass
+
+
+AnyError = (
+    SlotTaken | InvalidTransition | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress | Busy
+)
+
+
+def error_from_domain(e: de.DomainError) -> AnyError:
+    """The schema type for a domain refusal."""
+    if isinstance(e, de.SlotTaken):
+        return SlotTaken(
+            code=e.code, message=e.message,
+            resource_ids=[strawberry.ID(str(r)) for r in e.resource_ids],
+            starts_at=e.starts_at, ends_at=e.ends_at,
+            alternatives=[SlotOption.from_domain(a) for a in e.alternatives],
+            waitlist=[WaitlistOption(resource_id=strawberry.ID(str(w.resource_id)), starts_at=w.starts_at,
+                                     ends_at=w.ends_at) for w in e.waitlist],
+        )
+    if isinstance(e, de.InvalidTransition):
+        return InvalidTransition(code=e.code, message=e.message, current_state=e.current_state,
+                                 target_state=e.target_state)
+    if isinstance(e, de.InvalidInput):
+        return InvalidInput(code=e.code, message=e.message, field=e.field)
+    if isinstance(e, de.NotFound):
+        return NotFound(code=e.code, message=e.message, field=e.field)
+    if isinstance(e, de.IdempotencyKeyReused):
+        return IdempotencyKeyReused(code=e.code, message=e.message, key=e.key)
+    if isinstance(e, de.IdempotencyInProgress):
+        return IdempotencyInProgress(code=e.code, message=e.message, key=e.key)
+    if isinstance(e, de.Busy):
+        return Busy(code=e.code, message=e.message)
+    raise TypeError(f"no schema type for {type(e).__name__}")

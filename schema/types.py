@@ -1,0 +1,211 @@
+"""Strawberry object types built from domain objects."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+
+import strawberry
+
+from domain import availability as av
+from domain import bookings as db
+from domain import units as du
+from domain.hold_types import PLATFORM_HOLD_TYPES, display_color
+
+
+@strawberry.enum(description="Where a booking is in its lifecycle (SPEC §3).")
+class BookingStatus(Enum):
+    HELD = "held"
+    PENDING_PAYMENT = "pending_payment"
+    VERIFYING = "verifying"
+    CONFIRMED = "confirmed"
+    CHECKED_IN = "checked_in"
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+    NO_SHOW = "no_show"
+    EXPIRED = "expired"
+
+
+@strawberry.enum(description="What the staff grid shows for a slot (SPEC §5).")
+class SlotState(Enum):
+    FREE = "free"
+    HELD = "held"
+    VERIFYING = "verifying"
+    BOOKED = "booked"
+    BLOCKED = "blocked"
+    CLOSED = "closed"
+
+
+@strawberry.enum
+class ResourceKind(Enum):
+    EXCLUSIVE = "exclusive"
+    POOLED = "pooled"
+
+
+@strawberry.type(description="One resource occupied by a booking over a range.")
+class Allocation:
+    resource_id: strawberry.ID
+    starts_at: datetime
+    ends_at: datetime
+    quantity: int
+
+
+@strawberry.type(description="One customer's claim on one or more resources over a time range.")
+class Booking:
+    id: strawberry.ID
+    unit_id: strawberry.ID
+    status: BookingStatus
+    hold_type: str | None
+    channel: str
+    starts_at: datetime
+    ends_at: datetime
+    hold_expires_at: datetime | None = strawberry.field(description="Deadline of a hold; null once settled.")
+    created_at: datetime
+    customer_id: strawberry.ID | None
+    allocations: list[Allocation]
+
+    @classmethod
+    def from_domain(cls, b: db.Booking) -> Booking:
+        return cls(
+            id=strawberry.ID(str(b.id)), unit_id=strawberry.ID(str(b.unit_id)), status=BookingStatus(b.status.value),
+            hold_type=b.hold_type, channel=b.channel, starts_at=b.starts_at, ends_at=b.ends_at,
+            hold_expires_at=b.hold_expires_at, created_at=b.created_at,
+            customer_id=strawberry.ID(str(b.customer_id)) if b.customer_id else None,
+            allocations=[Allocation(resource_id=strawberry.ID(str(a.resource_id)), starts_at=a.starts_at,
+                                    ends_at=a.ends_at, quantity=a.quantity) for a in b.allocations],
+        )
+
+
+@strawberry.type(description="A booking as a mutation returns it.")
+class BookingPayload:
+    booking: Booking
+    replayed: bool = strawberry.field(
+        description="True when an earlier request with the same idempotency key produced this result."
+    )
+
+
+@strawberry.type(description="Something bookable in a unit.")
+class Resource:
+    id: strawberry.ID
+    name: str
+    kind: ResourceKind
+    capacity: int
+    group_id: strawberry.ID | None
+
+    @classmethod
+    def from_domain(cls, r: du.Resource) -> Resource:
+        return cls(id=strawberry.ID(str(r.id)), name=r.name, kind=ResourceKind(r.kind.value), capacity=r.capacity,
+                   group_id=strawberry.ID(str(r.group_id)) if r.group_id else None)
+
+
+@strawberry.type(description="Opening window: weekday 0 = Monday, minutes after local midnight.")
+class OpeningWindow:
+    weekday: int
+    opens_minute: int
+    closes_minute: int
+
+
+@strawberry.type(description="The parameters of a unit (SPEC §17), durations in seconds.")
+class UnitParameters:
+    min_advance_seconds: int
+    max_advance_days: int
+    slot_minutes: int
+    hold_ttl_seconds: int
+    hold_ttl_with_payment_seconds: int
+    hold_min_seconds: int
+    hold_reminder_seconds: int
+    verification_wait_seconds: int
+    waitlist_hold_seconds: int
+    charge_margin_seconds: int
+    payment_rule: str
+
+    @classmethod
+    def from_domain(cls, p: du.UnitParameters) -> UnitParameters:
+        s = int
+        return cls(
+            min_advance_seconds=s(p.min_advance.total_seconds()), max_advance_days=p.max_advance.days,
+            slot_minutes=p.slot_minutes, hold_ttl_seconds=s(p.hold_ttl.total_seconds()),
+            hold_ttl_with_payment_seconds=s(p.hold_ttl_with_payment.total_seconds()),
+            hold_min_seconds=s(p.hold_min.total_seconds()), hold_reminder_seconds=s(p.hold_reminder.total_seconds()),
+            verification_wait_seconds=s(p.verification_wait.total_seconds()),
+            waitlist_hold_seconds=s(p.waitlist_hold.total_seconds()),
+            charge_margin_seconds=s(p.charge_margin.total_seconds()), payment_rule=p.payment_rule,
+        )
+
+
+@strawberry.type(description="One venue with its clock, hours, parameters and resources.")
+class Unit:
+    id: strawberry.ID
+    name: str
+    timezone: str
+    parameters: UnitParameters
+    opening_hours: list[OpeningWindow]
+    resources: list[Resource]
+
+    @classmethod
+    def from_domain(cls, u: du.Unit, resources: list[du.Resource]) -> Unit:
+        return cls(
+            id=strawberry.ID(str(u.id)), name=u.name, timezone=u.timezone,
+            parameters=UnitParameters.from_domain(u.params),
+            opening_hours=[OpeningWindow(weekday=w.weekday, opens_minute=w.opens, closes_minute=w.closes)
+                           for w in u.hours],
+            resources=[Resource.from_domain(r) for r in resources],
+        )
+
+
+@strawberry.type(description="A run of consecutive slots of one resource in the same state.")
+class GridSegment:
+    starts_at: datetime
+    ends_at: datetime
+    state: SlotState
+    slots: int = strawberry.field(description="How many grid slots the run covers.")
+    available: int = strawberry.field(description="Places left (pooled resources); 0 or 1 for exclusive.")
+    booking_id: strawberry.ID | None
+    status: BookingStatus | None
+    hold_type: str | None
+    hold_type_name: str | None = strawberry.field(description="Display name of the hold type, e.g. Hold do bot.")
+    hold_expires_at: datetime | None
+    display_color: str
+
+    @classmethod
+    def from_domain(cls, s: av.Segment) -> GridSegment:
+        o = s.occupancy
+        hold_type = o.hold_type if o else None
+        ht = PLATFORM_HOLD_TYPES.get(hold_type) if hold_type else None
+        return cls(
+            starts_at=s.starts_at, ends_at=s.ends_at, state=SlotState(s.state.value), slots=s.slots,
+            available=s.available,
+            booking_id=strawberry.ID(str(o.booking_id)) if o and o.booking_id else None,
+            status=BookingStatus(o.status.value) if o and o.status else None,
+            hold_type=hold_type, hold_type_name=ht.display_name if ht else None,
+            hold_expires_at=o.hold_expires_at if o else None,
+            display_color=display_color(s.state.value, hold_type),
+        )
+
+
+@strawberry.type(description="One resource's row of the grid.")
+class GridRow:
+    resource: Resource
+    segments: list[GridSegment]
+
+
+@strawberry.type(description="The staff grid of a unit over a range (SPEC §5).")
+class Grid:
+    unit_id: strawberry.ID
+    starts_at: datetime
+    ends_at: datetime
+    slot_minutes: int
+    rows: list[GridRow]
+
+
+@strawberry.type(description="A slot a customer may hold now.")
+class BookableSlot:
+    resource_id: strawberry.ID
+    starts_at: datetime
+    ends_at: datetime
+
+
+@strawberry.type(description="Free slots a customer may hold (SPEC §5).")
+class BookableSlots:
+    unit_id: strawberry.ID
+    slots: list[BookableSlot]

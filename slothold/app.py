@@ -1,0 +1,138 @@
+"""The ASGI application: Starlette routes, lifespan (pool, Redis) and the GraphQL endpoint."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket
+
+from domain.ports import Clock
+from domain.services import Deps
+from resolvers.context import Context
+from slothold.clock import SystemClock
+from slothold.graphql_view import SlotholdGraphQL, static_routes
+from slothold.logs import configure, request_id_var
+from slothold.schema import schema
+from slothold.settings import PROJECT_ROOT, Settings
+from store.db import create_pool
+from store.uow import PgUnitOfWork
+
+log = logging.getLogger("slothold.http")
+WEB_DEMO = PROJECT_ROOT / "web-demo"
+
+
+class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
+    """The GraphQL view with Slothold's per-request context."""
+
+    def __init__(self, state: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(schema, **kwargs)
+        self._state = state
+
+    async def get_context(self, request: Request | WebSocket, response: Any) -> Context:  # type: ignore[override]
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        return Context(deps=self._state["deps"], request_id=request_id_var.get() or "-", headers=headers)
+
+
+class RequestIdMiddleware:
+    """Give every request an id (or keep the caller's X-Request-Id), echo it, and log one line per request."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        incoming = dict(scope.get("headers") or []).get(b"x-request-id", b"").decode("latin-1")[:64]
+        rid = incoming or uuid.uuid4().hex
+        token = request_id_var.set(rid)
+        started = time.perf_counter()
+        status = {"code": 0}
+
+        async def send_with_id(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-request-id", rid.encode())]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            if scope["type"] == "http" and scope["path"] not in ("/healthz", "/readyz"):
+                log.info("request", extra={"method": scope.get("method"), "path": scope["path"],
+                                           "status": status["code"],
+                                           "duration_ms": round((time.perf_counter() - started) * 1000, 2)})
+            request_id_var.reset(token)
+
+
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> Starlette:
+    """Build the app; DATABASE_URL and REDIS_URL come from `settings` (default: the environment)."""
+    settings = settings or Settings.from_env()
+    if not settings.database_url or not settings.redis_url:
+        raise RuntimeError("DATABASE_URL and REDIS_URL must be set (or use `slothold dev`)")
+    state: dict[str, Any] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        assert settings.database_url and settings.redis_url
+        pool = await create_pool(settings.database_url, settings.db_pool_min, settings.db_pool_max)
+        redis = aioredis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=2)
+        state.update(pool=pool, redis=redis, deps=Deps(uow=lambda: PgUnitOfWork(pool), clock=clock or SystemClock()))
+        try:
+            yield
+        finally:
+            await redis.aclose()
+            await pool.close()
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(request: Request) -> Response:
+        checks: dict[str, str] = {}
+        try:
+            async with state["pool"].acquire(timeout=2) as conn:
+                await conn.fetchval("SELECT 1")
+            checks["database"] = "ok"
+        except Exception as e:  # noqa: BLE001 - any failure means "not ready"
+            checks["database"] = f"unreachable: {type(e).__name__}"
+        try:
+            await state["redis"].ping()
+            checks["redis"] = "ok"
+        except Exception as e:  # noqa: BLE001
+            checks["redis"] = f"unreachable: {type(e).__name__}"
+        ready = all(v == "ok" for v in checks.values())
+        return JSONResponse({"status": "ready" if ready else "not ready", **checks}, status_code=200 if ready else 503)
+
+    async def web_demo(request: Request) -> Response:
+        return FileResponse(Path(WEB_DEMO) / "index.html")
+
+    view = GraphQLEndpoint(state, max_body_bytes=settings.max_body_bytes)
+    app = Starlette(
+        routes=[
+            Route("/graphql", view),
+            WebSocketRoute("/graphql", view),
+            Route("/healthz", healthz),
+            Route("/readyz", readyz),
+            Route("/", web_demo),
+            *static_routes(),
+        ],
+        middleware=[Middleware(RequestIdMiddleware)],
+        lifespan=lifespan,
+    )
+    app.state.slothold = state
+    configure(settings.log_level)
+    return app

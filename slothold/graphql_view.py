@@ -1,0 +1,446 @@
+"""The GraphQL HTTP endpoint: strawberry's ASGI view made to follow GraphQL-over-HTTP, with offline GraphiQL.
+
+Mount one instance for both HTTP and websocket scopes at the same path::
+
+    view = SlotholdGraphQL(schema, subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,))
+    app = Starlette(
+        routes=[
+            Route("/graphql", view),  # no ``methods=``: the view answers 405 itself, with a JSON body
+            WebSocketRoute("/graphql", view),  # graphql-transport-ws subscriptions
+            *static_routes(),  # GraphiQL's scripts and styles under /static/graphiql/
+        ]
+    )
+
+What this class changes on top of :class:`strawberry.asgi.GraphQL`:
+
+* ``Accept`` negotiation between ``application/graphql-response+json`` and ``application/json``
+  (406 when neither is acceptable), with the spec's status codes for each (see ``create_response``);
+* refusals are JSON GraphQL responses ``{"errors": [{"message": ...}]}``, never plain text:
+  405 (other methods, or a mutation via GET, with ``Allow``), 413 (body over ``max_body_bytes``),
+  415 (a POST body that is not ``application/json``), 400 (malformed request);
+* GraphiQL is served from this package's static files instead of unpkg.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from cross_web import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import BaseRoute, Mount
+from starlette.staticfiles import StaticFiles
+from strawberry.asgi import GraphQL
+from strawberry.exceptions import MissingQueryError
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
+from strawberry.http.ides import GraphQL_IDE, get_graphql_ide_html
+from strawberry.http.parse_content_type import parse_content_type
+from strawberry.http.typevars import Context, RootValue
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types.execution import ExecutionResult, PreExecutionError
+from strawberry.types.graphql import OperationType
+
+if TYPE_CHECKING:
+    from cross_web import AsyncHTTPRequestAdapter
+    from starlette.types import Message, Receive, Scope, Send
+    from starlette.websockets import WebSocket
+    from strawberry.http.types import QueryParams
+    from strawberry.schema import BaseSchema
+
+GRAPHQL_RESPONSE_JSON: Final = "application/graphql-response+json"
+APPLICATION_JSON: Final = "application/json"
+STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
+DEFAULT_MAX_BODY_BYTES: Final = 1_000_000
+
+_UNPKG_PREFIX = "https://unpkg.com/"
+# A <script ...> or <link ...> start tag; attribute values may contain ">" (the favicon's data: URI does).
+_ASSET_TAG = re.compile(r"""<(?:script|link)\b(?:[^>"']|"[^"]*"|'[^']*')*>""", re.IGNORECASE)
+_URL_ATTR = re.compile(r"""\b(src|href)\s*=\s*(["'])(.*?)\2""", re.IGNORECASE | re.DOTALL)
+_DROPPED_ATTRS = re.compile(
+    r"""\s+(?:integrity\s*=\s*(["']).*?\1|crossorigin(?:\s*=\s*(["']).*?\2)?)(?=[\s/>])""",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+class GraphQLHTTPError(HTTPException):
+    """An HTTP-level refusal, answered as ``{"errors": [{"message": reason}]}`` with extra headers."""
+
+    def __init__(self, status_code: int, reason: str, headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(status_code, reason)
+        self.headers: dict[str, str] = dict(headers or {})
+
+
+class _BodyTooLargeError(Exception):
+    """Raised by the guarded ``receive`` once the body grows past the limit."""
+
+
+def static_routes() -> list[BaseRoute]:
+    """Routes serving ``slothold/static`` (GraphiQL's assets) at ``/static``."""
+    return [Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")]
+
+
+@functools.cache
+def offline_graphiql_html(static_url: str = "/static/graphiql/") -> str:
+    """Strawberry's GraphiQL page with its unpkg assets pointed at ``static_url``; fails if any is missing."""
+    html = get_graphql_ide_html("graphiql")
+
+    def rewrite_tag(tag: re.Match[str]) -> str:
+        text = _URL_ATTR.sub(
+            lambda m: (
+                f"{m[1]}={m[2]}{static_url}{m[3].removeprefix(_UNPKG_PREFIX)}{m[2]}"
+                if m[3].startswith(_UNPKG_PREFIX)
+                else m[0]
+            ),
+            tag[0],
+        )
+        # Subresource-integrity and CORS attributes only make sense for the CDN copies.
+        return _DROPPED_ATTRS.sub("", text)
+
+    html = _ASSET_TAG.sub(rewrite_tag, html)
+
+    for tag in _ASSET_TAG.finditer(html):
+        for attr in _URL_ATTR.finditer(tag[0]):
+            url = attr[3].strip()
+            if url.startswith("data:"):
+                continue
+            if "://" in url or url.startswith("//"):
+                raise RuntimeError(f"GraphiQL page still loads an external asset: {url}")
+            if (
+                url.startswith(static_url)
+                and not (STATIC_DIR / "graphiql" / url.removeprefix(static_url)).is_file()
+            ):
+                raise RuntimeError(
+                    f"GraphiQL asset {url} is not shipped under {STATIC_DIR / 'graphiql'}; "
+                    "strawberry's template probably moved to new versions: fetch them from npm"
+                )
+    return html
+
+
+def _parse_accept(header: str) -> list[tuple[str, str, float]]:
+    ranges: list[tuple[str, str, float]] = []
+    for part in header.split(","):
+        media, *params = (piece.strip() for piece in part.split(";"))
+        kind, slash, subtype = media.lower().partition("/")
+        if not slash or not kind or not subtype:
+            continue
+        quality = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = float(value.strip())
+                except ValueError:
+                    quality = 0.0
+        ranges.append((kind, subtype, quality))
+    return ranges
+
+
+def negotiate_media_type(accept: str | None, default: str = APPLICATION_JSON) -> str | None:
+    """Pick ``application/graphql-response+json`` or ``application/json`` for an Accept header; None → 406.
+
+    An absent or empty header, and wildcards that rank both the same, give ``default``; when both types
+    are listed explicitly with equal quality, ``application/graphql-response+json`` wins.
+    """
+    if accept is None or not accept.strip():
+        return default
+    ranges = _parse_accept(accept)
+    best: tuple[float, int, bool] | None = None
+    chosen: str | None = None
+    for candidate in (GRAPHQL_RESPONSE_JSON, APPLICATION_JSON):
+        kind, subtype = candidate.split("/")
+        match: tuple[int, float] | None = None  # (specificity, quality) of the most specific range
+        for range_kind, range_subtype, quality in ranges:
+            if (range_kind, range_subtype) == (kind, subtype):
+                specificity = 2
+            elif range_kind == kind and range_subtype == "*":
+                specificity = 1
+            elif (range_kind, range_subtype) == ("*", "*"):
+                specificity = 0
+            else:
+                continue
+            if match is None or specificity > match[0]:
+                match = (specificity, quality)
+        if match is None or match[1] <= 0:
+            continue
+        preferred = candidate == GRAPHQL_RESPONSE_JSON if match[0] == 2 else candidate == default
+        key = (match[1], match[0], preferred)
+        if best is None or key > best:
+            best, chosen = key, candidate
+    return chosen
+
+
+def _is_request_error(result: ExecutionResult) -> bool:
+    """True when the operation never ran: parse/validation failure, or variables that did not coerce."""
+    if isinstance(result, PreExecutionError):
+        return True
+    # graphql-core reports variable-coercion failures as data=None with errors that carry no path;
+    # an execution that nulled the whole response always has a path on its errors.
+    return (
+        result.data is None and bool(result.errors) and all(err.path is None for err in result.errors or ())
+    )
+
+
+class SlotholdGraphQL(GraphQL[Context, RootValue]):
+    """Strawberry's ASGI GraphQL app with GraphQL-over-HTTP status codes, a body guard and offline GraphiQL.
+
+    Override ``get_context`` / ``get_root_value`` as with strawberry's class.
+    """
+
+    graphiql_static_url: str = "/static/graphiql/"
+    # Used for an absent Accept header and for */*: the spec's legacy-compatible choice.
+    default_media_type: str = APPLICATION_JSON
+
+    def __init__(
+        self,
+        schema: BaseSchema,
+        *,
+        graphql_ide: GraphQL_IDE | None = "graphiql",
+        allow_queries_via_get: bool = True,
+        keep_alive: bool = False,
+        keep_alive_interval: float = 1,
+        subscription_protocols: Sequence[str] = (GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+        connection_init_wait_timeout: timedelta = timedelta(minutes=1),
+        multipart_uploads_enabled: bool = False,
+        max_subscriptions_per_connection: int | None = 100,
+        allowed_origins: Sequence[str] = (),
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    ) -> None:
+        """Same arguments as strawberry's ``GraphQL`` (keyword-only), plus ``max_body_bytes``."""
+        if graphql_ide not in ("graphiql", None):
+            raise ValueError(
+                "only the bundled offline GraphiQL is supported (graphql_ide='graphiql' or None)"
+            )
+        super().__init__(
+            schema,
+            graphql_ide=graphql_ide,
+            allow_queries_via_get=allow_queries_via_get,
+            keep_alive=keep_alive,
+            keep_alive_interval=keep_alive_interval,
+            subscription_protocols=subscription_protocols,
+            connection_init_wait_timeout=connection_init_wait_timeout,
+            multipart_uploads_enabled=multipart_uploads_enabled,
+            max_subscriptions_per_connection=max_subscriptions_per_connection,
+            allowed_origins=allowed_origins,
+        )
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """ASGI entry point for both ``http`` and ``websocket`` scopes."""
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        request = Request(scope, receive=self._guard_body(receive))
+        try:
+            self._preflight(request)
+            response = await self.run(request)
+        except HTTPException as exc:
+            response = self._error_response(
+                request, exc.status_code, exc.reason, getattr(exc, "headers", None)
+            )
+        except _BodyTooLargeError:
+            response = self._error_response(request, 413, self._too_large_message())
+        await response(scope, receive, send)
+
+    def negotiate(self, request: Request | WebSocket) -> str | None:
+        """The response media type for this request's Accept header, or None if it accepts neither."""
+        return negotiate_media_type(request.headers.get("accept"), self.default_media_type)
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        """GraphiQL, loading its assets from ``graphiql_static_url`` rather than a CDN."""
+        return HTMLResponse(offline_graphiql_html(self.graphiql_static_url))
+
+    async def get_sub_response(self, request: Request | WebSocket) -> Response:
+        sub_response = await super().get_sub_response(request)
+        # Carries the negotiated type to create_response, which only sees the sub-response.
+        sub_response.media_type = self.negotiate(request) or APPLICATION_JSON
+        return sub_response
+
+    async def parse_http_body(
+        self, request: AsyncHTTPRequestAdapter
+    ) -> GraphQLRequestData | list[GraphQLRequestData]:
+        if request.method == "POST" and _mime_type(request.content_type) == APPLICATION_JSON:
+            # Strawberry assumes an object here (a JSON string or number would crash it with a 500).
+            body = self.parse_json(await request.get_body())
+            items = body if isinstance(body, list) else [body]
+            if not all(isinstance(item, dict) for item in items):
+                raise GraphQLHTTPError(400, "The request body must be a JSON object.")
+        parsed = await super().parse_http_body(request)
+        for data in parsed if isinstance(parsed, list) else [parsed]:
+            if data.operation_name == "":
+                data.operation_name = None  # the spec makes "" the same as omitting it
+            if not isinstance(data.operation_name, str | None):
+                raise GraphQLHTTPError(
+                    400, "The GraphQL operation's `operationName` must be a string or null."
+                )
+        return parsed
+
+    async def execute_single(
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        sub_response: Response,
+        context: Context,
+        root_value: RootValue | None,
+        request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        # Strawberry's own version, except that plain HTTP never runs a subscription (strawberry would
+        # resolve it like a query and answer a null-field error) and that GET refuses mutations with 405.
+        method = request_adapter.method
+        allowed = OperationType.from_http(method) - {OperationType.SUBSCRIPTION}
+        if method == "GET" and not self.allow_queries_via_get:
+            allowed -= {OperationType.QUERY}
+        try:
+            return await self.schema.execute(
+                request_data.query,
+                root_value=root_value,
+                variable_values=request_data.variables,
+                context_value=context,
+                operation_name=request_data.operation_name,
+                allowed_operation_types=allowed,
+                operation_extensions=request_data.extensions,
+            )
+        except CannotGetOperationTypeError as exc:
+            raise GraphQLHTTPError(400, exc.as_http_error_reason()) from exc
+        except InvalidOperationTypeError as exc:
+            if exc.operation_type is OperationType.SUBSCRIPTION:
+                protocols = ", ".join(self.websocket_subprotocols) or "none enabled"
+                message = f"Subscriptions are served over WebSocket at this URL (subprotocols: {protocols})."
+                raise GraphQLHTTPError(400, message) from exc
+            if method == "GET":
+                raise GraphQLHTTPError(405, exc.as_http_error_reason(method), {"Allow": "POST"}) from exc
+            raise GraphQLHTTPError(400, exc.as_http_error_reason(method)) from exc
+        except MissingQueryError as exc:
+            raise GraphQLHTTPError(400, "No GraphQL query found in the request.") from exc
+
+    def parse_json(self, data: str | bytes) -> Any:
+        """Decode a JSON request body or parameter; a 400 that says what is wrong if it isn't JSON."""
+        try:
+            return self.decode_json(data)
+        except json.JSONDecodeError as exc:
+            raise GraphQLHTTPError(400, f"Unable to parse request body as JSON: {exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise GraphQLHTTPError(400, "Unable to parse request body as JSON: it is not UTF-8.") from exc
+
+    def parse_query_params(self, params: QueryParams) -> dict[str, Any]:
+        try:
+            return super().parse_query_params(params)
+        except HTTPException as exc:
+            message = "The `variables` and `extensions` query parameters must be JSON-encoded objects."
+            raise GraphQLHTTPError(400, message) from exc
+
+    async def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
+        response_data = await super().process_result(request, result)
+        if _is_request_error(result):
+            # A request error has no "data" entry at all (GraphQL spec, "Response Format").
+            response_data.pop("data", None)
+        return response_data
+
+    def create_response(
+        self,
+        response_data: GraphQLHTTPResponse | list[GraphQLHTTPResponse],
+        sub_response: Response,
+    ) -> Response:
+        """JSON response in the negotiated media type; 400 for request errors under graphql-response+json.
+
+        With ``application/json`` every well-formed request gets 200 (legacy rule), unless a resolver set
+        a status on the sub-response.
+        """
+        response = super().create_response(response_data, sub_response)
+        media_type = sub_response.media_type or APPLICATION_JSON
+        response.headers["content-type"] = f"{media_type}; charset=utf-8"
+        if (
+            media_type == GRAPHQL_RESPONSE_JSON
+            and not sub_response.status_code
+            and isinstance(response_data, dict)
+            and "data" not in response_data
+        ):
+            response.status_code = 400
+        return response
+
+    def _preflight(self, request: Request) -> None:
+        """Refuse what strawberry would mishandle, before any hook runs."""
+        if request.method not in ("GET", "POST"):
+            raise GraphQLHTTPError(
+                405, "GraphQL only supports GET and POST requests.", {"Allow": "GET, POST"}
+            )
+        content_length = request.headers.get("content-length", "")
+        if content_length.isdigit() and int(content_length) > self.max_body_bytes:
+            raise _BodyTooLargeError
+        adapter = self.request_adapter_class(request)
+        if self.should_render_graphql_ide(adapter):
+            return
+        if self._get_stream_transport_from_headers(request.headers) is not None:
+            return  # SSE / multipart subscriptions, when enabled, negotiate their own media type
+        if self.negotiate(request) is None:
+            raise GraphQLHTTPError(
+                406, f"Accept must allow {GRAPHQL_RESPONSE_JSON} or {APPLICATION_JSON}.", {"Vary": "Accept"}
+            )
+        if request.method == "POST":
+            content_type = request.headers.get("content-type")
+            mime_type = _mime_type(content_type)
+            allowed = {APPLICATION_JSON} | (
+                {"multipart/form-data"} if self.multipart_uploads_enabled else set()
+            )
+            if mime_type not in allowed:
+                raise GraphQLHTTPError(
+                    415,
+                    f"Unsupported Content-Type {content_type!r}: send the request as {APPLICATION_JSON}."
+                    if content_type
+                    else f"Missing Content-Type: send the request as {APPLICATION_JSON}.",
+                    {"Accept-Post": ", ".join(sorted(allowed))},
+                )
+            charset = parse_content_type(content_type or "")[1].get("charset", "utf-8")
+            if mime_type == APPLICATION_JSON and charset.lower() not in ("utf-8", "utf8"):
+                raise GraphQLHTTPError(415, f"Unsupported charset {charset!r}: the body must be UTF-8.")
+
+    def _guard_body(self, receive: Receive) -> Receive:
+        received = 0
+
+        async def guarded() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body_bytes:
+                    raise _BodyTooLargeError
+            return message
+
+        return guarded
+
+    def _too_large_message(self) -> str:
+        return f"Request body is larger than {self.max_body_bytes} bytes."
+
+    def _error_response(
+        self, request: Request, status_code: int, message: str, headers: Mapping[str, str] | None = None
+    ) -> Response:
+        media_type = (self.negotiate(request) if status_code != 406 else None) or APPLICATION_JSON
+        return Response(
+            self.encode_json({"errors": [{"message": message}]}),
+            status_code=status_code,
+            headers=dict(headers or {}),
+            media_type=f"{media_type}; charset=utf-8",
+        )
+
+
+def _mime_type(content_type: str | None) -> str | None:
+    if not content_type:
+        return None
+    return parse_content_type(content_type)[0].lower()
+
+
+__all__ = [
+    "APPLICATION_JSON",
+    "GRAPHQL_RESPONSE_JSON",
+    "GraphQLHTTPError",
+    "SlotholdGraphQL",
+    "negotiate_media_type",
+    "offline_graphiql_html",
+    "static_routes",
+]

@@ -1,0 +1,33 @@
+"""The strawberry.Schema, assembled from the root types that resolvers/ defines."""
+
+from __future__ import annotations
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.extensions import MaskErrors, ParserCache, ValidationCache
+
+from resolvers.mutations import Mutation
+from resolvers.queries import Query
+
+
+def _is_internal(error: GraphQLError) -> bool:
+    # Errors with an original exception came from our code (a bug or an outage): never show them.
+    # Parse, validation and coercion errors have none and tell the client what to fix.
+    return error.original_error is not None
+
+
+def build_schema() -> strawberry.Schema:
+    """The Slothold GraphQL schema with error masking and parser/validation caches."""
+    return strawberry.Schema(
+        query=Query,
+        mutation=Mutation,
+        extensions=[
+            lambda: MaskErrors(should_mask_error=_is_internal,
+                               error_message="Internal error; it has been logged. Quote the request id."),
+            lambda: ParserCache(maxsize=256),
+            lambda: ValidationCache(maxsize=256),
+        ],
+    )
+
+
+schema = build_schema()
