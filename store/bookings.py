@@ -166,6 +166,14 @@ class PgBookings:
             raise NotFound("booking", booking_id, field="bookingId")
         return _booking(row)
 
+    async def find(self, booking_id: UUID) -> Booking:
+        """Load a booking to read it (no lock)."""
+        conn = await self._conn()
+        row = await conn.fetchrow(_GET, booking_id)
+        if row is None:
+            raise NotFound("booking", booking_id, field="bookingId")
+        return _booking(row)
+
     async def lock_resources(self, unit_id: UUID, resource_ids: list[UUID]) -> None:
         """Serialise writers of the same resources (ascending key order: no deadlocks)."""
         conn = await self._conn()
