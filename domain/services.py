@@ -216,8 +216,9 @@ async def _hold_on(
                 return BookingResult(booking_from_snapshot(stored), replayed=True)
         await uow.bookings.lock_resources(unit.id, [r.id for r in picked])
         for stale in await uow.bookings.lapsed_overlapping(unit.id, allocations, now):
-            stale.expire(now)
-            await uow.bookings.save(stale)
+            if stale.is_lapsed(now):  # a sweep may have expired it while we waited for its row lock
+                stale.expire(now)
+                await uow.bookings.save(stale)
         customer = await uow.customers.identify(unit.tenant_id, cmd.customer) if cmd.customer else None
         booking = Booking(
             id=deps.new_id(), unit_id=unit.id, status=status, allocations=allocations, created_at=now,
@@ -318,3 +319,15 @@ async def check_in(deps: Deps, cmd: ChangeCommand) -> BookingResult:
 async def complete(deps: Deps, cmd: ChangeCommand) -> BookingResult:
     """The customer was attended."""
     return await _change(deps, cmd, "complete", lambda b, now: b.complete(now, cmd.actor))
+
+
+async def expire_lapsed(deps: Deps, limit: int = 200) -> int:
+    """Mark holds past their deadline as expired (the sweep; availability never waits for it)."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        due = await uow.bookings.lapsed(now, limit)
+        for b in due:
+            b.expire(now)
+            await uow.bookings.save(b)
+        await uow.commit()
+    return len(due)

@@ -41,6 +41,13 @@ JOIN allocations a ON a.unit_id = $1::uuid AND a.resource_id = r.id AND a.occupi
 WHERE a.booking_id IS NOT NULL AND a.hold_expires_at <= $5::timestamptz
 """
 
+_DUE = """
+SELECT id FROM bookings
+WHERE status IN ('held', 'pending_payment', 'verifying') AND hold_expires_at <= $1::timestamptz
+ORDER BY hold_expires_at LIMIT $2::int
+FOR UPDATE SKIP LOCKED
+"""
+
 _EVENTS_CTE = """
  ev AS (
     INSERT INTO booking_events (unit_id, booking_id, old_status, new_status, hold_type, actor, channel,
@@ -188,6 +195,12 @@ class PgBookings:
         end = max(a.ends_at for a in allocations)
         ids = await conn.fetch(_LAPSED, unit_id, [a.resource_id for a in allocations], start, end, now)
         return [await self.get(r["booking_id"]) for r in ids]
+
+    async def lapsed(self, now: datetime, limit: int) -> list[Booking]:
+        """Locked bookings past their deadline, locked for us; rows other workers hold are skipped."""
+        conn = await self._conn()
+        ids = await conn.fetch(_DUE, now, limit)
+        return [await self.get(r["id"]) for r in ids]
 
     async def add(self, booking: Booking, slot_starts: dict[UUID, list[datetime]]) -> None:
         """Insert a new booking with its allocations, events and outbox rows in one statement."""

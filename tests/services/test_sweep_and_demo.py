@@ -1,0 +1,46 @@
+"""The expiry sweep and the demo venue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.services import Deps, HoldCommand, expire_lapsed, hold
+from slothold.demo import DEMO_UNIT_ID, seed_demo
+from tests.venues import arena, at, customer
+
+
+async def test_the_sweep_expires_lapsed_holds_once(deps: Deps, pool: Any, clock: Any) -> None:
+    v = await arena(pool)
+    made = [await hold(deps, HoldCommand(v.unit_id, at(8, h), at(8, h + 1), (v.resource_ids["Campo 1"],),
+                                         customer=customer(h))) for h in (18, 19, 20)]
+    clock.advance(minutes=10)
+    await expire_lapsed(deps)
+    await expire_lapsed(deps)
+    async with pool.acquire() as conn:
+        rows = await conn.fetch(
+            "SELECT b.status, (SELECT count(*) FROM booking_events e WHERE e.booking_id = b.id "
+            "AND e.new_status = 'expired') AS n, (SELECT bool_or(occupies) FROM allocations a "
+            "WHERE a.booking_id = b.id) AS occ FROM bookings b WHERE b.id = ANY($1)", [m.booking.id for m in made])
+    assert [(r["status"], r["n"], r["occ"]) for r in rows] == [("expired", 1, False)] * 3
+
+
+async def test_the_audit_trail_refuses_updates_and_deletes(deps: Deps, pool: Any) -> None:
+    import asyncpg
+    import pytest
+
+    v = await arena(pool)
+    await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (v.resource_ids["Campo 1"],),
+                                 customer=customer(1)))
+    async with pool.acquire() as conn:
+        for sql in ("UPDATE booking_events SET actor = 'x' WHERE unit_id = $1",
+                    "DELETE FROM booking_events WHERE unit_id = $1"):
+            with pytest.raises(asyncpg.InsufficientPrivilegeError, match="append-only"):
+                await conn.execute(sql, v.unit_id)
+
+
+async def test_the_demo_venue_loads_once(database_url: str, pool: Any) -> None:
+    first = await seed_demo(database_url)
+    second = await seed_demo(database_url)
+    assert str(DEMO_UNIT_ID) in first and "already" in second
+    async with pool.acquire() as conn:
+        assert await conn.fetchval("SELECT count(*) FROM resources WHERE unit_id = $1", DEMO_UNIT_ID) == 5
