@@ -244,8 +244,11 @@ def bookable_slots(
 
 def check_on_grid(unit: Unit, resource: Resource, starts_at: datetime, ends_at: datetime) -> int:
     """Refuse a range that is not whole consecutive slots inside one opening window; return slot count."""
-    if starts_at.tzinfo is None or ends_at.tzinfo is None:
-        raise InvalidInput("startsAt", "times must carry a UTC offset (ISO 8601)", code="naive_datetime")
+    for name, value in (("startsAt", starts_at), ("endsAt", ends_at)):
+        if value.tzinfo is None:
+            raise InvalidInput(name, "times must carry a UTC offset (ISO 8601)", code="naive_datetime")
+    # Compare instants in UTC: a ZoneInfo time in a repeated (fall-back) hour never equals another zone's.
+    starts_at, ends_at = starts_at.astimezone(UTC), ends_at.astimezone(UTC)
     if ends_at <= starts_at:
         raise InvalidInput("endsAt", "endsAt must be after startsAt", code="invalid_range")
     for group in slot_ranges(unit, resource, starts_at - _day, ends_at + _day):

@@ -70,6 +70,8 @@ class Booking:
     hold_type: str | None = "CART"
     channel: str = "api"
     hold_expires_at: datetime | None = None
+    remind_at: datetime | None = None
+    """When the customer is reminded that the hold is about to expire (None: never)."""
     price_cents: int = 0
     version: int = 1
     events: list[BookingEvent] = field(default_factory=list)
@@ -98,20 +100,21 @@ class Booking:
     def _move(self, target: BookingStatus, action: str, at: datetime, actor: str, reason: str | None) -> None:
         if target not in TRANSITIONS[self.status]:
             raise InvalidTransition(self.status.value, target.value, action)
-        old = self.status
+        old, held_as = self.status, self.hold_type
         self.status = target
         self.version += 1
         if target not in LOCKED:
             self.hold_expires_at = None
+            self.remind_at = None
         if target in (S.CANCELLED, S.EXPIRED):
-            self.hold_type = None
+            self.hold_type = None  # releasing clears the hold type; the event keeps what it was
         self.events.append(
             BookingEvent(
                 booking_id=self.id,
                 unit_id=self.unit_id,
                 old_status=old.value,
                 new_status=target.value,
-                hold_type=self.hold_type,
+                hold_type=held_as,
                 actor=actor,
                 channel=self.channel,
                 at=at,
@@ -193,6 +196,7 @@ def booking_snapshot(b: Booking) -> dict[str, object]:
         "hold_type": b.hold_type,
         "channel": b.channel,
         "hold_expires_at": b.hold_expires_at.isoformat() if b.hold_expires_at else None,
+        "remind_at": b.remind_at.isoformat() if b.remind_at else None,
         "price_cents": b.price_cents,
         "version": b.version,
         "allocations": [
@@ -228,6 +232,7 @@ def booking_from_snapshot(d: dict[str, object]) -> Booking:
         hold_type=d.get("hold_type"),  # type: ignore[arg-type]
         channel=str(d.get("channel", "api")),
         hold_expires_at=ts(d.get("hold_expires_at")),
+        remind_at=ts(d.get("remind_at")),
         price_cents=int(d.get("price_cents", 0)),  # type: ignore[call-overload]
         version=int(d.get("version", 1)),  # type: ignore[call-overload]
         allocations=[

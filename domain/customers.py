@@ -8,13 +8,13 @@ from uuid import UUID
 
 from domain.errors import InvalidInput
 
-_E164 = re.compile(r"^\+[1-9]\d{7,14}$")
+_E164 = re.compile(r"^\+[1-9][0-9]{7,14}$")  # ASCII digits only: \d would accept any script's digits
 
 
 def normalize_cpf(raw: str, field: str = "cpf") -> str:
     """Return the 11 digits of a valid CPF, or refuse naming the field."""
     digits = re.sub(r"[.\-\s]", "", raw)
-    if not digits.isdigit() or len(digits) != 11:
+    if not re.fullmatch(r"[0-9]{11}", digits):
         raise InvalidInput(field, "CPF must have 11 digits", code="invalid_cpf")
     if digits == digits[0] * 11:
         raise InvalidInput(field, "CPF is not valid", code="invalid_cpf")

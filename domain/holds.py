@@ -39,3 +39,10 @@ def hold_deadline(
             code="hold_too_short",
         )
     return deadline
+
+
+def reminder_at(params: UnitParameters, born: datetime, deadline: datetime) -> datetime | None:
+    """When to remind the customer: hold_reminder before the deadline; never for a hold born shorter."""
+    if params.hold_reminder <= timedelta(0) or deadline - born < params.hold_reminder:
+        return None
+    return deadline - params.hold_reminder

@@ -42,6 +42,10 @@ class BookingRepository(Protocol):
 
     async def lapsed(self, now: datetime, limit: int) -> list[Booking]: ...
 
+    async def past_checked_in(self, now: datetime, limit: int) -> list[Booking]: ...
+
+    async def claim_reminder(self, booking_id: UUID, now: datetime) -> Booking | None: ...
+
     async def add(self, booking: Booking, slot_starts: dict[UUID, list[datetime]]) -> None: ...
 
     async def save(self, booking: Booking) -> None: ...
@@ -67,6 +71,16 @@ class IdempotencyKeys(Protocol):
     async def complete(self, unit_id: UUID, key: str, response: dict[str, Any]) -> None: ...
 
 
+class Events(Protocol):
+    """A unit's numbered events, and new outbox rows."""
+
+    async def since(self, unit_id: UUID, seq: int, limit: int = 1000) -> list[Any]: ...
+
+    async def last_seq(self, unit_id: UUID) -> int: ...
+
+    async def notify(self, unit_id: UUID, topic: str, payload: dict[str, Any]) -> None: ...
+
+
 class UnitOfWork(Protocol):
     """One database transaction; nothing is kept unless `commit` is called."""
 
@@ -74,6 +88,7 @@ class UnitOfWork(Protocol):
     bookings: BookingRepository
     customers: CustomerRepository
     idempotency: IdempotencyKeys
+    events: Events
 
     async def __aenter__(self) -> Self: ...
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from uuid import UUID, uuid4
 
 from domain.availability import (
@@ -25,7 +25,7 @@ from domain.bookings import (
 from domain.customers import CustomerIdentity
 from domain.errors import InvalidInput, InvalidTransition, NotFound, SlotTaken
 from domain.hold_types import resolve as resolve_hold_type
-from domain.holds import check_booking_window, hold_deadline
+from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import Clock, UnitOfWork
 from domain.units import Resource, ResourceKind, Unit
 
@@ -109,6 +109,8 @@ async def hold(deps: Deps, cmd: HoldCommand) -> BookingResult:
     require_aware(cmd.starts_at, "startsAt")
     require_aware(cmd.ends_at, "endsAt")
     _check_key(cmd.idempotency_key)
+    # Instants in UTC from here on (comparisons across zones misbehave in repeated hours).
+    cmd = replace(cmd, starts_at=cmd.starts_at.astimezone(UTC), ends_at=cmd.ends_at.astimezone(UTC))
     if cmd.ends_at <= cmd.starts_at:
         raise InvalidInput("endsAt", "endsAt must be after startsAt", code="invalid_range")
     if cmd.quantity < 1:
@@ -178,8 +180,6 @@ async def _candidates(
 
 def _window_free(unit: Unit) -> Unit:
     """The unit as seen from the counter: no advance limits."""
-    from dataclasses import replace
-
     return replace(unit, params=replace(unit.params, min_advance=timedelta(0), hold_min=timedelta(0)))
 
 
@@ -224,6 +224,7 @@ async def _hold_on(
             id=deps.new_id(), unit_id=unit.id, status=status, allocations=allocations, created_at=now,
             customer_id=customer.id if customer else None, service_id=cmd.service_id,
             hold_type=hold_type, channel=cmd.channel, hold_expires_at=deadline,
+            remind_at=reminder_at(unit.params, now, deadline) if deadline else None,
         )
         booking.record_creation(now, cmd.actor)
         pooled = {r.id: _slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
@@ -328,6 +329,54 @@ async def expire_lapsed(deps: Deps, limit: int = 200) -> int:
         due = await uow.bookings.lapsed(now, limit)
         for b in due:
             b.expire(now)
+            await uow.bookings.save(b)
+        await uow.commit()
+    return len(due)
+
+
+async def expire_hold(deps: Deps, booking_id: UUID) -> bool:
+    """Expire one hold at its deadline; a no-op when it was settled or its deadline moved."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        try:
+            booking = await uow.bookings.get(booking_id)
+        except NotFound:
+            return False
+        if not booking.is_lapsed(now):
+            return False
+        booking.expire(now)
+        await uow.bookings.save(booking)
+        await uow.commit()
+    return True
+
+
+HOLD_REMINDER_TEXT = "Pagamento perto de expirar"
+
+
+async def remind_hold(deps: Deps, booking_id: UUID) -> bool:
+    """Tell the customer once that the hold is about to expire (RN-HLD-08)."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        booking = await uow.bookings.claim_reminder(booking_id, now)
+        if booking is None:
+            return False
+        await uow.events.notify(booking.unit_id, "notification", {
+            "kind": "hold_reminder", "booking_id": str(booking.id),
+            "customer_id": str(booking.customer_id) if booking.customer_id else None,
+            "hold_expires_at": booking.hold_expires_at.isoformat() if booking.hold_expires_at else None,
+            "text": HOLD_REMINDER_TEXT,
+        })
+        await uow.commit()
+    return True
+
+
+async def complete_past(deps: Deps, limit: int = 200) -> int:
+    """Complete checked-in bookings whose time is over (SPEC §11)."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        due = await uow.bookings.past_checked_in(now, limit)
+        for b in due:
+            b.complete(now, "system")
             await uow.bookings.save(b)
         await uow.commit()
     return len(due)

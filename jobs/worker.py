@@ -1,62 +1,116 @@
-"""The arq worker: WorkerSettings, its lifecycle, and `run_worker` for the CLI."""
+"""The worker process: arq jobs (deadlines, sweeps, pruning) and the outbox relay, side by side.
+
+Any number of workers may run: deadline jobs have fixed ids (enqueued once), sweeps lock rows with
+SKIP LOCKED, and one relay leads at a time. When Redis goes away the arq loop is restarted once it
+is back; the relay keeps numbering events in the database meanwhile.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import signal
 from typing import Any
 
+from arq import create_pool as create_arq_pool
 from arq import cron
-from arq.connections import RedisSettings
-from arq.worker import run_worker as arq_run_worker
+from arq.connections import ArqRedis, RedisSettings
+from arq.worker import Worker
+from redis.exceptions import RedisError
 
-from domain.services import Deps, expire_lapsed
+from domain.ports import Clock
+from domain.services import Deps
+from jobs import tasks
+from jobs.relay import Relay, _sleep_unless
 from slothold.clock import SystemClock
 from slothold.logs import configure
 from slothold.settings import Settings
 from store.db import create_pool
 from store.uow import PgUnitOfWork
 
-log = logging.getLogger("slothold.jobs")
+log = logging.getLogger("slothold.worker")
+
+FUNCTIONS = [tasks.expire_hold, tasks.remind_hold]
 
 
-async def sweep_expired_holds(ctx: dict[str, Any]) -> int:
-    """Expire every hold past its deadline (every 30 s; safe to run twice or on two workers)."""
-    total = 0
-    while (n := await expire_lapsed(ctx["deps"])) > 0:
-        total += n
-    if total:
-        log.info("expired %d lapsed holds", total)
-    return total
+def cron_jobs(settings: Settings) -> list[Any]:
+    """The periodic jobs; the sweep runs every `sweep_seconds` (a divisor of 60, default 30)."""
+    step = settings.sweep_seconds if 60 % settings.sweep_seconds == 0 else 30
+    return [
+        cron(tasks.sweep_expired_holds, second=set(range(0, 60, step)), run_at_startup=True, unique=True,
+             timeout=120),
+        cron(tasks.complete_past_bookings, second={15}, unique=True, timeout=120),
+        cron(tasks.prune_retained, minute={7}, second={45}, unique=True, timeout=600),
+    ]
 
 
-async def startup(ctx: dict[str, Any]) -> None:
-    settings: Settings = ctx.get("settings") or Settings.from_env()
-    assert settings.database_url, "DATABASE_URL must be set"
+async def _arq_pool(settings: Settings, stop: asyncio.Event) -> ArqRedis | None:
+    assert settings.redis_url
+    while not stop.is_set():
+        try:
+            return await create_arq_pool(RedisSettings.from_dsn(settings.redis_url))
+        except (OSError, RedisError) as e:
+            log.warning("Redis unreachable (%s); retrying", type(e).__name__)
+            await _sleep_unless(stop, 1.0)
+    return None
+
+
+async def serve(settings: Settings, stop: asyncio.Event, clock: Clock | None = None) -> None:
+    """Run jobs and the relay until `stop` is set."""
+    assert settings.database_url and settings.redis_url
+    clock = clock or SystemClock()
     pool = await create_pool(settings.database_url, 1, 10)
-    ctx["pool"] = pool
-    ctx["deps"] = Deps(uow=lambda: PgUnitOfWork(pool), clock=SystemClock())
-
-
-async def shutdown(ctx: dict[str, Any]) -> None:
-    pool = ctx.get("pool")
-    if pool is not None:
+    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock)
+    ctx = {"deps": deps, "pool": pool, "outbox_retention_hours": settings.outbox_retention_hours}
+    relay_task: asyncio.Task[None] | None = None
+    try:
+        while not stop.is_set():
+            arq = await _arq_pool(settings, stop)
+            if arq is None:
+                break
+            if relay_task is None:
+                relay_task = asyncio.create_task(
+                    Relay(settings.database_url, settings.redis_url, clock).run(stop))
+            worker = Worker(functions=FUNCTIONS, cron_jobs=cron_jobs(settings), redis_pool=arq,
+                            handle_signals=False, ctx=dict(ctx), max_jobs=20, poll_delay=0.25,
+                            keep_result=3600, max_tries=3)
+            run = asyncio.create_task(worker.async_run())
+            stopper = asyncio.create_task(stop.wait())
+            await asyncio.wait({run, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            stopper.cancel()
+            if not run.done():
+                run.cancel()
+            try:
+                await run
+            except asyncio.CancelledError:
+                pass
+            except (OSError, RedisError) as e:
+                log.warning("job loop lost Redis (%s); restarting", type(e).__name__)
+                await _sleep_unless(stop, 1.0)
+            try:
+                await worker.close()
+            except (OSError, RedisError):
+                pass
+    finally:
+        if relay_task is not None:
+            stop.set()
+            await relay_task
         await pool.close()
 
 
-class WorkerSettings:
-    """arq configuration: the jobs Slothold runs in the background."""
-
-    functions: list[Any] = []
-    cron_jobs = [cron(sweep_expired_holds, second={0, 30}, run_at_startup=True, unique=True, timeout=60)]
-    on_startup = startup
-    on_shutdown = shutdown
-    redis_settings = RedisSettings()
-    handle_signals = True
-
-
 def run_worker(settings: Settings) -> None:
-    """Run the worker in this process until SIGINT/SIGTERM."""
-    assert settings.redis_url, "REDIS_URL must be set"
+    """Run the worker in this process until SIGINT or SIGTERM."""
+    if not settings.database_url or not settings.redis_url:
+        raise SystemExit("DATABASE_URL and REDIS_URL must be set")
     configure(settings.log_level)
-    arq_run_worker(WorkerSettings, redis_settings=RedisSettings.from_dsn(settings.redis_url),  # type: ignore[arg-type]
-                   ctx={"settings": settings})
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        log.info("worker started")
+        await serve(settings, stop)
+        log.info("worker stopped")
+
+    asyncio.run(main())

@@ -22,6 +22,8 @@ class Settings:
     db_pool_max: int = 20
     log_level: str = "INFO"
     max_body_bytes: int = 1_000_000
+    sweep_seconds: int = 30
+    outbox_retention_hours: int = 24
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -37,4 +39,6 @@ class Settings:
             db_pool_max=int(env.get("SLOTHOLD_DB_POOL_MAX", "20")),
             log_level=env.get("SLOTHOLD_LOG_LEVEL", "INFO"),
             max_body_bytes=int(env.get("SLOTHOLD_MAX_BODY_BYTES", "1000000")),
+            sweep_seconds=int(env.get("SLOTHOLD_SWEEP_SECONDS", "30")),
+            outbox_retention_hours=int(env.get("SLOTHOLD_OUTBOX_RETENTION_HOURS", "24")),
         )

@@ -23,7 +23,7 @@ SLOT_STATE = {
 
 _GET = """
 SELECT b.id, b.unit_id, b.status, b.created_at, b.customer_id, b.service_id, b.hold_type, b.channel,
-       b.hold_expires_at, b.price_cents, b.version,
+       b.hold_expires_at, b.remind_at, b.price_cents, b.version,
        array(SELECT a.resource_id FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS r,
        array(SELECT lower(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS s,
        array(SELECT upper(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS e,
@@ -48,6 +48,20 @@ ORDER BY hold_expires_at LIMIT $2::int
 FOR UPDATE SKIP LOCKED
 """
 
+_PAST_CHECKED_IN = """
+SELECT id FROM bookings
+WHERE status = 'checked_in' AND upper(during) <= $1::timestamptz
+ORDER BY upper(during) LIMIT $2::int
+FOR UPDATE SKIP LOCKED
+"""
+
+_CLAIM_REMINDER = """
+UPDATE bookings SET reminded_at = $2::timestamptz
+WHERE id = $1::uuid AND reminded_at IS NULL AND remind_at <= $2::timestamptz
+  AND hold_expires_at > $2::timestamptz AND status IN ('held', 'pending_payment')
+RETURNING 1
+"""
+
 _EVENTS_CTE = """
  ev AS (
     INSERT INTO booking_events (unit_id, booking_id, old_status, new_status, hold_type, actor, channel,
@@ -66,10 +80,11 @@ _EVENTS_CTE = """
 _ADD = """
 WITH bk AS (
     INSERT INTO bookings (id, unit_id, customer_id, service_id, status, hold_type, channel, created_by,
-                          during, hold_expires_at, quantity, price_cents, version, created_at, updated_at)
+                          during, hold_expires_at, quantity, price_cents, version, created_at, updated_at,
+                          remind_at)
     VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::text, $6::text, $7::text, $8::text,
             tstzrange($9::timestamptz, $10::timestamptz), $11::timestamptz, $12::int, $13::int, $14::int,
-            $15::timestamptz, $15::timestamptz)
+            $15::timestamptz, $15::timestamptz, $26::timestamptz)
  ),
  al AS (
     INSERT INTO allocations (unit_id, booking_id, resource_id, during, quantity, pooled, occupies,
@@ -91,7 +106,7 @@ WITH bk AS (
 _SAVE = """
 WITH bk AS (
     UPDATE bookings SET status = $3::text, hold_type = $4::text, hold_expires_at = $5::timestamptz,
-                        version = $6::int, updated_at = $7::timestamptz
+                        version = $6::int, updated_at = $7::timestamptz, remind_at = $12::timestamptz
     WHERE id = $1::uuid AND version = $8::int
     RETURNING id
  ),
@@ -142,6 +157,7 @@ def _event_rows(b: Booking, events: list[BookingEvent]) -> tuple[list[Any], list
          "old_status": e.old_status, "status": e.new_status,
          "state": SLOT_STATE.get(e.new_status, "free"), "hold_type": e.hold_type,
          "hold_expires_at": b.hold_expires_at.isoformat() if b.hold_expires_at else None,
+         "remind_at": b.remind_at.isoformat() if b.remind_at else None,
          "at": e.at.isoformat(), "allocations": resources}
         for e in events
     ]
@@ -153,7 +169,7 @@ def _booking(row: Any) -> Booking:
         id=row["id"], unit_id=row["unit_id"], status=BookingStatus(row["status"]),
         created_at=row["created_at"], customer_id=row["customer_id"], service_id=row["service_id"],
         hold_type=row["hold_type"], channel=row["channel"], hold_expires_at=row["hold_expires_at"],
-        price_cents=row["price_cents"], version=row["version"],
+        remind_at=row["remind_at"], price_cents=row["price_cents"], version=row["version"],
         allocations=[Allocation(r, s, e, q) for r, s, e, q in zip(row["r"], row["s"], row["e"], row["q"],
                                                                   strict=True)],
     )
@@ -202,6 +218,18 @@ class PgBookings:
         ids = await conn.fetch(_DUE, now, limit)
         return [await self.get(r["id"]) for r in ids]
 
+    async def past_checked_in(self, now: datetime, limit: int) -> list[Booking]:
+        """Checked-in bookings that have ended, locked for us (others' rows skipped)."""
+        conn = await self._conn()
+        ids = await conn.fetch(_PAST_CHECKED_IN, now, limit)
+        return [await self.get(r["id"]) for r in ids]
+
+    async def claim_reminder(self, booking_id: UUID, now: datetime) -> Booking | None:
+        """Mark the hold's reminder as sent, once; None when it is not due or already sent."""
+        conn = await self._conn()
+        claimed = await conn.fetchval(_CLAIM_REMINDER, booking_id, now)
+        return await self.find(booking_id) if claimed else None
+
     async def add(self, booking: Booking, slot_starts: dict[UUID, list[datetime]]) -> None:
         """Insert a new booking with its allocations, events and outbox rows in one statement."""
         conn = await self._conn()
@@ -225,7 +253,7 @@ class PgBookings:
                 booking.price_cents, booking.version, booking.created_at,
                 [a.resource_id for a in allocs], [a.starts_at for a in allocs], [a.ends_at for a in allocs],
                 [a.quantity for a in allocs], [a.resource_id in slot_starts for a in allocs],
-                pooled_r, pooled_s, pooled_q, events, outbox,
+                pooled_r, pooled_s, pooled_q, events, outbox, booking.remind_at,
             )
         except asyncpg.ExclusionViolationError as e:
             raise self._taken(booking, "that slot was just taken") from e
@@ -250,7 +278,7 @@ class PgBookings:
         updated = await conn.fetchval(
             _SAVE, booking.id, booking.unit_id, booking.status.value, booking.hold_type,
             booking.hold_expires_at, booking.version, pending[-1].at, previous_version,
-            booking.status in OCCUPYING, events, outbox,
+            booking.status in OCCUPYING, events, outbox, booking.remind_at,
         )
         if updated != 1:
             raise RuntimeError(f"booking {booking.id} changed underneath (version {previous_version})")

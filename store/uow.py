@@ -11,6 +11,7 @@ from domain.errors import Busy
 from store.bookings import PgBookings
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
+from store.outbox import PgEvents
 from store.units import PgUnits
 
 _BUSY = (asyncpg.DeadlockDetectedError, asyncpg.LockNotAvailableError, asyncpg.SerializationError)
@@ -28,6 +29,7 @@ class PgUnitOfWork:
         self.bookings = PgBookings(self._connection)
         self.customers = PgCustomers(self._connection)
         self.idempotency = PgIdempotencyKeys(self._connection)
+        self.events = PgEvents(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:

@@ -1,0 +1,132 @@
+"""The outbox relay: numbers committed events per unit, publishes them to Redis, schedules deadlines.
+
+One relay leads at a time (a session advisory lock on its own connection); every worker runs one, so
+another takes over within a second when the leader dies. It wakes on NOTIFY from the outbox trigger
+and polls every second as a fallback. Publishing is at-least-once: a row is marked published only
+after Redis took it, and subscribers drop duplicates by sequence number.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from datetime import datetime
+
+import asyncpg
+from arq import create_pool as create_arq_pool
+from arq.connections import ArqRedis, RedisSettings
+from broadcaster import Broadcast
+from redis.exceptions import RedisError
+
+from domain.ports import Clock
+from store.outbox import (
+    EVENTS_CHANNEL,
+    RELAY_LOCK_KEY,
+    OutboxEvent,
+    mark_published,
+    sequence_pending,
+    unpublished,
+)
+
+log = logging.getLogger("slothold.relay")
+LOCKED_STATUSES = ("held", "pending_payment", "verifying")
+
+
+def follow_ups(event: OutboxEvent) -> list[tuple[str, str, datetime]]:
+    """The deadline jobs an event asks for: (function, job id, when)."""
+    p = event.payload
+    if p.get("topic") != "slot_changed" or p.get("status") not in LOCKED_STATUSES:
+        return []
+    out: list[tuple[str, str, datetime]] = []
+    booking = p["booking_id"]
+    if p.get("hold_expires_at"):
+        out.append(("expire_hold", f"expire:{booking}:{p['hold_expires_at']}",
+                    datetime.fromisoformat(p["hold_expires_at"])))
+    if p.get("remind_at"):
+        out.append(("remind_hold", f"remind:{booking}:{p['remind_at']}", datetime.fromisoformat(p["remind_at"])))
+    return out
+
+
+def message(event: OutboxEvent) -> str:
+    """What subscribers receive on the events channel."""
+    return json.dumps({"unit_id": str(event.unit_id), "seq": event.seq, "topic": event.topic,
+                       "payload": event.payload})
+
+
+class Relay:
+    """Moves committed outbox rows to Redis and schedules their deadline jobs."""
+
+    def __init__(self, database_url: str, redis_url: str, clock: Clock) -> None:
+        self._database_url = database_url
+        self._redis_url = redis_url
+        self._clock = clock
+        self._wake = asyncio.Event()
+        self.is_leader = False
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Relay until `stop` is set, surviving database and Redis outages."""
+        while not stop.is_set():
+            try:
+                await self._lead(stop)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, RedisError) as e:
+                log.warning("relay interrupted (%s: %s); retrying in 1 s", type(e).__name__, e)
+                self.is_leader = False
+                await _sleep_unless(stop, 1.0)
+
+    async def _lead(self, stop: asyncio.Event) -> None:
+        conn: asyncpg.Connection = await asyncpg.connect(
+            self._database_url, server_settings={"application_name": "slothold-relay"})
+        try:
+            await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+            while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", RELAY_LOCK_KEY):
+                if await _sleep_unless(stop, 1.0):
+                    return
+            self.is_leader = True
+            await conn.add_listener("slothold_outbox", lambda *_: self._wake.set())
+            arq = await create_arq_pool(RedisSettings.from_dsn(self._redis_url))
+            try:
+                async with Broadcast(self._redis_url) as broadcast:
+                    while not stop.is_set():
+                        if not await self.pass_once(conn, broadcast, arq):
+                            await self._idle(stop)
+            finally:
+                await arq.close(close_connection_pool=True)
+        finally:
+            self.is_leader = False
+            await conn.close()
+
+    async def _idle(self, stop: asyncio.Event) -> None:
+        waiters = [asyncio.ensure_future(self._wake.wait()), asyncio.ensure_future(stop.wait())]
+        try:
+            await asyncio.wait(waiters, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waiters:
+                w.cancel()
+        self._wake.clear()
+
+    async def pass_once(self, conn: asyncpg.Connection, broadcast: Broadcast, arq: ArqRedis) -> bool:
+        """Number, publish and schedule what is pending; True when there was something to do."""
+        async with conn.transaction():
+            numbered = await sequence_pending(conn)
+        events = await unpublished(conn)
+        if not events:
+            return numbered > 0
+        for event in events:
+            await broadcast.publish(EVENTS_CHANNEL, message(event))
+            for function, job_id, when in follow_ups(event):
+                await arq.enqueue_job(function, event.payload["booking_id"], _job_id=job_id,
+                                            _defer_until=when)
+        await mark_published(conn, [e.id for e in events], self._clock.now())
+        return True
+
+
+async def _sleep_unless(stop: asyncio.Event, seconds: float) -> bool:
+    """Sleep; True when `stop` was set meanwhile."""
+    try:
+        await asyncio.wait_for(stop.wait(), seconds)
+        return True
+    except TimeoutError:
+        return False
+
+

@@ -1,0 +1,51 @@
+"""Job functions: each rechecks state, so running one twice or on two workers is harmless."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+from uuid import UUID
+
+from domain import services
+from store.outbox import prune
+
+log = logging.getLogger("slothold.jobs")
+
+
+async def expire_hold(ctx: dict[str, Any], booking_id: str) -> bool:
+    """At the hold's deadline: expire it unless it was settled or its deadline moved."""
+    done = await services.expire_hold(ctx["deps"], UUID(booking_id))
+    if done:
+        log.info("expired hold %s at its deadline", booking_id)
+    return done
+
+
+async def remind_hold(ctx: dict[str, Any], booking_id: str) -> bool:
+    """hold_reminder before the deadline: remind the customer, once."""
+    return await services.remind_hold(ctx["deps"], UUID(booking_id))
+
+
+async def sweep_expired_holds(ctx: dict[str, Any]) -> int:
+    """Expire every hold past its deadline that a deadline job missed (every sweep interval)."""
+    total = 0
+    while (n := await services.expire_lapsed(ctx["deps"])) > 0:
+        total += n
+    if total:
+        log.info("sweep expired %d lapsed holds", total)
+    return total
+
+
+async def complete_past_bookings(ctx: dict[str, Any]) -> int:
+    """Complete checked-in bookings whose end has passed."""
+    total = 0
+    while (n := await services.complete_past(ctx["deps"])) > 0:
+        total += n
+    return total
+
+
+async def prune_retained(ctx: dict[str, Any]) -> tuple[int, int]:
+    """Delete published outbox rows past their retention and expired idempotency keys."""
+    now = ctx["deps"].clock.now()
+    async with ctx["pool"].acquire() as conn:
+        return await prune(conn, now - timedelta(hours=ctx["outbox_retention_hours"]), now)
