@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 from uuid import UUID
 
 from domain.availability import Segment, bookable_slots, grid
@@ -75,3 +76,15 @@ async def booking(deps: Deps, booking_id: UUID) -> Booking:
     """One booking as it is now."""
     async with deps.uow() as uow:
         return await uow.bookings.find(booking_id)
+
+
+async def events_since(deps: Deps, unit_id: UUID, seq: int, limit: int = 1000) -> list[Any]:
+    """The unit's committed events after `seq`, in order (for subscribers catching up)."""
+    async with deps.uow() as uow:
+        return await uow.events.since(unit_id, seq, limit)
+
+
+async def last_seq(deps: Deps, unit_id: UUID) -> int:
+    """The unit's latest event sequence number."""
+    async with deps.uow() as uow:
+        return await uow.events.last_seq(unit_id)

@@ -34,14 +34,16 @@ FUNCTIONS = [tasks.expire_hold, tasks.remind_hold]
 
 
 def cron_jobs(settings: Settings) -> list[Any]:
-    """The periodic jobs; the sweep runs every `sweep_seconds` (a divisor of 60, default 30)."""
-    step = settings.sweep_seconds if 60 % settings.sweep_seconds == 0 else 30
-    return [
-        cron(tasks.sweep_expired_holds, second=set(range(0, 60, step)), run_at_startup=True, unique=True,
-             timeout=120),
+    """The periodic jobs; the sweep runs every `sweep_seconds` (a divisor of 60; 0 turns it off)."""
+    jobs = [
         cron(tasks.complete_past_bookings, second={15}, unique=True, timeout=120),
         cron(tasks.prune_retained, minute={7}, second={45}, unique=True, timeout=600),
     ]
+    if settings.sweep_seconds > 0:
+        step = settings.sweep_seconds if 60 % settings.sweep_seconds == 0 else 30
+        jobs.append(cron(tasks.sweep_expired_holds, second=set(range(0, 60, step)), run_at_startup=True,
+                         unique=True, timeout=120))
+    return jobs
 
 
 async def _arq_pool(settings: Settings, stop: asyncio.Event) -> ArqRedis | None:

@@ -20,6 +20,8 @@ class Context:
     deps: Deps
     request_id: str
     headers: dict[str, str] = field(default_factory=dict)
+    hub: Any = None
+    """The process's live-event hub (resolvers.feed.EventHub)."""
 
     def idempotency_key(self, argument: str | None) -> str | None:
         """The key from the argument or the Idempotency-Key header; both given must agree."""

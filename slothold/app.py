@@ -24,6 +24,7 @@ from domain.services import Deps
 from resolvers.context import Context
 from slothold.clock import SystemClock
 from slothold.graphql_view import SlotholdGraphQL, static_routes
+from slothold.hub import Hub
 from slothold.logs import configure, request_id_var
 from slothold.schema import schema
 from slothold.settings import PROJECT_ROOT, Settings
@@ -43,7 +44,8 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:  # type: ignore[override]
         headers = {k.lower(): v for k, v in request.headers.items()}
-        return Context(deps=self._state["deps"], request_id=request_id_var.get() or "-", headers=headers)
+        return Context(deps=self._state["deps"], request_id=request_id_var.get() or "-", headers=headers,
+                       hub=self._state["hub"])
 
 
 class RequestIdMiddleware:
@@ -91,10 +93,14 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         assert settings.database_url and settings.redis_url
         pool = await create_pool(settings.database_url, settings.db_pool_min, settings.db_pool_max)
         redis = aioredis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=2)
-        state.update(pool=pool, redis=redis, deps=Deps(uow=lambda: PgUnitOfWork(pool), clock=clock or SystemClock()))
+        hub = Hub(settings.redis_url)
+        await hub.start()
+        state.update(pool=pool, redis=redis, hub=hub,
+                     deps=Deps(uow=lambda: PgUnitOfWork(pool), clock=clock or SystemClock()))
         try:
             yield
         finally:
+            await hub.stop()
             await redis.aclose()
             await pool.close()
 

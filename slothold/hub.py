@@ -17,6 +17,7 @@ from uuid import UUID
 
 from broadcaster import Broadcast
 
+from resolvers.feed import RESYNC_SEQ
 from store.outbox import EVENTS_CHANNEL
 
 log = logging.getLogger("slothold.hub")
@@ -33,7 +34,7 @@ class LiveEvent:
     payload: dict[str, Any]
 
 
-RESYNC = LiveEvent(UUID(int=0), -1, "resync", {})
+RESYNC = LiveEvent(UUID(int=0), RESYNC_SEQ, "resync", {})
 """Marker: events may have been missed; read them from the database."""
 
 

@@ -8,12 +8,13 @@ from strawberry.extensions import MaskErrors, ParserCache, ValidationCache
 
 from resolvers.mutations import Mutation
 from resolvers.queries import Query
+from resolvers.subscriptions import Subscription
 
 
 def _is_internal(error: GraphQLError) -> bool:
     # Errors with an original exception came from our code (a bug or an outage): never show them.
     # Parse, validation and coercion errors have none and tell the client what to fix.
-    return error.original_error is not None
+    return error.original_error is not None and not isinstance(error.original_error, GraphQLError)
 
 
 def build_schema() -> strawberry.Schema:
@@ -21,6 +22,7 @@ def build_schema() -> strawberry.Schema:
     return strawberry.Schema(
         query=Query,
         mutation=Mutation,
+        subscription=Subscription,
         extensions=[
             lambda: MaskErrors(should_mask_error=_is_internal,
                                error_message="Internal error; it has been logged. Quote the request id."),

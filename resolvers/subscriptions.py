@@ -1,0 +1,85 @@
+"""Subscription resolvers: live slot, booking and queue changes over graphql-transport-ws."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from datetime import UTC, datetime
+from typing import Annotated
+from uuid import UUID
+
+import strawberry
+from graphql import GraphQLError
+
+from domain import queries
+from domain.errors import DomainError, InvalidInput, NotFound
+from domain.services import require_aware
+from resolvers.context import Info, parse_id
+from resolvers.feed import unit_events
+from resolvers.permissions import authorize_unit
+from schema.events import QueueChange, SlotChange
+
+
+def _refuse(e: DomainError) -> GraphQLError:
+    extensions: dict[str, object] = {"code": e.code}
+    if isinstance(e, InvalidInput | NotFound):
+        extensions["field"] = e.field
+    return GraphQLError(e.message, extensions=extensions)
+
+
+def _overlaps(payload: dict[str, object], start: datetime, end: datetime) -> bool:
+    allocations = payload.get("allocations") or []
+    assert isinstance(allocations, list)
+    return any(datetime.fromisoformat(a["starts_at"]) < end and datetime.fromisoformat(a["ends_at"]) > start
+               for a in allocations)
+
+
+@strawberry.type
+class Subscription:
+    @strawberry.subscription(description="Every change of state of a slot of the unit in [from, to). "
+                             "Pass since: <last seq you saw> to receive what you missed first.")
+    async def slot_changed(
+        self, info: Info, unit_id: strawberry.ID, from_: Annotated[datetime, strawberry.argument(name="from")],
+        to: datetime, since: int | None = None,
+    ) -> AsyncGenerator[SlotChange, None]:
+        try:
+            uid = parse_id(unit_id, "unitId")
+            require_aware(from_, "from")
+            require_aware(to, "to")
+            if to <= from_:
+                raise InvalidInput("to", "`to` must be after `from`", code="invalid_range")
+            await authorize_unit(info.context, uid, "read")
+        except DomainError as e:
+            raise _refuse(e) from None
+        start, end = from_.astimezone(UTC), to.astimezone(UTC)
+        async for event in unit_events(info.context.deps, info.context.hub, uid, since):
+            if event.topic == "slot_changed" and _overlaps(event.payload, start, end):
+                yield SlotChange.from_payload(event.seq, event.payload)
+
+    @strawberry.subscription(description="Every change of one booking.")
+    async def booking_changed(
+        self, info: Info, booking_id: strawberry.ID, since: int | None = None
+    ) -> AsyncGenerator[SlotChange, None]:
+        try:
+            booking = await queries.booking(info.context.deps, parse_id(booking_id, "bookingId"))
+            await authorize_unit(info.context, booking.unit_id, "read")
+        except DomainError as e:
+            raise _refuse(e) from None
+        wanted = str(booking.id)
+        async for event in unit_events(info.context.deps, info.context.hub, booking.unit_id, since):
+            if event.topic == "slot_changed" and event.payload.get("booking_id") == wanted:
+                yield SlotChange.from_payload(event.seq, event.payload)
+
+    @strawberry.subscription(description="The unit's staff queue, live (items arrive with payments).")
+    async def queue_changed(
+        self, info: Info, unit_id: strawberry.ID, since: int | None = None
+    ) -> AsyncGenerator[QueueChange, None]:
+        try:
+            uid: UUID = parse_id(unit_id, "unitId")
+            await authorize_unit(info.context, uid, "read")
+        except DomainError as e:
+            raise _refuse(e) from None
+        async for event in unit_events(info.context.deps, info.context.hub, uid, since):
+            if event.topic == "queue_changed":
+                item = event.payload.get("item_id")
+                yield QueueChange(seq=event.seq, unit_id=strawberry.ID(str(uid)), kind=str(event.payload.get("kind")),
+                                  item_id=strawberry.ID(str(item)) if item else None)

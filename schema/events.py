@@ -1,0 +1,60 @@
+"""Types streamed by subscriptions: each carries the unit's event sequence number."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import strawberry
+
+from domain.hold_types import PLATFORM_HOLD_TYPES, display_color
+from schema.types import BookingStatus, SlotState
+
+
+@strawberry.type(description="One resource's range touched by a change.")
+class SlotRange:
+    resource_id: strawberry.ID
+    starts_at: datetime
+    ends_at: datetime
+    quantity: int
+
+
+@strawberry.type(description="A change of state of slots: a booking was held, confirmed, expired, cancelled...")
+class SlotChange:
+    seq: int = strawberry.field(description="The unit's event sequence number: reconnect with since: seq.")
+    unit_id: strawberry.ID
+    event: str = strawberry.field(description="booking.held, booking.confirmed, booking.expired, ...")
+    booking_id: strawberry.ID
+    status: BookingStatus
+    old_status: BookingStatus | None
+    state: SlotState = strawberry.field(description="What the grid shows now for these slots.")
+    hold_type: str | None
+    hold_type_name: str | None
+    display_color: str
+    hold_expires_at: datetime | None
+    at: datetime
+    slots: list[SlotRange]
+
+    @classmethod
+    def from_payload(cls, seq: int, p: dict[str, Any]) -> SlotChange:
+        ht = PLATFORM_HOLD_TYPES.get(p.get("hold_type") or "")
+        return cls(
+            seq=seq, unit_id=strawberry.ID(p["unit_id"]), event=p["event"], booking_id=strawberry.ID(p["booking_id"]),
+            status=BookingStatus(p["status"]),
+            old_status=BookingStatus(p["old_status"]) if p.get("old_status") else None,
+            state=SlotState(p["state"]), hold_type=p.get("hold_type"), hold_type_name=ht.display_name if ht else None,
+            display_color=display_color(p["state"], p.get("hold_type")),
+            hold_expires_at=datetime.fromisoformat(p["hold_expires_at"]) if p.get("hold_expires_at") else None,
+            at=datetime.fromisoformat(p["at"]),
+            slots=[SlotRange(resource_id=strawberry.ID(a["resource_id"]), starts_at=datetime.fromisoformat(a["starts_at"]),
+                             ends_at=datetime.fromisoformat(a["ends_at"]), quantity=a["quantity"])
+                   for a in p["allocations"]],
+        )
+
+
+@strawberry.type(description="A change in a unit's staff queue (items arrive with the payments issue).")
+class QueueChange:
+    seq: int
+    unit_id: strawberry.ID
+    kind: str
+    item_id: strawberry.ID | None

@@ -1,0 +1,163 @@
+"""Real processes for end-to-end tests: API servers (uvicorn) and workers, plus a websocket client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+from slothold.embedded import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Proc:
+    """A child process with its log file."""
+
+    def __init__(self, name: str, args: list[str], env: dict[str, str], log_dir: Path) -> None:
+        self.name, self.args, self.env = name, args, env
+        self.log = log_dir / f"{name}.log"
+        self.popen: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        out = self.log.open("ab")
+        self.popen = subprocess.Popen([sys.executable, *self.args], cwd=ROOT, env=self.env, stdout=out,
+                                      stderr=subprocess.STDOUT, start_new_session=True)
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 10) -> None:
+        if self.popen is None or self.popen.poll() is not None:
+            return
+        os.killpg(self.popen.pid, sig)
+        try:
+            self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+            self.popen.wait(5)
+
+    def kill(self) -> None:
+        self.stop(signal.SIGKILL)
+
+    def tail(self) -> str:
+        return self.log.read_text(errors="replace")[-3000:] if self.log.exists() else ""
+
+
+class Cluster:
+    """API processes and workers on one database and Redis."""
+
+    def __init__(self, database_url: str, redis_url: str, log_dir: Path, **env: str) -> None:
+        self.env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url,
+                    "SLOTHOLD_LOG_LEVEL": "INFO", **env}
+        self.log_dir = log_dir
+        self.apis: list[tuple[Proc, int]] = []
+        self.workers: list[Proc] = []
+
+    def add_api(self) -> int:
+        port = free_port()
+        p = Proc(f"api{len(self.apis)}", ["-m", "uvicorn", "slothold.app:create_app", "--factory", "--port",
+                                           str(port), "--log-level", "warning"], self.env, self.log_dir)
+        p.start()
+        self.apis.append((p, port))
+        _wait_http(f"http://127.0.0.1:{port}/healthz", p)
+        return port
+
+    def add_worker(self) -> Proc:
+        p = Proc(f"worker{len(self.workers)}", ["-m", "slothold.cli", "worker"], self.env, self.log_dir)
+        p.start()
+        self.workers.append(p)
+        return p
+
+    def stop(self) -> None:
+        for p in self.workers:
+            p.stop()
+        for p, _ in self.apis:
+            p.stop()
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.tail()}" for p in [*self.workers, *(a for a, _ in self.apis)])
+
+
+def _wait_http(url: str, proc: Proc, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.popen is not None and proc.popen.poll() is not None:
+            raise RuntimeError(f"{proc.name} exited:\n{proc.tail()}")
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"{proc.name} did not come up:\n{proc.tail()}")
+
+
+@contextmanager
+def cluster(database_url: str, redis_url: str, log_dir: Path, apis: int = 1, workers: int = 1,
+            **env: str) -> Iterator[Cluster]:
+    c = Cluster(database_url, redis_url, log_dir, **env)
+    try:
+        for _ in range(apis):
+            c.add_api()
+        for _ in range(workers):
+            c.add_worker()
+        yield c
+    finally:
+        c.stop()
+
+
+async def gql(port: int, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One GraphQL request over HTTP to a real server."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as c:
+        r = await c.post("/graphql", json={"query": query, "variables": variables or {}})
+    body: dict[str, Any] = r.json()
+    assert "errors" not in body, body
+    return body["data"]  # type: ignore[no-any-return]
+
+
+class WsClient:
+    """A graphql-transport-ws client (the protocol, by hand: it is the thing under test)."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+
+    @classmethod
+    async def connect(cls, port: int) -> WsClient:
+        ws = await websockets.connect(f"ws://127.0.0.1:{port}/graphql", subprotocols=["graphql-transport-ws"])
+        await ws.send(json.dumps({"type": "connection_init", "payload": {}}))
+        ack = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        assert ack["type"] == "connection_ack", ack
+        return cls(ws)
+
+    async def subscribe(self, query: str, variables: dict[str, Any], sub_id: str = "1") -> None:
+        await self.ws.send(json.dumps({"id": sub_id, "type": "subscribe",
+                                       "payload": {"query": query, "variables": variables}}))
+
+    async def next(self, timeout: float = 5) -> dict[str, Any]:
+        while True:
+            msg = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+            if msg["type"] == "ping":
+                await self.ws.send(json.dumps({"type": "pong"}))
+                continue
+            return msg  # type: ignore[no-any-return]
+
+    async def collect(self, n: int, timeout: float = 10) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        deadline = time.monotonic() + timeout
+        while len(out) < n:
+            msg = await self.next(max(0.01, deadline - time.monotonic()))
+            assert msg["type"] == "next", msg
+            out.append(msg["payload"]["data"])
+        return out
+
+    async def close(self) -> None:
+        await self.ws.close()
