@@ -8,13 +8,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
+from typing import NamedTuple
 from uuid import UUID
 from zoneinfo import ZoneInfo
 
 from domain.bookings import LOCKED, BookingStatus
 from domain.errors import InvalidInput, SlotOption
 from domain.units import OpeningWindow, Resource, ResourceKind, Unit
-
 
 _day = timedelta(days=1)
 
@@ -30,9 +30,11 @@ class SlotState(StrEnum):
     CLOSED = "closed"
 
 
-@dataclass(frozen=True)
-class Occupancy:
-    """Something that takes (part of) a resource over a range: a booking's allocation or a block."""
+class Occupancy(NamedTuple):
+    """Something that takes (part of) a resource over a range: a booking's allocation or a block.
+
+    A NamedTuple rather than a dataclass: a month's grid reads thousands of them per request.
+    """
 
     resource_id: UUID
     starts_at: datetime
@@ -128,11 +130,15 @@ def slot_ranges(
 
 
 _PRIORITY = {
-    SlotState.BLOCKED: 4,
-    SlotState.BOOKED: 3,
-    SlotState.VERIFYING: 2,
     SlotState.HELD: 1,
+    SlotState.VERIFYING: 2,
+    SlotState.BOOKED: 3,
+    SlotState.BLOCKED: 4,
 }
+CODES = {SlotState.FREE: "F", SlotState.HELD: "H", SlotState.VERIFYING: "V", SlotState.BOOKED: "B",
+         SlotState.BLOCKED: "X", SlotState.CLOSED: "C"}
+"""One letter per slot state, for compact grids."""
+_BY_CODE = {ord(v): k for k, v in CODES.items()}
 
 
 def _state_of(occ: Occupancy) -> SlotState:
@@ -145,34 +151,137 @@ def _state_of(occ: Occupancy) -> SlotState:
     return SlotState.BOOKED
 
 
+@dataclass
+class WindowRow:
+    """The slots of one resource inside one opening window, as parallel arrays (fast to build and scan).
+
+    `codes[i]` is the state letter of slot i (see CODES), `available[i]` the places left, `owners[i]` the
+    index in `occupancies` of what decides the slot's state (-1: nothing).
+    """
+
+    resource: Resource
+    first: datetime
+    step: timedelta
+    codes: bytearray
+    available: list[int]
+    owners: list[int]
+    occupancies: list[Occupancy]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def start(self, i: int) -> datetime:
+        """Start of slot i."""
+        return self.first + self.step * i
+
+    def state(self, i: int) -> SlotState:
+        """State of slot i."""
+        return _BY_CODE[self.codes[i]]
+
+    def owner(self, i: int) -> Occupancy | None:
+        """What decides slot i's state."""
+        k = self.owners[i]
+        return self.occupancies[k] if k >= 0 else None
+
+
+def window_rows(
+    unit: Unit, resource: Resource, occupancies: Sequence[Occupancy], start: datetime, end: datetime,
+    now: datetime,
+) -> list[WindowRow]:
+    """One resource's slots in [start, end) with their states, one row per opening window."""
+    step = timedelta(minutes=unit.params.slot_minutes)
+    active = sorted((o for o in occupancies if o.is_active(now)), key=lambda o: o.starts_at)
+    starts = [o.starts_at for o in active]
+    longest = max((o.ends_at - o.starts_at for o in active), default=timedelta(0))
+    pooled = resource.kind is ResourceKind.POOLED
+    rows: list[WindowRow] = []
+    for o, c in opening_windows(unit.hours_of(resource), unit.tz, start, end):
+        skip = max(0, -((o - start) // step))  # slots of the window before `start`
+        first = o + step * skip
+        n = int(min((c - first) // step, (end - first) // step)) if first < end else 0
+        if n <= 0:
+            continue
+        # Only what overlaps this window, lowest priority first so that the highest decides.
+        here = sorted((x for x in active[bisect_left(starts, first - longest):bisect_left(starts, c)]
+                       if x.ends_at > first), key=lambda x: _PRIORITY[_state_of(x)])
+        row = WindowRow(resource, first, step, bytearray(b"F" * n), [resource.capacity] * n, [-1] * n, here)
+        top = [0] * n
+        for k, occ in enumerate(here):
+            i0 = max(0, int((occ.starts_at - first) // step))
+            i1 = min(n, -int((first - occ.ends_at) // step))
+            if i0 >= i1:
+                continue
+            state = _state_of(occ)
+            if pooled and not occ.is_block:
+                for i in range(i0, i1):
+                    row.available[i] -= occ.quantity
+                    if _PRIORITY[state] >= top[i]:
+                        top[i], row.owners[i] = _PRIORITY[state], k
+                continue
+            row.codes[i0:i1] = CODES[state].encode() * (i1 - i0)
+            row.owners[i0:i1] = [k] * (i1 - i0)
+            row.available[i0:i1] = [0] * (i1 - i0)
+            top[i0:i1] = [_PRIORITY[state]] * (i1 - i0)
+        if pooled:
+            for i in range(n):
+                if row.codes[i] == ord("X"):
+                    continue
+                if row.available[i] > 0:
+                    row.owners[i] = -1
+                else:
+                    row.available[i] = 0
+                    row.codes[i] = ord(CODES[_state_of(here[row.owners[i]])])
+        rows.append(row)
+    return rows
+
+
 def resource_cells(
     unit: Unit, resource: Resource, occupancies: Sequence[Occupancy], start: datetime, end: datetime,
     now: datetime,
 ) -> list[list[Cell]]:
     """The state of every slot of one resource, grouped by opening window."""
-    active = sorted((o for o in occupancies if o.is_active(now)), key=lambda o: o.starts_at)
-    starts = [o.starts_at for o in active]
-    longest = max((o.ends_at - o.starts_at for o in active), default=timedelta(0))
-    pooled = resource.kind is ResourceKind.POOLED
-    out: list[list[Cell]] = []
-    for group in slot_ranges(unit, resource, start, end):
-        row: list[Cell] = []
-        for s, e in group:
-            lo = bisect_left(starts, s - longest)
-            hi = bisect_left(starts, e)
-            hits = [o for o in active[lo:hi] if o.ends_at > s]
-            if not hits:
-                row.append(Cell(s, e, SlotState.FREE, resource.capacity))
-                continue
-            top = max(hits, key=lambda o: _PRIORITY[_state_of(o)])
-            if pooled and not any(o.is_block for o in hits):
-                used = sum(o.quantity for o in hits)
-                left = max(resource.capacity - used, 0)
-                state = SlotState.FREE if left > 0 else _state_of(top)
-                row.append(Cell(s, e, state, left, None if left > 0 else top))
+    return [
+        [Cell(row.start(i), row.start(i + 1), row.state(i), row.available[i], row.owner(i)) for i in range(len(row))]
+        for row in window_rows(unit, resource, occupancies, start, end, now)
+    ]
+
+
+def _by_resource(occupancies: Iterable[Occupancy]) -> dict[UUID, list[Occupancy]]:
+    out: dict[UUID, list[Occupancy]] = defaultdict(list)
+    for o in occupancies:
+        out[o.resource_id].append(o)
+    return out
+
+
+def grid_rows(
+    unit: Unit, resources: Sequence[Resource], occupancies: Iterable[Occupancy], start: datetime,
+    end: datetime, now: datetime,
+) -> dict[UUID, list[WindowRow]]:
+    """Staff grid as window rows per resource (SPEC §5)."""
+    by_resource = _by_resource(occupancies)
+    return {r.id: window_rows(unit, r, by_resource.get(r.id, []), start, end, now) for r in resources}
+
+
+def segments(rows: Sequence[WindowRow]) -> list[Segment]:
+    """Runs of consecutive slots with the same state, places left and occupancy."""
+    out: list[Segment] = []
+    for row in rows:
+        n, i = len(row), 0
+        while i < n:
+            j = i + 1
+            while (j < n and row.codes[j] == row.codes[i] and row.owners[j] == row.owners[i]
+                   and row.available[j] == row.available[i]):
+                j += 1
+            seg = Segment(row.resource.id, row.start(i), row.start(j), row.state(i), row.available[i], j - i,
+                          row.owner(i))
+            last = out[-1] if out else None
+            if (last is not None and last.ends_at == seg.starts_at and last.state == seg.state
+                    and last.available == seg.available and last.occupancy == seg.occupancy):
+                out[-1] = Segment(seg.resource_id, last.starts_at, seg.ends_at, seg.state, seg.available,
+                                  last.slots + seg.slots, seg.occupancy)
             else:
-                row.append(Cell(s, e, _state_of(top), 0, top))
-        out.append(row)
+                out.append(seg)
+            i = j
     return out
 
 
@@ -181,28 +290,7 @@ def grid(
     end: datetime, now: datetime,
 ) -> dict[UUID, list[Segment]]:
     """Staff grid: per resource, runs of slots with the same state (SPEC §5)."""
-    by_resource: dict[UUID, list[Occupancy]] = defaultdict(list)
-    for o in occupancies:
-        by_resource[o.resource_id].append(o)
-    out: dict[UUID, list[Segment]] = {}
-    for r in resources:
-        segs: list[Segment] = []
-        for row in resource_cells(unit, r, by_resource.get(r.id, []), start, end, now):
-            for c in row:
-                last = segs[-1] if segs else None
-                if (
-                    last is not None
-                    and last.ends_at == c.starts_at
-                    and last.state == c.state
-                    and last.available == c.available
-                    and last.occupancy == c.occupancy
-                ):
-                    segs[-1] = Segment(r.id, last.starts_at, c.ends_at, c.state, c.available,
-                                       last.slots + 1, c.occupancy)
-                else:
-                    segs.append(Segment(r.id, c.starts_at, c.ends_at, c.state, c.available, 1, c.occupancy))
-        out[r.id] = segs
-    return out
+    return {rid: segments(rows) for rid, rows in grid_rows(unit, resources, occupancies, start, end, now).items()}
 
 
 def earliest_bookable_start(unit: Unit, now: datetime) -> datetime:
@@ -217,29 +305,24 @@ def bookable_slots(
 ) -> list[SlotOption]:
     """Customer view: free runs of `slots` consecutive slots inside the booking window (SPEC §5)."""
     lo = max(start, earliest_bookable_start(unit, now))
-    hi = min(end, now + unit.params.max_advance + timedelta(minutes=unit.params.slot_minutes * slots))
+    latest_start = now + unit.params.max_advance
+    hi = min(end, latest_start + timedelta(minutes=unit.params.slot_minutes * slots))
     if lo >= hi:
         return []
-    by_resource: dict[UUID, list[Occupancy]] = defaultdict(list)
-    for o in occupancies:
-        by_resource[o.resource_id].append(o)
-    latest_start = now + unit.params.max_advance
+    by_resource = _by_resource(occupancies)
+    free = ord("F")
     out: list[SlotOption] = []
     for r in resources:
-        # Cells are computed from the day's start so that grid alignment never depends on `start`.
-        for row in resource_cells(unit, r, by_resource.get(r.id, []), lo - _day, hi, now):
+        # Rows start a day early so that grid alignment never depends on `start`.
+        for row in window_rows(unit, r, by_resource.get(r.id, []), lo - _day, hi, now):
             for i in range(len(row) - slots + 1):
-                first = row[i]
-                if first.starts_at < lo or first.starts_at > latest_start:
+                first = row.start(i)
+                if first < lo or first > latest_start:
                     continue
-                run = row[i : i + slots]
-                if run[-1].ends_at > hi:
-                    break
-                if all(c.state is SlotState.FREE and c.available >= quantity for c in run):
-                    out.append(SlotOption(r.id, first.starts_at, run[-1].ends_at))
+                if all(row.codes[k] == free and row.available[k] >= quantity for k in range(i, i + slots)):
+                    out.append(SlotOption(r.id, first, row.start(i + slots)))
     out.sort(key=lambda s: (s.starts_at, str(s.resource_id)))
     return out
-
 
 
 def check_on_grid(unit: Unit, resource: Resource, starts_at: datetime, ends_at: datetime) -> int:

@@ -26,6 +26,8 @@ class UnitRepository(Protocol):
 
     async def resources(self, unit_id: UUID) -> list[Resource]: ...
 
+    async def resources_by_id(self, unit_id: UUID, ids: list[UUID]) -> dict[UUID, Resource]: ...
+
 
 class BookingRepository(Protocol):
     """Bookings and the allocations that occupy resources."""

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from domain.availability import Segment, bookable_slots, grid
+from domain.availability import WindowRow, bookable_slots, grid_rows
 from domain.bookings import Booking
 from domain.errors import InvalidInput, NotFound, SlotOption
 from domain.services import Deps, require_aware
@@ -42,7 +42,7 @@ async def unit_with_resources(deps: Deps, unit_id: UUID) -> tuple[Unit, list[Res
 
 async def availability_grid(
     deps: Deps, unit_id: UUID, start: datetime, end: datetime, resource_ids: list[UUID] | None = None
-) -> tuple[Unit, list[tuple[Resource, list[Segment]]]]:
+) -> tuple[Unit, list[tuple[Resource, list[WindowRow]]]]:
     """The staff grid: every slot of every (chosen) resource with its state."""
     _range(start, end, MAX_GRID_RANGE)
     now = deps.clock.now()
@@ -50,7 +50,7 @@ async def availability_grid(
         unit = await uow.units.get(unit_id)
         resources = _select(await uow.units.resources(unit_id), resource_ids)
         occ = await uow.bookings.occupancy(unit_id, resource_ids, start, end)
-    rows = grid(unit, resources, occ, start, end, now)
+    rows = grid_rows(unit, resources, occ, start, end, now)
     return unit, [(r, rows[r.id]) for r in resources]
 
 

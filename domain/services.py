@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from uuid import UUID, uuid4
@@ -23,7 +24,7 @@ from domain.bookings import (
     booking_snapshot,
 )
 from domain.customers import CustomerIdentity
-from domain.errors import InvalidInput, InvalidTransition, NotFound, SlotTaken
+from domain.errors import InvalidInput, InvalidTransition, NotFound, SlotOption, SlotTaken
 from domain.hold_types import resolve as resolve_hold_type
 from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import Clock, UnitOfWork
@@ -87,18 +88,6 @@ def require_aware(value: datetime, field_name: str) -> None:
                            "2026-12-01T19:00:00-03:00)", code="naive_datetime")
 
 
-def _pick_resources(unit: Unit, all_resources: Sequence[Resource], ids: Sequence[UUID]) -> list[Resource]:
-    by_id = {r.id: r for r in all_resources}
-    if len(set(ids)) != len(ids):
-        raise InvalidInput("resourceIds", "a resource is listed twice", code="duplicate_resource")
-    picked = []
-    for rid in ids:
-        if rid not in by_id:
-            raise NotFound("resource", rid, field="resourceIds")
-        picked.append(by_id[rid])
-    return picked
-
-
 def _slot_starts(unit: Unit, r: Resource, starts_at: datetime, ends_at: datetime) -> list[datetime]:
     return [s for group in slot_ranges(unit, r, starts_at, ends_at) for s, _ in group]
 
@@ -117,65 +106,64 @@ async def hold(deps: Deps, cmd: HoldCommand) -> BookingResult:
         raise InvalidInput("quantity", "quantity must be at least 1", code="invalid_quantity")
     if cmd.resource_ids is not None and not cmd.resource_ids:
         raise InvalidInput("resourceIds", "give at least one resource, or none for any", code="no_resource")
+    if len(set(cmd.resource_ids or ())) != len(cmd.resource_ids or ()):
+        raise InvalidInput("resourceIds", "a resource is listed twice", code="duplicate_resource")
     if not cmd.counter and cmd.customer is None:
         raise InvalidInput("customer", "a hold needs the customer's CPF or phone", code="customer_required")
 
     async with deps.uow() as uow:
         unit = await uow.units.get(cmd.unit_id)
-        resources = await uow.units.resources(unit.id)
-    candidates = await _candidates(deps, unit, resources, cmd, now)
+        if cmd.resource_ids is not None:
+            found = await uow.units.resources_by_id(unit.id, list(cmd.resource_ids))
+            missing = [r for r in cmd.resource_ids if r not in found]
+            if missing:
+                raise NotFound("resource", missing[0], field="resourceIds")
+            candidates = [[found[r] for r in cmd.resource_ids]]
+            for r in candidates[0]:
+                check_on_grid(unit, r, cmd.starts_at, cmd.ends_at)
+                _check_quantity(r, cmd.quantity)
+        else:
+            candidates = await _any_free(deps, unit, await uow.units.resources(unit.id), cmd, now)
     last: SlotTaken | None = None
     for picked in candidates:
         try:
             return await _hold_on(deps, unit, picked, cmd, now)
         except SlotTaken as taken:
             last = taken
-            if cmd.resource_ids is not None:
-                break
-    assert last is not None or not candidates
-    wanted = candidates[0] if candidates else [resources[0]] if resources else []
-    taken = last or SlotTaken("no resource of the unit is free for that range",
-                              [r.id for r in wanted], cmd.starts_at, cmd.ends_at)
-    taken.alternatives = await _alternatives(deps, unit, resources, wanted[0], cmd, now) if wanted else []
+    wanted = candidates[0][0]
+    taken = last or SlotTaken("no resource of the unit is free for that range", [wanted.id], cmd.starts_at,
+                              cmd.ends_at)
+    taken.alternatives = await _alternatives(deps, unit, wanted, cmd, now)
     raise taken
 
 
-async def _candidates(
+async def _any_free(
     deps: Deps, unit: Unit, resources: list[Resource], cmd: HoldCommand, now: datetime
 ) -> list[list[Resource]]:
-    if cmd.resource_ids is not None:
-        picked = _pick_resources(unit, resources, cmd.resource_ids)
-        for r in picked:
-            check_on_grid(unit, r, cmd.starts_at, cmd.ends_at)
-            _check_quantity(r, cmd.quantity)
-        return [picked]
-    active = [r for r in resources if r.kind is ResourceKind.EXCLUSIVE or r.capacity >= cmd.quantity]
-    if not active:
-        raise NotFound("resource", "any", field="resourceIds")
-    on_grid: list[Resource] = []
-    grid_error: InvalidInput | None = None
-    for r in active:
-        try:
-            check_on_grid(unit, r, cmd.starts_at, cmd.ends_at)
-            _check_quantity(r, cmd.quantity)
-            on_grid.append(r)
-        except InvalidInput as e:
-            grid_error = grid_error or e
-    if not on_grid:
-        assert grid_error is not None
-        raise grid_error
+    """Up to 3 resources free for the whole range ("tanto faz"); the first on the grid if none is."""
+    fitting = [r for r in resources if (r.kind is ResourceKind.EXCLUSIVE and cmd.quantity == 1)
+               or (r.kind is ResourceKind.POOLED and r.capacity >= cmd.quantity)]
+    if not fitting:
+        raise InvalidInput("quantity", f"no resource of the unit holds {cmd.quantity}", code="invalid_quantity")
     async with deps.uow() as uow:
-        occ = await uow.bookings.occupancy(unit.id, [r.id for r in on_grid], cmd.starts_at, cmd.ends_at)
+        occ = await uow.bookings.occupancy(unit.id, None, cmd.starts_at, cmd.ends_at)
     step = timedelta(minutes=unit.params.slot_minutes)
     n = max(1, round((cmd.ends_at - cmd.starts_at) / step))
-    free = bookable_slots(
-        _window_free(unit) if cmd.counter else unit, on_grid, occ, cmd.starts_at - step,
-        cmd.ends_at + step, now, slots=n, quantity=cmd.quantity,
-    )
-    free_ids = [o.resource_id for o in free if o.starts_at == cmd.starts_at and o.ends_at == cmd.ends_at]
-    by_id = {r.id: r for r in on_grid}
-    ordered = [by_id[i] for i in dict.fromkeys(free_ids)][:3]
-    return [[r] for r in ordered] or [[on_grid[0]]]
+    view = _window_free(unit) if cmd.counter else unit
+    free = bookable_slots(view, fitting, occ, cmd.starts_at, cmd.ends_at, now, slots=n, quantity=cmd.quantity)
+    by_id = {r.id: r for r in fitting}
+    chosen = [by_id[o.resource_id] for o in free if o.starts_at == cmd.starts_at and o.ends_at == cmd.ends_at]
+    if chosen:
+        return [[r] for r in chosen[:3]]
+    error: InvalidInput | None = None
+    for r in fitting:  # nothing free: is the range even on the grid? (else: a typed input error)
+        try:
+            check_on_grid(unit, r, cmd.starts_at, cmd.ends_at)
+            return [[r]]
+        except InvalidInput as e:
+            error = error or e
+    assert error is not None
+    raise error
 
 
 def _window_free(unit: Unit) -> Unit:
@@ -245,14 +233,43 @@ def _hold_payload(cmd: HoldCommand) -> dict[str, object]:
     }
 
 
+ALTERNATIVE_RESOURCES = 50
+ALTERNATIVES_TTL = 1.0
+_alternatives_memo: dict[tuple[object, ...], tuple[float, list[SlotOption]]] = {}
+
+
 async def _alternatives(
-    deps: Deps, unit: Unit, resources: list[Resource], wanted: Resource, cmd: HoldCommand, now: datetime
-) -> list:  # type: ignore[type-arg]
-    day = timedelta(days=1)
+    deps: Deps, unit: Unit, wanted: Resource, cmd: HoldCommand, now: datetime
+) -> list[SlotOption]:
+    """The 3 nearest free options (RN-ATD-07) among the wanted resource and its nearest siblings.
+
+    Siblings are the resources of the same group (else of the unit) of the same kind, at most
+    ALTERNATIVE_RESOURCES of them nearest in display order, so a losing hold costs the same on a
+    venue of 4 fields or of 10,000 seats. Suggestions are not promises (a hold on one is checked like
+    any other), so the losers of one hot slot share one computation for ALTERNATIVES_TTL seconds.
+    """
+    key = (unit.id, wanted.id, cmd.starts_at, cmd.ends_at, cmd.quantity, cmd.counter)
+    hit = _alternatives_memo.get(key)
+    if hit and hit[0] > time.monotonic():
+        return hit[1]
     async with deps.uow() as uow:
-        occ = await uow.bookings.occupancy(unit.id, None, cmd.starts_at - day, cmd.ends_at + day)
+        resources = await uow.units.resources(unit.id)
+        kin = [r for r in resources
+               if r.kind is wanted.kind and (wanted.group_id is None or r.group_id == wanted.group_id)]
+        at = next((i for i, r in enumerate(kin) if r.id == wanted.id), 0)
+        lo = max(0, min(at - ALTERNATIVE_RESOURCES // 2, len(kin) - ALTERNATIVE_RESOURCES))
+        kin = kin[lo : lo + ALTERNATIVE_RESOURCES]
+        if wanted not in kin:
+            kin.append(wanted)
+        day = timedelta(days=1)
+        occ = await uow.bookings.occupancy(unit.id, [r.id for r in kin], cmd.starts_at - day,
+                                           cmd.ends_at + day)
     view = _window_free(unit) if cmd.counter else unit
-    return nearest_alternatives(view, resources, occ, wanted, cmd.starts_at, cmd.ends_at, now, cmd.quantity)
+    found = nearest_alternatives(view, kin, occ, wanted, cmd.starts_at, cmd.ends_at, now, cmd.quantity)
+    if len(_alternatives_memo) > 10_000:
+        _alternatives_memo.clear()
+    _alternatives_memo[key] = (time.monotonic() + ALTERNATIVES_TTL, found)
+    return found
 
 
 @dataclass(frozen=True)

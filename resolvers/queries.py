@@ -11,7 +11,7 @@ from domain import queries
 from domain.errors import DomainError
 from resolvers.context import Info, parse_id
 from schema.errors import InvalidInput, NotFound, error_from_domain
-from schema.types import BookableSlot, BookableSlots, Booking, Grid, GridRow, GridSegment, Resource, Unit
+from schema.types import BookableSlot, BookableSlots, Booking, Grid, GridRow, Resource, Unit
 
 UnitResult = Annotated[Unit | NotFound | InvalidInput, strawberry.union("UnitResult")]
 BookingResult = Annotated[Booking | NotFound | InvalidInput, strawberry.union("BookingResult")]
@@ -51,8 +51,7 @@ class Query:
             return error_from_domain(e)  # type: ignore[return-value]
         return Grid(
             unit_id=strawberry.ID(str(unit.id)), starts_at=from_, ends_at=to, slot_minutes=unit.params.slot_minutes,
-            rows=[GridRow(resource=Resource.from_domain(r), segments=[GridSegment.from_domain(s) for s in segs])
-                  for r, segs in rows],
+            rows=[GridRow(resource=Resource.from_domain(r), rows=window_rows) for r, window_rows in rows],
         )
 
     @strawberry.field(description="Customer view: free slots inside hours and the booking window (SPEC §5). "

@@ -46,7 +46,8 @@ class SlotChange:
             display_color=display_color(p["state"], p.get("hold_type")),
             hold_expires_at=datetime.fromisoformat(p["hold_expires_at"]) if p.get("hold_expires_at") else None,
             at=datetime.fromisoformat(p["at"]),
-            slots=[SlotRange(resource_id=strawberry.ID(a["resource_id"]), starts_at=datetime.fromisoformat(a["starts_at"]),
+            slots=[SlotRange(resource_id=strawberry.ID(a["resource_id"]),
+                             starts_at=datetime.fromisoformat(a["starts_at"]),
                              ends_at=datetime.fromisoformat(a["ends_at"]), quantity=a["quantity"])
                    for a in p["allocations"]],
         )

@@ -183,10 +183,26 @@ class GridSegment:
         )
 
 
+@strawberry.type(description="One opening window of a resource in compact form, for month views: one letter "
+                  "per grid slot — F free, H held, V verifying, B booked, X blocked.")
+class GridWindow:
+    starts_at: datetime
+    ends_at: datetime
+    states: str
+
+
 @strawberry.type(description="One resource's row of the grid.")
 class GridRow:
     resource: Resource
-    segments: list[GridSegment]
+    rows: strawberry.Private[list[av.WindowRow]]
+
+    @strawberry.field(description="Runs of consecutive slots in the same state, with the booking and hold type.")
+    def segments(self) -> list[GridSegment]:
+        return [GridSegment.from_domain(s) for s in av.segments(self.rows)]
+
+    @strawberry.field(description="The same slots as one string per opening window: cheap for long ranges.")
+    def windows(self) -> list[GridWindow]:
+        return [GridWindow(starts_at=r.first, ends_at=r.start(len(r)), states=r.codes.decode()) for r in self.rows]
 
 
 @strawberry.type(description="The staff grid of a unit over a range (SPEC §5).")

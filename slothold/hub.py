@@ -115,7 +115,7 @@ class Hub:
                 await self._listen()
             except asyncio.CancelledError:
                 raise
-            except Exception as e:  # noqa: BLE001 - any failure: reconnect and resync
+            except Exception as e:
                 if self.connected.is_set():
                     log.warning("lost Redis (%s: %s); reconnecting", type(e).__name__, e)
                 self.connected.clear()

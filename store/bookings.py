@@ -35,10 +35,10 @@ _LOCK = "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) WITH ORDINALI
 
 _LAPSED = """
 SELECT DISTINCT a.booking_id
-FROM unnest($2::uuid[]) AS r(id)
-JOIN allocations a ON a.unit_id = $1::uuid AND a.resource_id = r.id AND a.occupies
-     AND a.during && tstzrange($3::timestamptz, $4::timestamptz)
-WHERE a.booking_id IS NOT NULL AND a.hold_expires_at <= $5::timestamptz
+FROM allocations a
+WHERE a.resource_id = ANY($2::uuid[]) AND a.occupies AND a.hold_expires_at IS NOT NULL
+  AND a.unit_id = $1::uuid AND a.during && tstzrange($3::timestamptz, $4::timestamptz)
+  AND a.hold_expires_at <= $5::timestamptz
 """
 
 _DUE = """
@@ -88,8 +88,8 @@ WITH bk AS (
  ),
  al AS (
     INSERT INTO allocations (unit_id, booking_id, resource_id, during, quantity, pooled, occupies,
-                             hold_expires_at)
-    SELECT $2::uuid, $1::uuid, t.r, tstzrange(t.s, t.e), t.q, t.p, true, $11::timestamptz
+                             hold_expires_at, status, hold_type)
+    SELECT $2::uuid, $1::uuid, t.r, tstzrange(t.s, t.e), t.q, t.p, true, $11::timestamptz, $5::text, $6::text
     FROM unnest($16::uuid[], $17::timestamptz[], $18::timestamptz[], $19::int[], $20::bool[])
          AS t(r, s, e, q, p)
  ),
@@ -111,7 +111,8 @@ WITH bk AS (
     RETURNING id
  ),
  al AS (
-    UPDATE allocations SET occupies = $9::bool, hold_expires_at = $5::timestamptz
+    UPDATE allocations SET occupies = $9::bool, hold_expires_at = $5::timestamptz, status = $3::text,
+                           hold_type = $4::text
     WHERE booking_id = $1::uuid AND occupies AND EXISTS (SELECT 1 FROM bk)
     RETURNING resource_id, during, quantity, pooled
  ),
@@ -125,8 +126,8 @@ WITH bk AS (
 
 _OCCUPANCY = """
 SELECT a.resource_id, lower(a.during) AS s, upper(a.during) AS e, a.quantity, a.booking_id,
-       b.status, b.hold_type, a.hold_expires_at
-FROM allocations a LEFT JOIN bookings b ON b.id = a.booking_id
+       a.status, a.hold_type, a.hold_expires_at
+FROM allocations a
 WHERE a.unit_id = $1::uuid AND a.occupies AND a.during && tstzrange($2::timestamptz, $3::timestamptz)
   AND ($4::uuid[] IS NULL OR a.resource_id = ANY($4::uuid[]))
 """

@@ -1,10 +1,17 @@
-"""Units and resources, cached per process for a few seconds (configuration changes rarely)."""
+"""Units and resources, cached per process for a few seconds (configuration changes rarely).
+
+Reads go straight to the pool (never inside a unit of work's transaction). Concurrent misses for the
+same key share one load. A hold names its resources, so it loads just those; only the grid, "any
+resource" and alternatives need a unit's whole list.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 import asyncpg
@@ -13,18 +20,69 @@ from domain.errors import NotFound
 from domain.units import OpeningWindow, Resource, ResourceKind, Unit, UnitParameters
 
 CACHE_SECONDS = 5.0
-_cache: dict[UUID, tuple[float, Unit, list[Resource]]] = {}
+T = TypeVar("T")
 
 _UNIT_SQL = """
 SELECT u.*, o.tenant_id,
-       coalesce((SELECT json_agg(json_build_array(h.resource_id, h.weekday, h.opens_minute, h.closes_minute))
-                 FROM opening_hours h WHERE h.unit_id = u.id), '[]') AS hours,
-       coalesce((SELECT json_agg(json_build_array(r.id, r.name, r.kind, r.capacity, r.group_id)
-                                 ORDER BY r.sort, r.name)
-                 FROM resources r WHERE r.unit_id = u.id AND r.active), '[]') AS resources
+       coalesce((SELECT json_agg(json_build_array(h.weekday, h.opens_minute, h.closes_minute))
+                 FROM opening_hours h WHERE h.unit_id = u.id AND h.resource_id IS NULL), '[]') AS hours
 FROM units u JOIN organizations o ON o.id = u.organization_id
 WHERE u.id = $1::uuid
 """
+
+_RESOURCES_SQL = """
+SELECT r.id, r.name, r.kind, r.capacity, r.group_id,
+       coalesce((SELECT json_agg(json_build_array(h.weekday, h.opens_minute, h.closes_minute))
+                 FROM opening_hours h WHERE h.unit_id = r.unit_id AND h.resource_id = r.id), '[]') AS hours
+FROM resources r
+WHERE r.unit_id = $1::uuid AND r.active AND ($2::uuid[] IS NULL OR r.id = ANY($2::uuid[]))
+ORDER BY r.sort, r.name
+"""
+
+
+class _Cache:
+    """A TTL cache whose concurrent misses for one key wait for a single load."""
+
+    def __init__(self) -> None:
+        self._values: dict[Any, tuple[float, Any]] = {}
+        self._loading: dict[Any, asyncio.Future[Any]] = {}
+
+    async def get(self, key: Any, load: Callable[[], Awaitable[T]]) -> T:
+        hit = self._values.get(key)
+        if hit and hit[0] > time.monotonic():
+            return hit[1]  # type: ignore[no-any-return]
+        pending = self._loading.get(key)
+        if pending is not None:
+            return await asyncio.shield(pending)  # type: ignore[no-any-return]
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._loading[key] = future
+        try:
+            value = await load()
+        except BaseException as e:
+            future.set_exception(e)
+            future.exception()  # mark retrieved: waiters re-raise it themselves
+            raise
+        else:
+            self._values[key] = (time.monotonic() + CACHE_SECONDS, value)
+            future.set_result(value)
+            return value
+        finally:
+            del self._loading[key]
+
+    def drop(self, match: Callable[[Any], bool] | None = None) -> None:
+        for key in [k for k in self._values if match is None or match(k)]:
+            del self._values[key]
+
+
+_units = _Cache()
+_resource_lists = _Cache()
+_resources = _Cache()
+
+
+def invalidate(unit_id: UUID | None = None) -> None:
+    """Forget cached configuration (of every unit when None) in this process."""
+    for cache in (_units, _resource_lists, _resources):
+        cache.drop(None if unit_id is None else lambda k: k == unit_id or (isinstance(k, tuple) and k[0] == unit_id))
 
 
 def _params(row: Any) -> UnitParameters:
@@ -53,51 +111,51 @@ def _params(row: Any) -> UnitParameters:
     )
 
 
-def invalidate(unit_id: UUID | None = None) -> None:
-    """Forget cached configuration (all units when None)."""
-    if unit_id is None:
-        _cache.clear()
-    else:
-        _cache.pop(unit_id, None)
+def _hours(raw: list[list[int]]) -> tuple[OpeningWindow, ...]:
+    return tuple(sorted((OpeningWindow(wd, o, c) for wd, o, c in raw), key=lambda w: (w.weekday, w.opens)))
+
+
+def _resource(unit_id: UUID, r: Any) -> Resource:
+    return Resource(id=r["id"], unit_id=unit_id, name=r["name"], kind=ResourceKind(r["kind"]),
+                    capacity=r["capacity"], group_id=r["group_id"], hours=_hours(r["hours"]))
 
 
 class PgUnits:
-    """UnitRepository over a connection getter."""
+    """UnitRepository over the pool (outside any transaction)."""
 
-    def __init__(self, conn: Any) -> None:
-        self._conn = conn
-
-    async def _load(self, unit_id: UUID) -> tuple[Unit, list[Resource]]:
-        hit = _cache.get(unit_id)
-        if hit and hit[0] > time.monotonic():
-            return hit[1], hit[2]
-        conn: asyncpg.Connection = await self._conn()
-        row = await conn.fetchrow(_UNIT_SQL, unit_id)
-        if row is None:
-            raise NotFound("unit", unit_id, field="unitId")
-        own: dict[UUID | None, list[OpeningWindow]] = {}
-        for rid, wd, o, c in row["hours"]:
-            own.setdefault(UUID(rid) if rid else None, []).append(OpeningWindow(wd, o, c))
-        unit = Unit(
-            id=row["id"], organization_id=row["organization_id"], tenant_id=row["tenant_id"],
-            name=row["name"], timezone=row["timezone"], params=_params(row),
-            hours=tuple(sorted(own.get(None, []), key=lambda w: (w.weekday, w.opens))),
-        )
-        resources = [
-            Resource(
-                id=UUID(rid), unit_id=unit.id, name=name, kind=ResourceKind(kind), capacity=cap,
-                group_id=UUID(gid) if gid else None,
-                hours=tuple(sorted(own.get(UUID(rid), []), key=lambda w: (w.weekday, w.opens))),
-            )
-            for rid, name, kind, cap, gid in row["resources"]
-        ]
-        _cache[unit_id] = (time.monotonic() + CACHE_SECONDS, unit, resources)
-        return unit, resources
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
 
     async def get(self, unit_id: UUID) -> Unit:
         """The unit with its parameters and hours."""
-        return (await self._load(unit_id))[0]
+
+        async def load() -> Unit:
+            row = await self._pool.fetchrow(_UNIT_SQL, unit_id)
+            if row is None:
+                raise NotFound("unit", unit_id, field="unitId")
+            return Unit(id=row["id"], organization_id=row["organization_id"], tenant_id=row["tenant_id"],
+                        name=row["name"], timezone=row["timezone"], params=_params(row), hours=_hours(row["hours"]))
+
+        return await _units.get(unit_id, load)
 
     async def resources(self, unit_id: UUID) -> list[Resource]:
         """The unit's active resources in display order."""
-        return (await self._load(unit_id))[1]
+
+        async def load() -> list[Resource]:
+            return [_resource(unit_id, r) for r in await self._pool.fetch(_RESOURCES_SQL, unit_id, None)]
+
+        return await _resource_lists.get(unit_id, load)
+
+    async def resources_by_id(self, unit_id: UUID, ids: list[UUID]) -> dict[UUID, Resource]:
+        """Those of `ids` that are active resources of the unit (missing ones are left out)."""
+        found: dict[UUID, Resource] = {}
+        for rid in ids:
+
+            async def load(rid: UUID = rid) -> Resource | None:
+                rows = await self._pool.fetch(_RESOURCES_SQL, unit_id, [rid])
+                return _resource(unit_id, rows[0]) if rows else None
+
+            r = await _resources.get((unit_id, rid), load)
+            if r is not None:
+                found[rid] = r
+        return found

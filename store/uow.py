@@ -25,7 +25,7 @@ class PgUnitOfWork:
         self._conn: asyncpg.Connection | None = None
         self._tx: asyncpg.transaction.Transaction | None = None
         self._done = False
-        self.units = PgUnits(self._connection)
+        self.units = PgUnits(pool)
         self.bookings = PgBookings(self._connection)
         self.customers = PgCustomers(self._connection)
         self.idempotency = PgIdempotencyKeys(self._connection)

@@ -1,0 +1,1 @@
+"""Slothold benchmarks (see bench/README.md)."""
