@@ -61,7 +61,7 @@ GRID = """
 query($unit: ID!, $from: DateTime!, $to: DateTime!) {
   availabilityGrid(unitId: $unit, from: $from, to: $to) {
     __typename
-    ... on Grid { slotMinutes rows { resource { id name } windows { startsAt endsAt states } } }
+    ... on Grid { slotMinutes rows { resource { id name } windowStarts windowStates } }
     ... on Error { code message }
   }
 }
@@ -364,8 +364,8 @@ async def grid_latency(cfg: Config, server: ApiServer, url: str, g: _data.GridUn
             if query is GRID:
                 out.response_bytes = len(raw)
                 for row in data["rows"]:
-                    for w in row["windows"]:
-                        for letter in w["states"]:
+                    for states in row["windowStates"]:
+                        for letter in states:
                             out.states[letters[letter]] += 1
             else:
                 out.segment_bytes = len(raw)
@@ -546,7 +546,7 @@ def report(cfg: Config, r: Results, g: _data.GridUnit, started: datetime) -> Rep
     if gt.problem:
         rep.note(f"grid FAILURE: {gt.problem}")
     else:
-        rep.add("Grid: availabilityGrid via API (windows, compact)", latency(gt.api),
+        rep.add("Grid: availabilityGrid via API (compact)", latency(gt.api),
                 f"< 100 ms {verdict(pct(gt.api, 99) < 0.1)}")
         rep.add("Grid: availabilityGrid via API (typed segments)", latency(gt.api_segments),
                 f"{gt.segments:,} segments, {gt.segment_bytes / 1024:,.0f} KiB")

@@ -139,6 +139,11 @@ CODES = {SlotState.FREE: "F", SlotState.HELD: "H", SlotState.VERIFYING: "V", Slo
          SlotState.BLOCKED: "X", SlotState.CLOSED: "C"}
 """One letter per slot state, for compact grids."""
 _BY_CODE = {ord(v): k for k, v in CODES.items()}
+_ONE_IF_FREE = bytes(1 if i == ord("F") else 0 for i in range(256))
+
+
+def _by_priority(a: tuple[float, float, int, int, Occupancy]) -> int:
+    return a[2]
 
 
 def _state_of(occ: Occupancy) -> SlotState:
@@ -151,7 +156,7 @@ def _state_of(occ: Occupancy) -> SlotState:
     return SlotState.BOOKED
 
 
-@dataclass
+@dataclass(slots=True)
 class WindowRow:
     """The slots of one resource inside one opening window, as parallel arrays (fast to build and scan).
 
@@ -186,51 +191,75 @@ class WindowRow:
 
 def window_rows(
     unit: Unit, resource: Resource, occupancies: Sequence[Occupancy], start: datetime, end: datetime,
-    now: datetime,
+    now: datetime, windows: list[tuple[datetime, datetime]] | None = None,
 ) -> list[WindowRow]:
-    """One resource's slots in [start, end) with their states, one row per opening window."""
+    """One resource's slots in [start, end) with their states, one row per opening window.
+
+    `windows` may pass the resource's opening windows when the caller already has them.
+    """
     step = timedelta(minutes=unit.params.slot_minutes)
-    active = sorted((o for o in occupancies if o.is_active(now)), key=lambda o: o.starts_at)
-    starts = [o.starts_at for o in active]
-    longest = max((o.ends_at - o.starts_at for o in active), default=timedelta(0))
+    step_s = step.total_seconds()
+    # (start, end) as POSIX seconds, priority, state letter, occupancy: computed once, sorted by start.
+    active = sorted(
+        (o.starts_at.timestamp(), o.ends_at.timestamp(), _PRIORITY[st], ord(CODES[st]), o)
+        for o in occupancies if o.is_active(now) for st in (_state_of(o),)
+    )
+    starts = [a[0] for a in active]
+    longest = max((a[1] - a[0] for a in active), default=0.0)
     pooled = resource.kind is ResourceKind.POOLED
     rows: list[WindowRow] = []
-    for o, c in opening_windows(unit.hours_of(resource), unit.tz, start, end):
-        skip = max(0, -((o - start) // step))  # slots of the window before `start`
-        first = o + step * skip
-        n = int(min((c - first) // step, (end - first) // step)) if first < end else 0
+    if windows is None:
+        windows = opening_windows(unit.hours_of(resource), unit.tz, start, end)
+    start_s, end_s = start.timestamp(), end.timestamp()
+    for o, c in windows:
+        o_s, c_s = o.timestamp(), c.timestamp()
+        skip = max(0, -int((o_s - start_s) // step_s))  # slots of the window before `start`
+        f = o_s + skip * step_s
+        n = int(min((c_s - f) // step_s, (end_s - f) // step_s)) if f < end_s else 0
         if n <= 0:
             continue
-        # Only what overlaps this window, lowest priority first so that the highest decides.
-        here = sorted((x for x in active[bisect_left(starts, first - longest):bisect_left(starts, c)]
-                       if x.ends_at > first), key=lambda x: _PRIORITY[_state_of(x)])
-        row = WindowRow(resource, first, step, bytearray(b"F" * n), [resource.capacity] * n, [-1] * n, here)
+        first = o + step * skip
+        # What overlaps this window, lowest priority first so that the highest decides.
+        here = [a for a in active[bisect_left(starts, f - longest):bisect_left(starts, c_s)] if a[1] > f]
+        if len(here) > 1:
+            here.sort(key=_by_priority)
+        codes, owners = bytearray(b"F" * n), [-1] * n
+        if not pooled:
+            for k, (s0, s1, _prio, code, _occ) in enumerate(here):
+                i0 = max(0, int((s0 - f) // step_s))
+                i1 = min(n, -int((f - s1) // step_s))
+                if i0 < i1:
+                    codes[i0:i1] = bytes((code,)) * (i1 - i0)
+                    owners[i0:i1] = [k] * (i1 - i0)
+            row = WindowRow(resource, first, step, codes, list(codes.translate(_ONE_IF_FREE)), owners,
+                            [a[4] for a in here])
+            rows.append(row)
+            continue
+        row = WindowRow(resource, first, step, codes, [resource.capacity] * n, owners, [a[4] for a in here])
         top = [0] * n
-        for k, occ in enumerate(here):
-            i0 = max(0, int((occ.starts_at - first) // step))
-            i1 = min(n, -int((first - occ.ends_at) // step))
+        for k, (s0, s1, prio, code, occ) in enumerate(here):
+            i0 = max(0, int((s0 - f) // step_s))
+            i1 = min(n, -int((f - s1) // step_s))
             if i0 >= i1:
                 continue
-            state = _state_of(occ)
-            if pooled and not occ.is_block:
+            if not occ.is_block:
                 for i in range(i0, i1):
                     row.available[i] -= occ.quantity
-                    if _PRIORITY[state] >= top[i]:
-                        top[i], row.owners[i] = _PRIORITY[state], k
+                    if prio >= top[i]:
+                        top[i], row.owners[i] = prio, k
                 continue
-            row.codes[i0:i1] = CODES[state].encode() * (i1 - i0)
+            row.codes[i0:i1] = bytes((code,)) * (i1 - i0)
             row.owners[i0:i1] = [k] * (i1 - i0)
             row.available[i0:i1] = [0] * (i1 - i0)
-            top[i0:i1] = [_PRIORITY[state]] * (i1 - i0)
-        if pooled:
-            for i in range(n):
-                if row.codes[i] == ord("X"):
-                    continue
-                if row.available[i] > 0:
-                    row.owners[i] = -1
-                else:
-                    row.available[i] = 0
-                    row.codes[i] = ord(CODES[_state_of(here[row.owners[i]])])
+            top[i0:i1] = [prio] * (i1 - i0)
+        for i in range(n):
+            if row.codes[i] == ord("X"):
+                continue
+            if row.available[i] > 0:
+                row.owners[i] = -1
+            else:
+                row.available[i] = 0
+                row.codes[i] = here[row.owners[i]][3]
         rows.append(row)
     return rows
 
@@ -259,7 +288,14 @@ def grid_rows(
 ) -> dict[UUID, list[WindowRow]]:
     """Staff grid as window rows per resource (SPEC §5)."""
     by_resource = _by_resource(occupancies)
-    return {r.id: window_rows(unit, r, by_resource.get(r.id, []), start, end, now) for r in resources}
+    windows: dict[tuple[OpeningWindow, ...], list[tuple[datetime, datetime]]] = {}
+    out: dict[UUID, list[WindowRow]] = {}
+    for r in resources:
+        hours = unit.hours_of(r)
+        if hours not in windows:  # resources usually share the unit's hours: compute them once
+            windows[hours] = opening_windows(hours, unit.tz, start, end)
+        out[r.id] = window_rows(unit, r, by_resource.get(r.id, []), start, end, now, windows[hours])
+    return out
 
 
 def segments(rows: Sequence[WindowRow]) -> list[Segment]:

@@ -200,9 +200,20 @@ class GridRow:
     def segments(self) -> list[GridSegment]:
         return [GridSegment.from_domain(s) for s in av.segments(self.rows)]
 
-    @strawberry.field(description="The same slots as one string per opening window: cheap for long ranges.")
+    @strawberry.field(description="The same slots as one string per opening window.")
     def windows(self) -> list[GridWindow]:
         return [GridWindow(starts_at=r.first, ends_at=r.start(len(r)), states=r.codes.decode()) for r in self.rows]
+
+    @strawberry.field(description="Compact form for long ranges (month views): the start of each opening "
+                      "window's first slot; pairs with windowStates.")
+    def window_starts(self) -> list[datetime]:
+        return [r.first for r in self.rows]
+
+    @strawberry.field(description="Compact form for long ranges: per opening window, one letter per slot (F free, "
+                      "H held, V verifying, B booked, X blocked); slot i of window w starts at windowStarts[w] + "
+                      "i × slotMinutes.")
+    def window_states(self) -> list[str]:
+        return [r.codes.decode() for r in self.rows]
 
 
 @strawberry.type(description="The staff grid of a unit over a range (SPEC §5).")
