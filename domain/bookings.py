@@ -101,6 +101,7 @@ class Booking:
         if target not in TRANSITIONS[self.status]:
             raise InvalidTransition(self.status.value, target.value, action)
         old, held_as = self.status, self.hold_type
+        deadline, remind_at = self.hold_expires_at, self.remind_at
         self.status = target
         self.version += 1
         if target not in LOCKED:
@@ -119,6 +120,8 @@ class Booking:
                 channel=self.channel,
                 at=at,
                 reason=reason,
+                previous_deadline=deadline,
+                previous_remind_at=remind_at,
             )
         )
 

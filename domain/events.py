@@ -20,6 +20,9 @@ class BookingEvent:
     channel: str
     at: datetime
     reason: str | None
+    previous_deadline: datetime | None = None
+    """The hold's deadline before this change (its deadline job is obsolete when it moved or ended)."""
+    previous_remind_at: datetime | None = None
 
     @property
     def name(self) -> str:

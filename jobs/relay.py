@@ -16,6 +16,7 @@ from datetime import datetime
 import asyncpg
 from arq import create_pool as create_arq_pool
 from arq.connections import ArqRedis, RedisSettings
+from arq.constants import default_queue_name, job_key_prefix
 from broadcaster import Broadcast
 from redis.exceptions import RedisError
 
@@ -45,6 +46,20 @@ def follow_ups(event: OutboxEvent) -> list[tuple[str, str, datetime]]:
                     datetime.fromisoformat(p["hold_expires_at"])))
     if p.get("remind_at"):
         out.append(("remind_hold", f"remind:{booking}:{p['remind_at']}", datetime.fromisoformat(p["remind_at"])))
+    return out
+
+
+def obsolete_jobs(event: OutboxEvent) -> list[str]:
+    """Deadline jobs an event makes pointless: the hold ended or its deadline moved."""
+    p = event.payload
+    if p.get("topic") != "slot_changed":
+        return []
+    booking = p["booking_id"]
+    out = []
+    if p.get("previous_hold_expires_at") and p["previous_hold_expires_at"] != p.get("hold_expires_at"):
+        out.append(f"expire:{booking}:{p['previous_hold_expires_at']}")
+    if p.get("previous_remind_at") and p["previous_remind_at"] != p.get("remind_at"):
+        out.append(f"remind:{booking}:{p['previous_remind_at']}")
     return out
 
 
@@ -116,7 +131,11 @@ class Relay:
             await broadcast.publish(EVENTS_CHANNEL, message(event))
             for function, job_id, when in follow_ups(event):
                 await arq.enqueue_job(function, event.payload["booking_id"], _job_id=job_id,
-                                            _defer_until=when)
+                                      _defer_until=when)
+            stale = obsolete_jobs(event)
+            if stale:  # unschedule (a job that already started re-checks the booking and does nothing)
+                await arq.zrem(default_queue_name, *stale)
+                await arq.delete(*(job_key_prefix + j for j in stale))
         await mark_published(conn, [e.id for e in events], self._clock.now())
         return True
 

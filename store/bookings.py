@@ -162,6 +162,8 @@ def _event_rows(b: Booking, events: list[BookingEvent]) -> tuple[list[Any], list
          "state": SLOT_STATE.get(e.new_status, "free"), "hold_type": e.hold_type,
          "hold_expires_at": b.hold_expires_at.isoformat() if b.hold_expires_at else None,
          "remind_at": b.remind_at.isoformat() if b.remind_at else None,
+         "previous_hold_expires_at": e.previous_deadline.isoformat() if e.previous_deadline else None,
+         "previous_remind_at": e.previous_remind_at.isoformat() if e.previous_remind_at else None,
          "at": e.at.isoformat(), "allocations": resources}
         for e in events
     ]

@@ -179,3 +179,34 @@ async def test_mutations_work_while_redis_is_down_and_subscribers_catch_up_when_
         redis.stop()
 
 
+
+
+async def test_deadline_jobs_are_scheduled_with_the_hold_and_unscheduled_when_it_settles(
+    database_url: str, redis_url: str, pool: Any, tmp_path: Path
+) -> None:
+    import redis.asyncio as aioredis
+
+    v = await arena(pool)
+    confirm = 'mutation($id: ID!) { confirm(bookingId: $id) { __typename } }'
+    with cluster(database_url, redis_url, tmp_path, apis=1, workers=1) as c:
+        port = c.apis[0][1]
+        made = await hold_on(port, v, "Campo 1", 10, 1)
+        expire_job = f"expire:{made['id']}:{made['holdExpiresAt']}"
+        r = aioredis.Redis.from_url(redis_url)
+        try:
+            async def scheduled() -> bool:
+                return await r.zscore("arq:queue", expire_job) is not None
+
+            deadline = time.monotonic() + 5
+            while not await scheduled() and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            assert await scheduled(), c.logs()
+            assert await r.zscore("arq:queue", expire_job) == pytest.approx(
+                datetime.fromisoformat(made["holdExpiresAt"]).timestamp() * 1000, abs=1)
+            await gql(port, confirm, {"id": made["id"]})
+            deadline = time.monotonic() + 5
+            while await scheduled() and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            assert not await scheduled()
+        finally:
+            await r.aclose()
