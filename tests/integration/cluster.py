@@ -161,3 +161,14 @@ class WsClient:
 
     async def close(self) -> None:
         await self.ws.close()
+
+
+async def wait_until(condition: Any, timeout: float = 5.0, every: float = 0.1) -> bool:
+    """Poll an async condition until it holds or `timeout` passes; return its last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if await condition():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(every)

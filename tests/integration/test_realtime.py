@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from slothold.embedded import free_port, start_redis
-from tests.integration.cluster import WsClient, cluster, gql
+from tests.integration.cluster import WsClient, cluster, gql, wait_until
 from tests.venues import arena, cpf
 
 SP = ZoneInfo("America/Sao_Paulo")
@@ -197,16 +197,13 @@ async def test_deadline_jobs_are_scheduled_with_the_hold_and_unscheduled_when_it
             async def scheduled() -> bool:
                 return await r.zscore("arq:queue", expire_job) is not None
 
-            deadline = time.monotonic() + 5
-            while not await scheduled() and time.monotonic() < deadline:
-                await asyncio.sleep(0.1)
-            assert await scheduled(), c.logs()
+            assert await wait_until(scheduled), c.logs()
             assert await r.zscore("arq:queue", expire_job) == pytest.approx(
                 datetime.fromisoformat(made["holdExpiresAt"]).timestamp() * 1000, abs=1)
             await gql(port, confirm, {"id": made["id"]})
-            deadline = time.monotonic() + 5
-            while await scheduled() and time.monotonic() < deadline:
-                await asyncio.sleep(0.1)
-            assert not await scheduled()
+            async def unscheduled() -> bool:
+                return not await scheduled()
+
+            assert await wait_until(unscheduled), c.logs()
         finally:
             await r.aclose()
