@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 from uuid import UUID
 
 from domain.errors import InvalidTransition
@@ -74,6 +75,12 @@ class Booking:
     """When the customer is reminded that the hold is about to expire (None: never)."""
     price_cents: int = 0
     version: int = 1
+    acceptance: dict[str, Any] | None = None
+    """What the customer accepted (domain.payments.Acceptance.as_json), kept as accepted."""
+    due_now_cents: int = 0
+    paid_cents: int = 0
+    swapped_from: UUID | None = None
+    swapped_to: UUID | None = None
     events: list[BookingEvent] = field(default_factory=list)
 
     @property
@@ -154,6 +161,40 @@ class Booking:
         self._move(S.PENDING_PAYMENT, "confirm", at, actor, None)
         self.hold_expires_at = deadline
 
+    def accept(self, acceptance: dict[str, Any], due_now_cents: int) -> None:
+        """Record what the customer accepted before any charge (RN-ATD-09)."""
+        self.acceptance = acceptance
+        self.due_now_cents = due_now_cents
+
+    def claim_paid(self, at: datetime, actor: str, until: datetime) -> None:
+        """The customer says they paid ("paguei"): frozen while staff check, until `until` (RN-HLD-06)."""
+        if self.is_lapsed(at):
+            raise InvalidTransition("expired", S.VERIFYING.value, "claim payment for")
+        self._move(S.VERIFYING, "claim payment for", at, actor, "customer says paid")
+        self.hold_expires_at = until
+
+    def settle(self, at: datetime, amount_cents: int, actor: str = "system") -> None:
+        """A payment arrived in time: the booking is confirmed (SPEC §7)."""
+        self.paid_cents += amount_cents
+        self._move(S.CONFIRMED, "confirm payment for", at, actor, "payment.paid")
+
+    def revive_by_late_payment(self, at: datetime, amount_cents: int) -> None:
+        """A payment arrived after the hold ended and its slot is still free: the booking confirms after all.
+
+        The one way out of `expired` or `cancelled` (SPEC §7 "Late payment", RN-HLD-07); the caller must
+        have taken the slot back first.
+        """
+        if self.status not in (S.EXPIRED, S.CANCELLED):
+            raise InvalidTransition(self.status.value, S.CONFIRMED.value, "revive by late payment")
+        old = self.status
+        self.status = S.CONFIRMED
+        self.paid_cents += amount_cents
+        self.version += 1
+        self.events.append(BookingEvent(
+            booking_id=self.id, unit_id=self.unit_id, old_status=old.value, new_status=S.CONFIRMED.value,
+            hold_type=None, actor="system", channel=self.channel, at=at, reason="late payment, slot still free",
+        ))
+
     def expire(self, at: datetime, actor: str = "system") -> None:
         """The deadline passed without payment or confirmation."""
         self._move(S.EXPIRED, "expire", at, actor, "deadline passed")
@@ -202,6 +243,11 @@ def booking_snapshot(b: Booking) -> dict[str, object]:
         "remind_at": b.remind_at.isoformat() if b.remind_at else None,
         "price_cents": b.price_cents,
         "version": b.version,
+        "acceptance": b.acceptance,
+        "due_now_cents": b.due_now_cents,
+        "paid_cents": b.paid_cents,
+        "swapped_from": str(b.swapped_from) if b.swapped_from else None,
+        "swapped_to": str(b.swapped_to) if b.swapped_to else None,
         "allocations": [
             {
                 "resource_id": str(a.resource_id),
@@ -238,6 +284,11 @@ def booking_from_snapshot(d: dict[str, object]) -> Booking:
         remind_at=ts(d.get("remind_at")),
         price_cents=int(d.get("price_cents", 0)),  # type: ignore[call-overload]
         version=int(d.get("version", 1)),  # type: ignore[call-overload]
+        acceptance=d.get("acceptance"),  # type: ignore[arg-type]
+        due_now_cents=int(d.get("due_now_cents") or 0),  # type: ignore[call-overload]
+        paid_cents=int(d.get("paid_cents") or 0),  # type: ignore[call-overload]
+        swapped_from=uid(d.get("swapped_from")),
+        swapped_to=uid(d.get("swapped_to")),
         allocations=[
             Allocation(
                 resource_id=UUID(a["resource_id"]),

@@ -119,3 +119,21 @@ class Busy(DomainError):
     """The database could not serve the request in time (lock timeout); retry shortly."""
 
     code = "busy"
+
+
+class PaymentUnavailable(DomainError):
+    """The bank could not create the Pix charge; the hold was cancelled and can be asked for again."""
+
+    code = "payment_unavailable"
+
+    def __init__(self, message: str = "Não consegui gerar o PIX agora. Tente de novo em instantes.") -> None:
+        super().__init__(message)
+
+
+class PaymentNotFound(DomainError):
+    """The provider does not show the payment (yet); nothing was confirmed."""
+
+    code = "payment_not_found"
+
+    def __init__(self, message: str = "O PIX não foi localizado no banco.") -> None:
+        super().__init__(message)

@@ -10,6 +10,7 @@ from uuid import UUID
 from domain.availability import Occupancy
 from domain.bookings import Allocation, Booking
 from domain.customers import Customer, CustomerIdentity
+from domain.payments import ChargeLookup, ProviderCharge, ReceivedPix
 from domain.units import Resource, Unit
 
 
@@ -52,6 +53,8 @@ class BookingRepository(Protocol):
 
     async def save(self, booking: Booking) -> None: ...
 
+    async def reoccupy(self, booking: Booking) -> None: ...
+
     async def occupancy(
         self, unit_id: UUID, resource_ids: list[UUID] | None, start: datetime, end: datetime
     ) -> list[Occupancy]: ...
@@ -83,6 +86,77 @@ class Events(Protocol):
     async def notify(self, unit_id: UUID, topic: str, payload: dict[str, Any]) -> None: ...
 
 
+class PaymentProvider(Protocol):
+    """A Pix provider: the sandbox, a bank's standard Pix API, MercadoPago.
+
+    Calls raise ProviderUnavailable when the provider fails; `parse_webhook` raises WebhookRejected
+    for anything not authentic.
+    """
+
+    name: str
+
+    async def create_charge(
+        self, txid: str, amount_cents: int, expires_at: datetime, description: str
+    ) -> ProviderCharge: ...
+
+    async def cancel_charge(self, txid: str, provider_ref: str) -> None: ...
+
+    async def lookup_charge(self, txid: str, provider_ref: str) -> ChargeLookup: ...
+
+    async def parse_webhook(
+        self, headers: dict[str, str], query: dict[str, str], body: bytes
+    ) -> list[ReceivedPix]: ...
+
+    async def refund(self, payment: ReceivedPix, amount_cents: int, refund_id: str) -> str: ...
+
+
+class PaymentsRepository(Protocol):
+    """Prices, policies, charges, payments, failure streaks, credits (see store/payments.py)."""
+
+    async def current_price(self, unit_id: UUID, service_id: UUID) -> Any: ...
+
+    async def current_policy(self, unit_id: UUID) -> Any: ...
+
+    async def add_charge(self, c: Any) -> None: ...
+
+    async def save_charge(self, c: Any, at: datetime) -> None: ...
+
+    async def charge(self, charge_id: UUID) -> Any: ...
+
+    async def charge_by_txid(self, txid: str) -> Any: ...
+
+    async def charges_of(self, booking_id: UUID) -> list[Any]: ...
+
+    async def record_payment(self, provider: str, pix: ReceivedPix, unit_id: UUID | None, charge_id: UUID | None,
+                             booking_id: UUID | None, outcome: str) -> UUID | None: ...
+
+    async def set_outcome(self, payment_id: UUID, outcome: str, unit_id: UUID | None = None,
+                          charge_id: UUID | None = None, booking_id: UUID | None = None) -> None: ...
+
+    async def payment(self, payment_id: UUID) -> dict[str, Any]: ...
+
+    async def add_credit(self, unit_id: UUID, customer_id: UUID | None, payment_id: UUID, amount_cents: int) -> None: ...
+
+    async def charge_failed(self, unit_id: UUID, today: Any, threshold: int) -> bool: ...
+
+    async def charge_succeeded(self, unit_id: UUID) -> None: ...
+
+
+class QueueRepository(Protocol):
+    """The staff queue (see store/queue.py)."""
+
+    async def open(self, unit_id: UUID, type_: Any, at: datetime, booking_id: UUID | None = None,
+                   payload: dict[str, Any] | None = None) -> Any: ...
+
+    async def acknowledge(self, item_id: UUID, actor: str, at: datetime) -> Any: ...
+
+    async def resolve(self, item_id: UUID, actor: str, at: datetime, note: str | None = None) -> Any: ...
+
+    async def resolve_for_booking(self, booking_id: UUID, type_: Any, actor: str, at: datetime, note: str) -> None: ...
+
+    async def list(self, unit_id: UUID, statuses: list[str], limit: int = 200) -> list[Any]: ...
+
+
 class UnitOfWork(Protocol):
     """One database transaction; nothing is kept unless `commit` is called."""
 
@@ -91,6 +165,10 @@ class UnitOfWork(Protocol):
     customers: CustomerRepository
     idempotency: IdempotencyKeys
     events: Events
+    payments: PaymentsRepository
+    queue: QueueRepository
+
+    def savepoint(self) -> Any: ...
 
     async def __aenter__(self) -> Self: ...
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from uuid import UUID, uuid4
@@ -27,7 +27,7 @@ from domain.customers import CustomerIdentity
 from domain.errors import InvalidInput, InvalidTransition, NotFound, SlotOption, SlotTaken
 from domain.hold_types import resolve as resolve_hold_type
 from domain.holds import check_booking_window, hold_deadline, reminder_at
-from domain.ports import Clock, UnitOfWork
+from domain.ports import Clock, PaymentProvider, UnitOfWork
 from domain.units import Resource, ResourceKind, Unit
 
 UowFactory = Callable[[], UnitOfWork]
@@ -41,6 +41,8 @@ class Deps:
     uow: UowFactory
     clock: Clock
     new_id: Callable[[], UUID] = uuid4
+    provider: PaymentProvider | None = None
+    """The Pix provider charges go to (None: no payments can be taken)."""
 
 
 @dataclass(frozen=True)
@@ -92,8 +94,15 @@ def _slot_starts(unit: Unit, r: Resource, starts_at: datetime, ends_at: datetime
     return [s for group in slot_ranges(unit, r, starts_at, ends_at) for s, _ in group]
 
 
-async def hold(deps: Deps, cmd: HoldCommand) -> BookingResult:
-    """Hold a slot for a customer (or book it at the counter): all or nothing, never twice (SPEC §4, §6)."""
+BeforeInsert = Callable[[UnitOfWork, Booking], Awaitable[None]]
+
+
+async def hold(deps: Deps, cmd: HoldCommand, before_insert: BeforeInsert | None = None) -> BookingResult:
+    """Hold a slot for a customer (or book it at the counter): all or nothing, never twice (SPEC §4, §6).
+
+    `before_insert` runs in the same transaction just before the new booking is written (a swap frees
+    the old hold there), so that both happen or neither does.
+    """
     now = deps.clock.now()
     require_aware(cmd.starts_at, "startsAt")
     require_aware(cmd.ends_at, "endsAt")
@@ -127,7 +136,7 @@ async def hold(deps: Deps, cmd: HoldCommand) -> BookingResult:
     last: SlotTaken | None = None
     for picked in candidates:
         try:
-            return await _hold_on(deps, unit, picked, cmd, now)
+            return await _hold_on(deps, unit, picked, cmd, now, before_insert)
         except SlotTaken as taken:
             last = taken
     wanted = candidates[0][0]
@@ -179,7 +188,8 @@ def _check_quantity(r: Resource, quantity: int) -> None:
 
 
 async def _hold_on(
-    deps: Deps, unit: Unit, picked: list[Resource], cmd: HoldCommand, now: datetime
+    deps: Deps, unit: Unit, picked: list[Resource], cmd: HoldCommand, now: datetime,
+    before_insert: BeforeInsert | None = None,
 ) -> BookingResult:
     if cmd.counter:
         if cmd.ends_at <= now:
@@ -190,7 +200,7 @@ async def _hold_on(
         status, deadline, hold_type = BookingStatus.CONFIRMED, None, None
     else:
         check_booking_window(unit.params, now, cmd.starts_at)
-        deadline = hold_deadline(unit.params, now, cmd.starts_at, payment_due=False)
+        deadline = hold_deadline(unit.params, now, cmd.starts_at, payment_due=await _payment_due(deps, unit, cmd))
         status, hold_type = BookingStatus.HELD, resolve_hold_type(cmd.hold_type).name
     allocations = [Allocation(r.id, cmd.starts_at, cmd.ends_at, cmd.quantity) for r in picked]
     key = cmd.idempotency_key
@@ -215,6 +225,8 @@ async def _hold_on(
             remind_at=reminder_at(unit.params, now, deadline) if deadline else None,
         )
         booking.record_creation(now, cmd.actor)
+        if before_insert is not None:
+            await before_insert(uow, booking)
         pooled = {r.id: _slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
                   for r in picked if r.kind is ResourceKind.POOLED}
         await uow.bookings.add(booking, pooled)
@@ -222,6 +234,15 @@ async def _hold_on(
             await uow.idempotency.complete(unit.id, key, booking_snapshot(booking))
         await uow.commit()
     return BookingResult(booking)
+
+
+async def _payment_due(deps: Deps, unit: Unit, cmd: HoldCommand) -> bool:
+    """Whether accepting this hold will ask for a Pix (its TTL is then the longer one, SPEC §6)."""
+    if cmd.service_id is None:
+        return False
+    async with deps.uow() as uow:
+        price = await uow.payments.current_price(unit.id, cmd.service_id)
+    return price.due(cmd.quantity)[0] > 0
 
 
 def _hold_payload(cmd: HoldCommand) -> dict[str, object]:

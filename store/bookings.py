@@ -23,7 +23,8 @@ SLOT_STATE = {
 
 _GET = """
 SELECT b.id, b.unit_id, b.status, b.created_at, b.customer_id, b.service_id, b.hold_type, b.channel,
-       b.hold_expires_at, b.remind_at, b.price_cents, b.version,
+       b.hold_expires_at, b.remind_at, b.price_cents, b.version, b.acceptance, b.due_now_cents, b.paid_cents,
+       b.swapped_from, b.swapped_to,
        array(SELECT a.resource_id FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS r,
        array(SELECT lower(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS s,
        array(SELECT upper(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS e,
@@ -81,10 +82,10 @@ _ADD = """
 WITH bk AS (
     INSERT INTO bookings (id, unit_id, customer_id, service_id, status, hold_type, channel, created_by,
                           during, hold_expires_at, quantity, price_cents, version, created_at, updated_at,
-                          remind_at)
+                          remind_at, swapped_from)
     VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::text, $6::text, $7::text, $8::text,
             tstzrange($9::timestamptz, $10::timestamptz), $11::timestamptz, $12::int, $13::int, $14::int,
-            $15::timestamptz, $15::timestamptz, $26::timestamptz)
+            $15::timestamptz, $15::timestamptz, $26::timestamptz, $27::uuid)
  ),
  al AS (
     INSERT INTO allocations (unit_id, booking_id, resource_id, during, quantity, pooled, occupies,
@@ -106,7 +107,9 @@ WITH bk AS (
 _SAVE = """
 WITH bk AS (
     UPDATE bookings SET status = $3::text, hold_type = $4::text, hold_expires_at = $5::timestamptz,
-                        version = $6::int, updated_at = $7::timestamptz, remind_at = $12::timestamptz
+                        version = $6::int, updated_at = $7::timestamptz, remind_at = $12::timestamptz,
+                        acceptance = $13::jsonb, due_now_cents = $14::int, paid_cents = $15::int,
+                        swapped_to = $16::uuid
     WHERE id = $1::uuid AND version = $8::int
     RETURNING id
  ),
@@ -122,7 +125,28 @@ WITH bk AS (
     WHERE NOT $9::bool AND al.pooled AND p.unit_id = $2::uuid AND p.resource_id = al.resource_id
       AND p.slot_start <@ al.during
  ),
+ ch AS (
+    -- A hold that ends takes its open charges with it; the provider is told by a job (outbox).
+    UPDATE charges SET status = 'cancelled', updated_at = $7::timestamptz
+    WHERE booking_id = $1::uuid AND NOT $9::bool AND status IN ('creating', 'pending') AND EXISTS (SELECT 1 FROM bk)
+    RETURNING id
+ ),
+ cho AS (
+    INSERT INTO outbox (unit_id, topic, payload)
+    SELECT $2::uuid, 'charge_cancel', jsonb_build_object('topic', 'charge_cancel', 'charge_id', ch.id) FROM ch
+ ),
 """ + _EVENTS_CTE.replace("$EV", "$10").replace("$OB", "$11") + "SELECT count(*) FROM bk"
+
+_REOCCUPY = """
+WITH al AS (
+    UPDATE allocations SET occupies = true
+    WHERE booking_id = $1::uuid AND NOT occupies
+    RETURNING resource_id, during, quantity, pooled
+)
+UPDATE pool_usage p SET used = p.used + al.quantity
+FROM al
+WHERE al.pooled AND p.unit_id = $2::uuid AND p.resource_id = al.resource_id AND p.slot_start <@ al.during
+"""
 
 _OCCUPANCY = """
 SELECT a.resource_id, lower(a.during) AS s, upper(a.during) AS e, a.quantity, a.booking_id,
@@ -176,6 +200,8 @@ def _booking(row: Any) -> Booking:
         created_at=row["created_at"], customer_id=row["customer_id"], service_id=row["service_id"],
         hold_type=row["hold_type"], channel=row["channel"], hold_expires_at=row["hold_expires_at"],
         remind_at=row["remind_at"], price_cents=row["price_cents"], version=row["version"],
+        acceptance=row["acceptance"], due_now_cents=row["due_now_cents"], paid_cents=row["paid_cents"],
+        swapped_from=row["swapped_from"], swapped_to=row["swapped_to"],
         allocations=[Allocation(r, s, e, q) for r, s, e, q in zip(row["r"], row["s"], row["e"], row["q"],
                                                                   strict=True)],
     )
@@ -259,7 +285,7 @@ class PgBookings:
                 booking.price_cents, booking.version, booking.created_at,
                 [a.resource_id for a in allocs], [a.starts_at for a in allocs], [a.ends_at for a in allocs],
                 [a.quantity for a in allocs], [a.resource_id in slot_starts for a in allocs],
-                pooled_r, pooled_s, pooled_q, events, outbox, booking.remind_at,
+                pooled_r, pooled_s, pooled_q, events, outbox, booking.remind_at, booking.swapped_from,
             )
         except asyncpg.ExclusionViolationError as e:
             raise self._taken(booking, "that slot was just taken") from e
@@ -273,6 +299,19 @@ class PgBookings:
         return SlotTaken(message, [a.resource_id for a in booking.allocations], booking.starts_at,
                          booking.ends_at)
 
+    async def reoccupy(self, booking: Booking) -> None:
+        """Take a released booking's resources back (a late payment); SlotTaken if someone has them now."""
+        await self.lock_resources(booking.unit_id, [a.resource_id for a in booking.allocations])
+        conn = await self._conn()
+        try:
+            await conn.execute(_REOCCUPY, booking.id, booking.unit_id)
+        except asyncpg.ExclusionViolationError as e:
+            raise self._taken(booking, "the slot was taken meanwhile") from e
+        except asyncpg.CheckViolationError as e:
+            if e.constraint_name != "pool_usage_within_capacity":
+                raise
+            raise self._taken(booking, "not enough places left meanwhile") from e
+
     async def save(self, booking: Booking) -> None:
         """Write a state change with its events; releases the resources when it stops occupying."""
         conn = await self._conn()
@@ -284,7 +323,8 @@ class PgBookings:
         updated = await conn.fetchval(
             _SAVE, booking.id, booking.unit_id, booking.status.value, booking.hold_type,
             booking.hold_expires_at, booking.version, pending[-1].at, previous_version,
-            booking.status in OCCUPYING, events, outbox, booking.remind_at,
+            booking.status in OCCUPYING, events, outbox, booking.remind_at, booking.acceptance,
+            booking.due_now_cents, booking.paid_cents, booking.swapped_to,
         )
         if updated != 1:
             raise RuntimeError(f"booking {booking.id} changed underneath (version {previous_version})")

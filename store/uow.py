@@ -12,6 +12,8 @@ from store.bookings import PgBookings
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
 from store.outbox import PgEvents
+from store.payments import PgPayments
+from store.queue import PgQueue
 from store.units import PgUnits
 
 _BUSY = (asyncpg.DeadlockDetectedError, asyncpg.LockNotAvailableError, asyncpg.SerializationError)
@@ -30,6 +32,8 @@ class PgUnitOfWork:
         self.customers = PgCustomers(self._connection)
         self.idempotency = PgIdempotencyKeys(self._connection)
         self.events = PgEvents(self._connection)
+        self.payments = PgPayments(self._connection)
+        self.queue = PgQueue(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:
@@ -53,6 +57,11 @@ class PgUnitOfWork:
                 self._conn = None
         if isinstance(exc, _BUSY):
             raise Busy("the booking system is busy with that slot right now; try again in a moment") from exc
+
+    def savepoint(self) -> asyncpg.transaction.Transaction:
+        """A nested transaction (SAVEPOINT) on this unit of work's connection; use after the first statement."""
+        assert self._conn is not None, "a savepoint needs the unit of work's transaction to have started"
+        return self._conn.transaction()
 
     async def commit(self) -> None:
         """Make everything done in this unit of work permanent."""

@@ -89,6 +89,12 @@ async def create_venue(pool: asyncpg.Pool, spec: VenueSpec) -> CreatedVenue:
         for s in spec.services:
             sid = service_ids[s["name"]] = uuid4()
             await execute(conn, t.services.insert().values(id=sid, unit_id=unit_id, **s))
+            await conn.execute(
+                "INSERT INTO service_prices (unit_id, service_id, version, price_cents, payment_rule, "
+                "deposit_percent, deposit_cents) SELECT unit_id, id, 1, price_cents, payment_rule, "
+                "deposit_percent, deposit_cents FROM services WHERE id = $1", sid)
+        await conn.execute("INSERT INTO cancellation_policies (unit_id, version, tiers) "
+                           "SELECT id, 1, cancellation_tiers FROM units WHERE id = $1", unit_id)
     invalidate(unit_id)
     return CreatedVenue(tenant_id, org_id, unit_id, resource_ids, service_ids)
 

@@ -1,0 +1,237 @@
+"""Checkout: accepting the summary, the Pix charge, "paguei" and swapping the slot (SPEC §7, RN-HLD-03/06/07)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from uuid import UUID, uuid4
+
+from domain.bookings import Booking, BookingStatus, booking_from_snapshot, booking_snapshot
+from domain.errors import InvalidInput, InvalidTransition, PaymentUnavailable
+from domain.payments import Acceptance, Charge, ChargeStatus, ProviderUnavailable, charge_expiry, summary_pt
+from domain.ports import UnitOfWork
+from domain.services import IDEMPOTENCY_RETENTION, Deps, HoldCommand, fingerprint, hold
+from domain.staff_queue import QueueItemType
+from domain.units import Unit
+
+log = logging.getLogger("slothold.checkout")
+OWNER_PIX_ALERT = "Alerta: o banco está falhando ao gerar o PIX (3 falhas seguidas). Verifique a integração."
+
+
+@dataclass(frozen=True)
+class CheckoutResult:
+    """A booking after checkout, with the charge to pay when one is due."""
+
+    booking: Booking
+    charge: Charge | None = None
+    replayed: bool = False
+
+
+@dataclass(frozen=True)
+class ConfirmCommand:
+    """The customer accepts the summary of a held booking."""
+
+    booking_id: UUID
+    actor: str = "customer"
+    channel: str = "api"
+    contact: str | None = None
+    idempotency_key: str | None = None
+
+
+def _charge_json(c: Charge) -> dict[str, object]:
+    return {"id": str(c.id), "unit_id": str(c.unit_id), "booking_id": str(c.booking_id), "provider": c.provider,
+            "txid": c.txid, "amount_cents": c.amount_cents, "expires_at": c.expires_at.isoformat(),
+            "status": c.status.value, "brcode": c.brcode, "provider_ref": c.provider_ref}
+
+
+def _charge_from_json(d: dict[str, object]) -> Charge:
+    return Charge(id=UUID(str(d["id"])), unit_id=UUID(str(d["unit_id"])), booking_id=UUID(str(d["booking_id"])),
+                  provider=str(d["provider"]), txid=str(d["txid"]), amount_cents=int(str(d["amount_cents"])),
+                  expires_at=datetime.fromisoformat(str(d["expires_at"])), status=ChargeStatus(str(d["status"])),
+                  brcode=d.get("brcode") and str(d["brcode"]), provider_ref=d.get("provider_ref") and str(d["provider_ref"]))
+
+
+def _replay(stored: dict[str, object]) -> CheckoutResult:
+    if "error" in stored:
+        raise PaymentUnavailable()
+    charge = stored.get("charge")
+    return CheckoutResult(booking_from_snapshot(stored["booking"]),  # type: ignore[arg-type]
+                          _charge_from_json(charge) if isinstance(charge, dict) else None, replayed=True)
+
+
+async def _accept(uow: UnitOfWork, unit: Unit, booking: Booking, now: datetime, cmd: ConfirmCommand) -> int:
+    """Record the acceptance (price and policy versions, payment rule); return the amount due now."""
+    policy = await uow.payments.current_policy(unit.id)
+    if booking.service_id is not None:
+        price = await uow.payments.current_price(unit.id, booking.service_id)
+        quantity = max(a.quantity for a in booking.allocations)
+        due_now, at_venue = price.due(quantity)
+        total, price_version, rule = price.price_cents * quantity, price.version, price.rule.value
+    else:
+        due_now = at_venue = total = 0
+        price_version, rule = None, "full"
+    hours = (booking.ends_at - booking.starts_at).total_seconds() / 3600
+    local = booking.starts_at.astimezone(unit.tz)
+    acceptance = Acceptance(
+        at=now, channel=cmd.channel, contact=cmd.contact, price_version=price_version, policy_version=policy.version,
+        payment_rule=rule, total_cents=total, due_now_cents=due_now, at_venue_cents=at_venue,
+        policy_summary=summary_pt("", local, hours, total, due_now, policy.summary_pt()) if total else
+        policy.summary_pt(),
+    )
+    booking.accept(acceptance.as_json(), due_now)
+    return due_now
+
+
+async def confirm(deps: Deps, cmd: ConfirmCommand) -> CheckoutResult:
+    """The customer accepts: confirmed at once when nothing is due, else pending_payment with a Pix charge."""
+    now = deps.clock.now()
+    key = cmd.idempotency_key
+    async with deps.uow() as uow:
+        booking = await uow.bookings.get(cmd.booking_id)
+        if key:
+            stored = await uow.idempotency.claim(booking.unit_id, key, "confirm",
+                                                 fingerprint("confirm", {"booking": cmd.booking_id}),
+                                                 now + IDEMPOTENCY_RETENTION)
+            if stored is not None:
+                return _replay(stored)
+        if booking.is_lapsed(now):
+            booking.expire(now)
+            await uow.bookings.save(booking)
+            await uow.commit()
+            raise InvalidTransition(BookingStatus.EXPIRED.value, BookingStatus.CONFIRMED.value, "confirm")
+        if booking.status is not BookingStatus.HELD:
+            raise InvalidTransition(booking.status.value, BookingStatus.CONFIRMED.value, "confirm")
+        unit = await uow.units.get(booking.unit_id)
+        due_now = await _accept(uow, unit, booking, now, cmd)
+        if due_now == 0:
+            booking.confirm(now, cmd.actor)
+            await uow.bookings.save(booking)
+            if key:
+                await uow.idempotency.complete(booking.unit_id, key, {"booking": booking_snapshot(booking)})
+            await uow.commit()
+            return CheckoutResult(booking)
+        charge = await _open_charge(deps, uow, unit, booking, now, cmd.actor, due_now)
+        await uow.commit()
+    return await _create_at_provider(deps, unit, booking.id, charge, key)
+
+
+async def _open_charge(deps: Deps, uow: UnitOfWork, unit: Unit, booking: Booking, now: datetime, actor: str,
+                       amount_cents: int) -> Charge:
+    if deps.provider is None:
+        raise PaymentUnavailable("Pagamentos não estão configurados nesta instalação.")
+    assert booking.hold_expires_at is not None
+    expires = charge_expiry(booking.hold_expires_at, unit.params.charge_margin)
+    if expires <= now + timedelta(seconds=30):
+        raise InvalidInput("bookingId", "the hold ends too soon to pay by Pix; ask for the slot again",
+                           code="hold_too_short")
+    booking.await_payment(now, actor, deadline=booking.hold_expires_at)
+    charge = Charge(id=uuid4(), unit_id=unit.id, booking_id=booking.id, provider=deps.provider.name,
+                    txid=uuid4().hex, amount_cents=amount_cents, expires_at=expires, created_at=now)
+    await uow.payments.add_charge(charge)
+    await uow.bookings.save(booking)
+    return charge
+
+
+async def _create_at_provider(deps: Deps, unit: Unit, booking_id: UUID, charge: Charge,
+                              key: str | None) -> CheckoutResult:
+    """Ask the provider for the charge (outside any transaction), then record the outcome."""
+    assert deps.provider is not None
+    try:
+        created = await deps.provider.create_charge(charge.txid, charge.amount_cents, charge.expires_at,
+                                                    f"Reserva {str(booking_id)[:8]}")
+    except ProviderUnavailable as e:
+        log.warning("Pix charge creation failed for unit %s: %s", unit.id, e)
+        await _charge_creation_failed(deps, unit, booking_id, charge, key)
+        raise PaymentUnavailable() from None
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        booking = await uow.bookings.get(booking_id)
+        charge = await uow.payments.charge(charge.id)
+        if charge.status is not ChargeStatus.CREATING:
+            # The hold ended while the bank answered; the charge was cancelled with it: tell the bank too.
+            await uow.events.notify(unit.id, "charge_cancel", {"charge_id": str(charge.id)})
+        else:
+            charge.status, charge.brcode, charge.provider_ref = ChargeStatus.PENDING, created.brcode, created.provider_ref
+            await uow.payments.save_charge(charge, now)
+        await uow.payments.charge_succeeded(unit.id)
+        if key:
+            await uow.idempotency.complete(unit.id, key, {"booking": booking_snapshot(booking),
+                                                          "charge": _charge_json(charge)})
+        await uow.commit()
+    return CheckoutResult(booking, charge)
+
+
+async def _charge_creation_failed(deps: Deps, unit: Unit, booking_id: UUID, charge: Charge, key: str | None) -> None:
+    """RN-HLD-03: the hold is cancelled at once; the third failure in a row raises one alert."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        booking = await uow.bookings.get(booking_id)
+        charge = await uow.payments.charge(charge.id)
+        charge.status = ChargeStatus.FAILED
+        await uow.payments.save_charge(charge, now)
+        if booking.status in (BookingStatus.HELD, BookingStatus.PENDING_PAYMENT):
+            booking.cancel(now, "system", "pix_failed")
+            await uow.bookings.save(booking)
+        today = now.astimezone(unit.tz).date()
+        if await uow.payments.charge_failed(unit.id, today, unit.params.pix_failures_before_alert):
+            await uow.queue.open(unit.id, QueueItemType.PIX_FAILING, now, payload={"reason": "Banco falhando ao gerar o PIX"})
+            if unit.params.owner_alert_whatsapp:
+                await uow.events.notify(unit.id, "notification", {
+                    "kind": "owner_alert", "channel": "whatsapp", "to": unit.params.owner_alert_whatsapp,
+                    "text": OWNER_PIX_ALERT})
+        if key:
+            await uow.idempotency.complete(unit.id, key, {"error": {"code": PaymentUnavailable.code}})
+        await uow.commit()
+
+
+async def claim_paid(deps: Deps, booking_id: UUID, actor: str = "customer") -> Booking:
+    """"Paguei": the booking waits, frozen, while staff check; a critical queue item opens (RN-HLD-06)."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        booking = await uow.bookings.get(booking_id)
+        if booking.status is not BookingStatus.PENDING_PAYMENT:
+            raise InvalidTransition(booking.status.value, BookingStatus.VERIFYING.value, "claim payment for")
+        unit = await uow.units.get(booking.unit_id)
+        booking.claim_paid(now, actor, now + unit.params.verification_wait)
+        await uow.bookings.save(booking)
+        await uow.queue.open(booking.unit_id, QueueItemType.CUSTOMER_SAYS_PAID, now, booking.id,
+                             {"until": booking.hold_expires_at.isoformat() if booking.hold_expires_at else None})
+        await uow.commit()
+    return booking
+
+
+@dataclass(frozen=True)
+class SwapCommand:
+    """Move an open hold to another slot: the old one is freed and its charge cancelled in the same step."""
+
+    booking_id: UUID
+    hold: HoldCommand
+    contact: str | None = None
+
+
+async def swap(deps: Deps, cmd: SwapCommand) -> CheckoutResult:
+    """RN-HLD-07: cancel the old charge, free the old slot, hold the new one and charge it, in one step."""
+    now = deps.clock.now()
+    state: dict[str, Booking] = {}
+
+    async def release_old(uow: UnitOfWork, new: Booking) -> None:
+        old = await uow.bookings.get(cmd.booking_id)
+        if old.unit_id != new.unit_id:
+            raise InvalidInput("bookingId", "a hold can only be swapped for a slot of the same unit", code="other_unit")
+        if old.status not in (BookingStatus.HELD, BookingStatus.PENDING_PAYMENT) or old.is_lapsed(now):
+            current = "expired" if old.is_lapsed(now) else old.status.value
+            raise InvalidTransition(current, BookingStatus.CANCELLED.value, "swap")
+        old.swapped_to = new.id
+        old.cancel(now, cmd.hold.actor, "swapped")
+        await uow.bookings.save(old)
+        new.swapped_from = old.id
+        state["old"] = old
+
+    result = await hold(deps, cmd.hold, before_insert=release_old)
+    new, old = result.booking, state["old"]
+    if old.status is BookingStatus.CANCELLED and old.acceptance is not None and old.due_now_cents > 0:
+        # The customer had accepted and was paying: the new slot gets its own charge at once.
+        return await confirm(deps, ConfirmCommand(new.id, actor=cmd.hold.actor, channel=cmd.hold.channel,
+                                                  contact=cmd.contact))
+    return CheckoutResult(new)

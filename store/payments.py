@@ -1,0 +1,159 @@
+"""Prices, policies, charges, payments, failure streaks and credits."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+from uuid import UUID, uuid4
+
+from domain.errors import NotFound
+from domain.payments import Charge, ChargeStatus, PaymentRule, Price, ReceivedPix
+from domain.policies import CancellationPolicy, Tier
+from store.bookings import ConnGetter
+
+_CHARGE_COLUMNS = "id, unit_id, booking_id, provider, txid, amount_cents, expires_at, status, brcode, provider_ref, created_at"
+
+
+def _charge(r: Any) -> Charge:
+    return Charge(id=r["id"], unit_id=r["unit_id"], booking_id=r["booking_id"], provider=r["provider"],
+                  txid=r["txid"], amount_cents=r["amount_cents"], expires_at=r["expires_at"],
+                  status=ChargeStatus(r["status"]), brcode=r["brcode"], provider_ref=r["provider_ref"],
+                  created_at=r["created_at"])
+
+
+class PgPayments:
+    """Everything about money, on the unit of work's connection."""
+
+    def __init__(self, conn: ConnGetter) -> None:
+        self._conn = conn
+
+    async def current_price(self, unit_id: UUID, service_id: UUID) -> Price:
+        """The service's price as it is now (its current version)."""
+        conn = await self._conn()
+        r = await conn.fetchrow(
+            "SELECT p.* FROM services s JOIN service_prices p ON p.unit_id = s.unit_id AND p.service_id = s.id "
+            "AND p.version = s.price_version WHERE s.unit_id = $1 AND s.id = $2", unit_id, service_id)
+        if r is None:
+            raise NotFound("service", service_id, field="serviceId")
+        return Price(service_id, r["version"], r["price_cents"], PaymentRule(r["payment_rule"]),
+                     r["deposit_percent"], r["deposit_cents"])
+
+    async def current_policy(self, unit_id: UUID) -> CancellationPolicy:
+        """The unit's cancellation policy as published now."""
+        conn = await self._conn()
+        r = await conn.fetchrow(
+            "SELECT c.version, c.tiers FROM units u JOIN cancellation_policies c ON c.unit_id = u.id "
+            "AND c.version = u.policy_version WHERE u.id = $1", unit_id)
+        if r is None:
+            raise NotFound("cancellation policy of unit", unit_id, field="unitId")
+        return CancellationPolicy(r["version"], tuple(Tier(t["min_hours"], t["percent"]) for t in r["tiers"]))
+
+    async def add_charge(self, c: Charge) -> None:
+        """Record a new charge."""
+        conn = await self._conn()
+        await conn.execute(
+            "INSERT INTO charges (id, unit_id, booking_id, provider, txid, amount_cents, expires_at, status, "
+            "brcode, provider_ref) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            c.id, c.unit_id, c.booking_id, c.provider, c.txid, c.amount_cents, c.expires_at, c.status.value,
+            c.brcode, c.provider_ref)
+
+    async def save_charge(self, c: Charge, at: datetime) -> None:
+        """Write a charge's status, code and provider reference."""
+        conn = await self._conn()
+        await conn.execute("UPDATE charges SET status = $2, brcode = $3, provider_ref = $4, updated_at = $5 "
+                           "WHERE id = $1", c.id, c.status.value, c.brcode, c.provider_ref, at)
+
+    async def charge(self, charge_id: UUID) -> Charge:
+        """One charge, locked."""
+        conn = await self._conn()
+        r = await conn.fetchrow(f"SELECT {_CHARGE_COLUMNS} FROM charges WHERE id = $1 FOR UPDATE", charge_id)
+        if r is None:
+            raise NotFound("charge", charge_id)
+        return _charge(r)
+
+    async def charge_by_txid(self, txid: str) -> Charge | None:
+        """The charge with this txid, not locked (None if unknown)."""
+        conn = await self._conn()
+        r = await conn.fetchrow(f"SELECT {_CHARGE_COLUMNS} FROM charges WHERE txid = $1", txid)
+        return _charge(r) if r else None
+
+    async def charges_of(self, booking_id: UUID) -> list[Charge]:
+        """A booking's charges, newest first."""
+        conn = await self._conn()
+        rows = await conn.fetch(f"SELECT {_CHARGE_COLUMNS} FROM charges WHERE booking_id = $1 "
+                                "ORDER BY created_at DESC", booking_id)
+        return [_charge(r) for r in rows]
+
+    async def record_payment(self, provider: str, pix: ReceivedPix, unit_id: UUID | None, charge_id: UUID | None,
+                             booking_id: UUID | None, outcome: str) -> UUID | None:
+        """Record a received Pix once; None when this payment was already recorded (a duplicate)."""
+        conn = await self._conn()
+        pid: UUID | None = await conn.fetchval(
+            "INSERT INTO payments (id, unit_id, charge_id, booking_id, provider, provider_payment_id, txid, "
+            "amount_cents, paid_at, outcome) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
+            "ON CONFLICT (provider, provider_payment_id) DO NOTHING RETURNING id",
+            uuid4(), unit_id, charge_id, booking_id, provider, pix.provider_payment_id, pix.txid,
+            pix.amount_cents, pix.paid_at, outcome)
+        return pid
+
+    async def set_outcome(self, payment_id: UUID, outcome: str, unit_id: UUID | None = None,
+                          charge_id: UUID | None = None, booking_id: UUID | None = None) -> None:
+        """Settle what a payment did (and, for a linked orphan, where it belongs)."""
+        conn = await self._conn()
+        await conn.execute(
+            "UPDATE payments SET outcome = $2, unit_id = coalesce($3, unit_id), charge_id = coalesce($4, charge_id), "
+            "booking_id = coalesce($5, booking_id) WHERE id = $1", payment_id, outcome, unit_id, charge_id,
+            booking_id)
+
+    async def payment(self, payment_id: UUID) -> dict[str, Any]:
+        """One payment, locked."""
+        conn = await self._conn()
+        r = await conn.fetchrow("SELECT * FROM payments WHERE id = $1 FOR UPDATE", payment_id)
+        if r is None:
+            raise NotFound("payment", payment_id, field="paymentId")
+        return dict(r)
+
+    async def paid_payments_of(self, booking_id: UUID) -> int:
+        """How many payments a booking has received."""
+        conn = await self._conn()
+        return int(await conn.fetchval("SELECT count(*) FROM payments WHERE booking_id = $1", booking_id))
+
+    async def add_credit(self, unit_id: UUID, customer_id: UUID | None, payment_id: UUID, amount_cents: int) -> None:
+        """Keep a payment as the customer's credit."""
+        conn = await self._conn()
+        await conn.execute("INSERT INTO customer_credits (id, unit_id, customer_id, payment_id, amount_cents) "
+                           "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+                           uuid4(), unit_id, customer_id, payment_id, amount_cents)
+
+    async def charge_failed(self, unit_id: UUID, today: date, threshold: int) -> bool:
+        """Count one more consecutive failure; True when this one must raise the alert (once a streak and day)."""
+        conn = await self._conn()
+        r = await conn.fetchrow(
+            "INSERT INTO pix_failure_streaks AS s (unit_id, streak) VALUES ($1, 1) "
+            "ON CONFLICT (unit_id) DO UPDATE SET streak = s.streak + 1 RETURNING streak, alerted, last_alert_on",
+            unit_id)
+        if r["streak"] < threshold or r["alerted"] or r["last_alert_on"] == today:
+            return False
+        await conn.execute("UPDATE pix_failure_streaks SET alerted = true, last_alert_on = $2 WHERE unit_id = $1",
+                           unit_id, today)
+        return True
+
+    async def charge_succeeded(self, unit_id: UUID) -> None:
+        """The first success ends a failure streak."""
+        conn = await self._conn()
+        await conn.execute("UPDATE pix_failure_streaks SET streak = 0, alerted = false "
+                           "WHERE unit_id = $1 AND (streak > 0 OR alerted)", unit_id)
+
+    async def record_webhook(self, provider: str, authentic: bool, detail: str, payload: str) -> None:
+        """Keep every webhook call, forged ones included (they change nothing else)."""
+        conn = await self._conn()
+        await conn.execute("INSERT INTO webhook_receipts (provider, authentic, detail, payload) VALUES ($1, $2, $3, $4)",
+                           provider, authentic, detail[:500], payload[:20_000])
+
+    async def verifying_charges(self) -> list[Charge]:
+        """Open or paid-looking charges of bookings in `verifying`."""
+        conn = await self._conn()
+        rows = await conn.fetch(
+            f"SELECT {', '.join('c.' + c.strip() for c in _CHARGE_COLUMNS.split(','))} FROM charges c "
+            "JOIN bookings b ON b.id = c.booking_id WHERE b.status = 'verifying' AND c.status = 'pending'")
+        return [_charge(r) for r in rows]
