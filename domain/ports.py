@@ -141,6 +141,10 @@ class PaymentsRepository(Protocol):
 
     async def charge_succeeded(self, unit_id: UUID) -> None: ...
 
+    async def record_webhook(self, provider: str, authentic: bool, detail: str, payload: str) -> None: ...
+
+    async def verifying_charges(self) -> list[Any]: ...
+
 
 class QueueRepository(Protocol):
     """The staff queue (see store/queue.py)."""

@@ -8,8 +8,11 @@ from uuid import UUID
 
 from domain.availability import WindowRow, bookable_slots, grid_rows
 from domain.bookings import Booking
+from domain.customers import CustomerIdentity
 from domain.errors import InvalidInput, NotFound, SlotOption
+from domain.payments import Charge
 from domain.services import Deps, require_aware
+from domain.staff_queue import QueueItem, QueueStatus
 from domain.units import Resource, Unit
 
 MAX_GRID_RANGE = timedelta(days=31)
@@ -88,3 +91,42 @@ async def last_seq(deps: Deps, unit_id: UUID) -> int:
     """The unit's latest event sequence number."""
     async with deps.uow() as uow:
         return await uow.events.last_seq(unit_id)
+
+
+async def customer_identity(deps: Deps, booking: Booking) -> CustomerIdentity | None:
+    """The identity of the booking's customer."""
+    if booking.customer_id is None:
+        return None
+    async with deps.uow() as uow:
+        return await uow.customers.identity_of(booking.customer_id)
+
+
+async def queue_items(deps: Deps, unit_id: UUID, statuses: list[str]) -> list[QueueItem]:
+    """The unit's staff queue."""
+    bad = [s for s in statuses if s not in {q.value for q in QueueStatus}]
+    if bad:
+        raise InvalidInput("statuses", f"unknown queue status {bad[0]!r}", code="invalid_status")
+    async with deps.uow() as uow:
+        return await uow.queue.list(unit_id, statuses)
+
+
+async def acknowledge_queue_item(deps: Deps, item_id: UUID, actor: str) -> QueueItem:
+    """"Registrar ciência"."""
+    async with deps.uow() as uow:
+        item = await uow.queue.acknowledge(item_id, actor, deps.clock.now())
+        await uow.commit()
+    return item
+
+
+async def resolve_queue_item(deps: Deps, item_id: UUID, actor: str, note: str | None) -> QueueItem:
+    """Close a queue item."""
+    async with deps.uow() as uow:
+        item = await uow.queue.resolve(item_id, actor, deps.clock.now(), note)
+        await uow.commit()
+    return item
+
+
+async def charges_of(deps: Deps, booking_id: UUID) -> list[Charge]:
+    """A booking's Pix charges."""
+    async with deps.uow() as uow:
+        return await uow.payments.charges_of(booking_id)

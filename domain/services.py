@@ -333,11 +333,6 @@ async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
     return BookingResult(booking)
 
 
-async def confirm(deps: Deps, cmd: ChangeCommand) -> BookingResult:
-    """The customer accepts the summary; with no payment due the booking is confirmed at once."""
-    return await _change(deps, cmd, "confirm", lambda b, now: b.confirm(now, cmd.actor))
-
-
 async def cancel(deps: Deps, cmd: ChangeCommand) -> BookingResult:
     """Cancel a booking; its slot is free at once."""
     return await _change(deps, cmd, "cancel", lambda b, now: b.cancel(now, cmd.actor, cmd.reason))

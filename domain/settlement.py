@@ -208,3 +208,10 @@ async def cancel_at_provider(deps: Deps, charge_id: UUID) -> bool:
     return True
 
 
+
+
+async def record_webhook(deps: Deps, provider: str, authentic: bool, detail: str, payload: str) -> None:
+    """Keep a webhook call (forged ones too: they change nothing else)."""
+    async with deps.uow() as uow:
+        await uow.payments.record_webhook(provider, authentic, detail, payload)
+        await uow.commit()

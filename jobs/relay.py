@@ -34,18 +34,21 @@ log = logging.getLogger("slothold.relay")
 LOCKED_STATUSES = ("held", "pending_payment", "verifying")
 
 
-def follow_ups(event: OutboxEvent) -> list[tuple[str, str, datetime]]:
-    """The deadline jobs an event asks for: (function, job id, when)."""
+def follow_ups(event: OutboxEvent) -> list[tuple[str, str, str, datetime | None]]:
+    """The jobs an event asks for: (function, argument, job id, when — None: now)."""
     p = event.payload
+    if p.get("topic") == "charge_cancel":
+        return [("cancel_charge", p["charge_id"], f"cancel-charge:{p['charge_id']}", None)]
     if p.get("topic") != "slot_changed" or p.get("status") not in LOCKED_STATUSES:
         return []
-    out: list[tuple[str, str, datetime]] = []
+    out: list[tuple[str, str, str, datetime | None]] = []
     booking = p["booking_id"]
     if p.get("hold_expires_at"):
-        out.append(("expire_hold", f"expire:{booking}:{p['hold_expires_at']}",
+        out.append(("expire_hold", booking, f"expire:{booking}:{p['hold_expires_at']}",
                     datetime.fromisoformat(p["hold_expires_at"])))
     if p.get("remind_at"):
-        out.append(("remind_hold", f"remind:{booking}:{p['remind_at']}", datetime.fromisoformat(p["remind_at"])))
+        out.append(("remind_hold", booking, f"remind:{booking}:{p['remind_at']}",
+                    datetime.fromisoformat(p["remind_at"])))
     return out
 
 
@@ -129,9 +132,8 @@ class Relay:
             return numbered > 0
         for event in events:
             await broadcast.publish(EVENTS_CHANNEL, message(event))
-            for function, job_id, when in follow_ups(event):
-                await arq.enqueue_job(function, event.payload["booking_id"], _job_id=job_id,
-                                      _defer_until=when)
+            for function, argument, job_id, when in follow_ups(event):
+                await arq.enqueue_job(function, argument, _job_id=job_id, _defer_until=when)
             stale = obsolete_jobs(event)
             if stale:  # unschedule (a job that already started re-checks the booking and does nothing)
                 await arq.zrem(default_queue_name, *stale)

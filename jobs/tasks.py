@@ -7,7 +7,10 @@ from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
-from domain import services
+from arq import Retry
+
+from domain import services, settlement
+from domain.payments import ProviderUnavailable
 from store.outbox import prune
 
 log = logging.getLogger("slothold.jobs")
@@ -49,3 +52,24 @@ async def prune_retained(ctx: dict[str, Any]) -> tuple[int, int]:
     now = ctx["deps"].clock.now()
     async with ctx["pool"].acquire() as conn:
         return await prune(conn, now - timedelta(hours=ctx["outbox_retention_hours"]), now)
+
+
+async def cancel_charge(ctx: dict[str, Any], charge_id: str) -> bool:
+    """Tell the provider that a charge is cancelled; retried with backoff while the provider is down."""
+    try:
+        return await settlement.cancel_at_provider(ctx["deps"], UUID(charge_id))
+    except ProviderUnavailable as e:
+        tries = int(ctx.get("job_try", 1))
+        log.warning("cancelling charge %s at the provider failed (try %d): %s", charge_id, tries, e)
+        raise Retry(defer=min(300, 5 * 2**tries)) from None
+
+
+async def poll_verifying_charges(ctx: dict[str, Any]) -> int:
+    """While customers say they paid, keep looking their charges up; confirm when the Pix shows (RN-HLD-06)."""
+    found = 0
+    for charge in await settlement.verifying_charges(ctx["deps"]):
+        try:
+            found += len(await settlement.poll_charge(ctx["deps"], charge))
+        except ProviderUnavailable as e:
+            log.warning("looking up charge %s failed: %s", charge.id, e)
+    return found

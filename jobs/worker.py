@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 from typing import Any
 
@@ -22,6 +23,7 @@ from domain.ports import Clock
 from domain.services import Deps
 from jobs import tasks
 from jobs.relay import Relay, _sleep_unless
+from providers.factory import make_provider
 from slothold.clock import SystemClock
 from slothold.logs import configure
 from slothold.settings import Settings
@@ -30,7 +32,7 @@ from store.uow import PgUnitOfWork
 
 log = logging.getLogger("slothold.worker")
 
-FUNCTIONS = [tasks.expire_hold, tasks.remind_hold]
+FUNCTIONS = [tasks.expire_hold, tasks.remind_hold, tasks.cancel_charge]
 
 
 def cron_jobs(settings: Settings) -> list[Any]:
@@ -38,12 +40,18 @@ def cron_jobs(settings: Settings) -> list[Any]:
     jobs = [
         cron(tasks.complete_past_bookings, second={15}, unique=True, timeout=120),
         cron(tasks.prune_retained, minute={7}, second={45}, unique=True, timeout=600),
+        cron(tasks.poll_verifying_charges, second=_every(settings.poll_seconds, offset=5), unique=True, timeout=60),
     ]
     if settings.sweep_seconds > 0:
-        step = settings.sweep_seconds if 60 % settings.sweep_seconds == 0 else 30
-        jobs.append(cron(tasks.sweep_expired_holds, second=set(range(0, 60, step)), run_at_startup=True,
+        jobs.append(cron(tasks.sweep_expired_holds, second=_every(settings.sweep_seconds), run_at_startup=True,
                          unique=True, timeout=120))
     return jobs
+
+
+def _every(seconds: int, offset: int = 0) -> set[int]:
+    """The seconds of each minute for a job every `seconds` (a divisor of 60, else 30)."""
+    step = seconds if seconds > 0 and 60 % seconds == 0 else 30
+    return {(s + offset) % 60 for s in range(0, 60, step)}
 
 
 async def _arq_pool(settings: Settings, stop: asyncio.Event) -> ArqRedis | None:
@@ -62,7 +70,8 @@ async def serve(settings: Settings, stop: asyncio.Event, clock: Clock | None = N
     assert settings.database_url and settings.redis_url
     clock = clock or SystemClock()
     pool = await create_pool(settings.database_url, 1, 10)
-    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock)
+    provider = make_provider(os.environ, pool)
+    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock, provider=provider)
     ctx = {"deps": deps, "pool": pool, "outbox_retention_hours": settings.outbox_retention_hours}
     relay_task: asyncio.Task[None] | None = None
     try:

@@ -22,6 +22,10 @@ class Context:
     headers: dict[str, str] = field(default_factory=dict)
     hub: Any = None
     """The process's live-event hub (resolvers.feed.EventHub)."""
+    qr: Any = None
+    """Renders a BR Code as a PNG data URI."""
+    sandbox_pay: Any = None
+    """Pays a sandbox charge by txid (None unless the sandbox provider is configured)."""
 
     def idempotency_key(self, argument: str | None) -> str | None:
         """The key from the argument or the Idempotency-Key header; both given must agree."""

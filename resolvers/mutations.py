@@ -114,13 +114,6 @@ class Mutation:
         deps = info.context.deps
         return await _result(lambda: services.hold(deps, _hold_command(info, input, idempotency_key, True)))
 
-    @strawberry.mutation(description="The customer accepts the summary: the hold is confirmed (SPEC §7).")
-    async def confirm(self, info: Info, booking_id: strawberry.ID, idempotency_key: str | None = None
-                      ) -> ChangeResult:
-        deps = info.context.deps
-        return await _result(lambda: services.confirm(deps, _change(info, booking_id, "customer",
-                                                                    key=idempotency_key)))
-
     @strawberry.mutation(description="Cancel a booking; its slot is free at once.")
     async def cancel(self, info: Info, booking_id: strawberry.ID, reason: str | None = None,
                      idempotency_key: str | None = None) -> ChangeResult:

@@ -73,12 +73,19 @@ class Busy(Error):
     pass
 
 
-AnyError = (
-    SlotTaken | InvalidTransition | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress | Busy
-)
 
 
-def error_from_domain(e: de.DomainError) -> AnyError:
+@strawberry.type(description="The bank could not create the Pix charge; the hold was cancelled: ask again.")
+class PaymentUnavailable(Error):
+    pass
+
+
+@strawberry.type(description="The provider does not show that payment; nothing was confirmed.")
+class PaymentNotFound(Error):
+    pass
+
+
+def error_from_domain(e: de.DomainError) -> Error:
     """The schema type for a domain refusal."""
     if isinstance(e, de.SlotTaken):
         return SlotTaken(
@@ -102,4 +109,8 @@ def error_from_domain(e: de.DomainError) -> AnyError:
         return IdempotencyInProgress(code=e.code, message=e.message, key=e.key)
     if isinstance(e, de.Busy):
         return Busy(code=e.code, message=e.message)
+    if isinstance(e, de.PaymentUnavailable):
+        return PaymentUnavailable(code=e.code, message=e.message)
+    if isinstance(e, de.PaymentNotFound):
+        return PaymentNotFound(code=e.code, message=e.message)
     raise TypeError(f"no schema type for {type(e).__name__}")

@@ -11,6 +11,7 @@ from domain import availability as av
 from domain import bookings as db
 from domain import units as du
 from domain.hold_types import PLATFORM_HOLD_TYPES, display_color
+from schema.payments import Acceptance, Charge
 
 
 @strawberry.enum(description="Where a booking is in its lifecycle (SPEC §3).")
@@ -63,6 +64,11 @@ class Booking:
     created_at: datetime
     customer_id: strawberry.ID | None
     allocations: list[Allocation]
+    due_now_cents: int = strawberry.field(description="What is paid by Pix now (the rest at the venue).")
+    paid_cents: int
+    acceptance: Acceptance | None = strawberry.field(description="What the customer accepted, as accepted.")
+    swapped_from: strawberry.ID | None
+    swapped_to: strawberry.ID | None
 
     @classmethod
     def from_domain(cls, b: db.Booking) -> Booking:
@@ -73,6 +79,10 @@ class Booking:
             customer_id=strawberry.ID(str(b.customer_id)) if b.customer_id else None,
             allocations=[Allocation(resource_id=strawberry.ID(str(a.resource_id)), starts_at=a.starts_at,
                                     ends_at=a.ends_at, quantity=a.quantity) for a in b.allocations],
+            due_now_cents=b.due_now_cents, paid_cents=b.paid_cents,
+            acceptance=Acceptance.from_json(b.acceptance) if b.acceptance else None,
+            swapped_from=strawberry.ID(str(b.swapped_from)) if b.swapped_from else None,
+            swapped_to=strawberry.ID(str(b.swapped_to)) if b.swapped_to else None,
         )
 
 
@@ -82,6 +92,7 @@ class BookingPayload:
     replayed: bool = strawberry.field(
         description="True when an earlier request with the same idempotency key produced this result."
     )
+    charge: Charge | None = strawberry.field(default=None, description="The Pix charge to pay, when one is due.")
 
 
 @strawberry.type(description="Something bookable in a unit.")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,9 @@ from starlette.websockets import WebSocket
 
 from domain.ports import Clock
 from domain.services import Deps
+from providers.factory import make_provider
+from providers.qr import qr_png_data_uri
+from providers.sandbox import SandboxProvider
 from resolvers.context import Context
 from slothold.clock import SystemClock
 from slothold.graphql_view import SlotholdGraphQL, static_routes
@@ -28,6 +33,7 @@ from slothold.hub import Hub
 from slothold.logs import configure, request_id_var
 from slothold.schema import schema
 from slothold.settings import PROJECT_ROOT, Settings
+from slothold.webhooks import sandbox_pay, webhook_endpoint
 from store.db import create_pool
 from store.uow import PgUnitOfWork
 
@@ -45,7 +51,7 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:  # type: ignore[override]
         headers = {k.lower(): v for k, v in request.headers.items()}
         return Context(deps=self._state["deps"], request_id=request_id_var.get() or "-", headers=headers,
-                       hub=self._state["hub"])
+                       hub=self._state["hub"], qr=qr_png_data_uri, sandbox_pay=self._state["sandbox_pay"])
 
 
 class RequestIdMiddleware:
@@ -95,12 +101,21 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         redis = aioredis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=2)
         hub = Hub(settings.redis_url)
         await hub.start()
-        state.update(pool=pool, redis=redis, hub=hub,
-                     deps=Deps(uow=lambda: PgUnitOfWork(pool), clock=clock or SystemClock()))
+        the_clock = clock or SystemClock()
+        provider = make_provider(os.environ, pool)
+        if isinstance(provider, SandboxProvider):
+            provider.clock = the_clock  # the pretend bank lives on the app's clock
+        deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=the_clock, provider=provider)
+        state.update(pool=pool, redis=redis, hub=hub, provider=provider, deps=deps,
+                     sandbox_pay=partial(sandbox_pay, deps, provider) if isinstance(provider, SandboxProvider)
+                     else None)
         try:
             yield
         finally:
             await hub.stop()
+            close = getattr(provider, "aclose", None)
+            if close is not None:
+                await close()
             await redis.aclose()
             await pool.close()
 
@@ -131,6 +146,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         routes=[
             Route("/graphql", view),
             WebSocketRoute("/graphql", view),
+            Route("/webhooks/{provider}", webhook_endpoint(state, settings.max_body_bytes), methods=["POST"]),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/", web_demo),

@@ -5,8 +5,10 @@ from __future__ import annotations
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import MaskErrors, ParserCache, ValidationCache
+from strawberry.tools import merge_types
 
 from resolvers.mutations import Mutation
+from resolvers.payments import PaymentMutation, PaymentQuery
 from resolvers.queries import Query
 from resolvers.subscriptions import Subscription
 
@@ -20,8 +22,8 @@ def _is_internal(error: GraphQLError) -> bool:
 def build_schema() -> strawberry.Schema:
     """The Slothold GraphQL schema with error masking and parser/validation caches."""
     return strawberry.Schema(
-        query=Query,
-        mutation=Mutation,
+        query=merge_types("Query", (Query, PaymentQuery)),
+        mutation=merge_types("Mutation", (Mutation, PaymentMutation)),
         subscription=Subscription,
         extensions=[
             lambda: MaskErrors(should_mask_error=_is_internal,

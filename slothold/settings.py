@@ -23,6 +23,7 @@ class Settings:
     log_level: str = "INFO"
     max_body_bytes: int = 1_000_000
     sweep_seconds: int = 30
+    poll_seconds: int = 20
     outbox_retention_hours: int = 24
 
     @classmethod
@@ -40,5 +41,6 @@ class Settings:
             log_level=env.get("SLOTHOLD_LOG_LEVEL", "INFO"),
             max_body_bytes=int(env.get("SLOTHOLD_MAX_BODY_BYTES", "1000000")),
             sweep_seconds=int(env.get("SLOTHOLD_SWEEP_SECONDS", "30")),
+            poll_seconds=int(env.get("SLOTHOLD_POLL_SECONDS", "20")),
             outbox_retention_hours=int(env.get("SLOTHOLD_OUTBOX_RETENTION_HOURS", "24")),
         )

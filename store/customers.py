@@ -44,3 +44,9 @@ class PgCustomers:
             sql, uuid4(), tenant_id, identity.cpf, identity.phone, identity.name, identity.email
         )
         return Customer(id=row["id"], identity=identity, blacklisted=row["blacklisted"])
+
+    async def identity_of(self, customer_id: UUID) -> CustomerIdentity | None:
+        """The stored identity of a customer."""
+        conn = await self._conn()
+        r = await conn.fetchrow("SELECT cpf, phone, name, email FROM customers WHERE id = $1", customer_id)
+        return CustomerIdentity(r["cpf"], r["phone"], r["name"], r["email"]) if r else None

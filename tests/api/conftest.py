@@ -31,7 +31,7 @@ class Api:
 
 @pytest.fixture
 async def api(database_url: str, redis_url: str, clock: MutableClock) -> AsyncIterator[Api]:
-    app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=60), clock=clock)
+    app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=25), clock=clock)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://slothold.test") as client:

@@ -6,9 +6,10 @@ import asyncio
 
 import pytest
 
+from domain import checkout
 from domain.bookings import BookingStatus
 from domain.errors import IdempotencyKeyReused, InvalidInput, InvalidTransition, SlotTaken
-from domain.services import ChangeCommand, Deps, HoldCommand, cancel, confirm, hold
+from domain.services import ChangeCommand, Deps, HoldCommand, cancel, hold
 from tests.venues import arena, at, customer
 
 
@@ -18,7 +19,7 @@ async def test_a_hold_is_made_and_confirmed(deps: Deps, pool) -> None:
                                      customer=customer(1)))
     assert r.booking.status is BookingStatus.HELD
     assert r.booking.hold_expires_at == deps.clock.now().replace() + (r.booking.hold_expires_at - deps.clock.now())
-    c = await confirm(deps, ChangeCommand(r.booking.id))
+    c = await checkout.confirm(deps, checkout.ConfirmCommand(r.booking.id))
     assert c.booking.status is BookingStatus.CONFIRMED
 
 
@@ -70,7 +71,7 @@ async def test_a_lapsed_hold_is_free_at_once_and_expired_by_the_new_hold(deps: D
         status = await conn.fetchval("SELECT status FROM bookings WHERE id = $1", first.booking.id)
     assert status == "expired"
     with pytest.raises(InvalidTransition):
-        await confirm(deps, ChangeCommand(first.booking.id))
+        await checkout.confirm(deps, checkout.ConfirmCommand(first.booking.id))
 
 
 async def test_idempotent_retries_make_one_booking(deps: Deps, pool) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from domain import checkout
 from domain.errors import SlotTaken
 from domain.services import (
     ChangeCommand,
@@ -14,7 +15,6 @@ from domain.services import (
     HoldCommand,
     check_in,
     complete_past,
-    confirm,
     expire_hold,
     hold,
     remind_hold,
@@ -59,7 +59,7 @@ async def test_a_settled_hold_is_not_expired_by_its_deadline_job(deps: Deps, poo
     v = await arena(pool)
     r = await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (v.resource_ids["Campo 1"],),
                                      customer=customer(1)))
-    await confirm(deps, ChangeCommand(r.booking.id))
+    await checkout.confirm(deps, checkout.ConfirmCommand(r.booking.id))
     clock.advance(minutes=30)
     assert not await expire_hold(deps, r.booking.id)
     other = await hold(deps, HoldCommand(v.unit_id, at(8, 20), at(8, 21), (v.resource_ids["Campo 1"],),
@@ -73,7 +73,7 @@ async def test_past_checked_in_bookings_complete_by_job(deps: Deps, pool: Any, c
     v = await arena(pool)
     r = await hold(deps, HoldCommand(v.unit_id, at(7, 14), at(7, 15), (v.resource_ids["Campo 1"],),
                                      customer=customer(1)))
-    await confirm(deps, ChangeCommand(r.booking.id))
+    await checkout.confirm(deps, checkout.ConfirmCommand(r.booking.id))
     clock.set(at(7, 14, 5))
     await check_in(deps, ChangeCommand(r.booking.id, actor="staff"))
     assert await complete_past(deps) == 0

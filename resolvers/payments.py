@@ -1,0 +1,170 @@
+"""Payment and staff-queue resolvers: checkout, "paguei", staff decisions, the queue."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Annotated, Any
+
+import strawberry
+
+from domain import checkout, queries, settlement
+from domain.errors import DomainError, InvalidInput
+from domain.services import HoldCommand
+from resolvers.context import Info, parse_id
+from resolvers.mutations import CustomerInput
+from schema.errors import (
+    Busy,
+    IdempotencyInProgress,
+    IdempotencyKeyReused,
+    InvalidTransition,
+    NotFound,
+    PaymentNotFound,
+    PaymentUnavailable,
+    SlotTaken,
+    error_from_domain,
+)
+from schema.errors import InvalidInput as InvalidInputType
+from schema.payments import Charge, PaymentOutcome, QueueItem
+from schema.types import Booking, BookingPayload
+
+CheckoutResult = Annotated[
+    BookingPayload | InvalidTransition | InvalidInputType | NotFound | IdempotencyKeyReused | IdempotencyInProgress
+    | Busy | PaymentUnavailable,
+    strawberry.union("CheckoutResult"),
+]
+SwapResult = Annotated[
+    BookingPayload | SlotTaken | InvalidTransition | InvalidInputType | NotFound | IdempotencyKeyReused
+    | IdempotencyInProgress | Busy | PaymentUnavailable,
+    strawberry.union("SwapResult"),
+]
+PaymentResult = Annotated[
+    PaymentOutcome | PaymentNotFound | InvalidTransition | InvalidInputType | NotFound | Busy,
+    strawberry.union("PaymentResult"),
+]
+QueueItemResult = Annotated[QueueItem | InvalidTransition | InvalidInputType | NotFound,
+                            strawberry.union("QueueItemResult")]
+
+
+def _payload(info: Info, r: checkout.CheckoutResult) -> BookingPayload:
+    return BookingPayload(booking=Booking.from_domain(r.booking), replayed=r.replayed,
+                          charge=Charge.from_domain(r.charge, info.context.qr) if r.charge else None)
+
+
+async def _run(call: Callable[[], Awaitable[Any]]) -> Any:
+    try:
+        return await call()
+    except DomainError as e:
+        return error_from_domain(e)
+
+
+@strawberry.input(description="The slot to move an open hold to.")
+class SwapInput:
+    starts_at: datetime
+    ends_at: datetime
+    resource_ids: list[strawberry.ID] | None = None
+    quantity: int = 1
+    customer: CustomerInput | None = None
+
+
+@strawberry.type
+class PaymentMutation:
+    @strawberry.mutation(description="The customer accepts the summary (amount, deposit, policy): confirmed at once "
+                         "when nothing is due, else pendingPayment with a Pix charge (SPEC §7).")
+    async def confirm(self, info: Info, booking_id: strawberry.ID, idempotency_key: str | None = None,
+                      contact: str | None = None, channel: str = "api") -> CheckoutResult:
+        async def call() -> BookingPayload:
+            cmd = checkout.ConfirmCommand(parse_id(booking_id, "bookingId"), channel=channel, contact=contact,
+                                          idempotency_key=info.context.idempotency_key(idempotency_key))
+            return _payload(info, await checkout.confirm(info.context.deps, cmd))
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Move an open hold (held or awaiting payment) to another slot in one step: "
+                         "the old charge is cancelled and the old slot freed (RN-HLD-07). Not while verifying.")
+    async def swap_hold(self, info: Info, booking_id: strawberry.ID, input: SwapInput,
+                        idempotency_key: str | None = None) -> SwapResult:
+        async def call() -> BookingPayload:
+            deps = info.context.deps
+            old = await queries.booking(deps, parse_id(booking_id, "bookingId"))
+            if input.customer is None and old.customer_id is None:
+                raise InvalidInput("customer", "the hold has no customer; give one", code="customer_required")
+            identity = input.customer.to_domain() if input.customer else await queries.customer_identity(deps, old)
+            hold = HoldCommand(
+                unit_id=old.unit_id, starts_at=input.starts_at, ends_at=input.ends_at,
+                resource_ids=tuple(parse_id(r, "resourceIds") for r in input.resource_ids)
+                if input.resource_ids is not None else None,
+                quantity=input.quantity, customer=identity, service_id=old.service_id, hold_type=old.hold_type,
+                channel=old.channel, idempotency_key=info.context.idempotency_key(idempotency_key))
+            return _payload(info, await checkout.swap(deps, checkout.SwapCommand(old.id, hold)))
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="\"Paguei\": the customer says they paid; the slot is frozen while staff check "
+                         "(RN-HLD-06). A receipt never confirms anything.")
+    async def claim_paid(self, info: Info, booking_id: strawberry.ID) -> CheckoutResult:
+        async def call() -> BookingPayload:
+            b = await checkout.claim_paid(info.context.deps, parse_id(booking_id, "bookingId"))
+            return BookingPayload(booking=Booking.from_domain(b), replayed=False)
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Staff: confirm a claimed payment — only if the provider finds the Pix.")
+    async def confirm_payment(self, info: Info, booking_id: strawberry.ID) -> PaymentResult:
+        async def call() -> PaymentOutcome:
+            bid = parse_id(booking_id, "bookingId")
+            outcome = await settlement.staff_confirm_payment(info.context.deps, bid, "staff")
+            return PaymentOutcome(outcome=outcome.value, booking_id=strawberry.ID(str(bid)))
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Staff: apply an orphan Pix (one that matched no charge) to this booking.")
+    async def link_payment(self, info: Info, booking_id: strawberry.ID, payment_id: strawberry.ID) -> PaymentResult:
+        async def call() -> PaymentOutcome:
+            bid = parse_id(booking_id, "bookingId")
+            outcome = await settlement.link_payment(info.context.deps, bid, parse_id(payment_id, "paymentId"), "staff")
+            return PaymentOutcome(outcome=outcome.value, booking_id=strawberry.ID(str(bid)))
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Staff: deny a payment claim; the hold expires and the slot is free.")
+    async def deny_payment_claim(self, info: Info, booking_id: strawberry.ID, reason: str | None = None
+                                 ) -> CheckoutResult:
+        async def call() -> BookingPayload:
+            b = await settlement.deny_claim(info.context.deps, parse_id(booking_id, "bookingId"), "staff", reason)
+            return BookingPayload(booking=Booking.from_domain(b), replayed=False)
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Sandbox provider only: pay a charge as the customer would (demo and tests).")
+    async def sandbox_pay(self, info: Info, txid: str) -> PaymentResult:
+        async def call() -> PaymentOutcome:
+            pay = info.context.sandbox_pay
+            if pay is None:
+                raise InvalidInput("txid", "the sandbox provider is not the configured provider", code="not_sandbox")
+            outcomes = await pay(txid)
+            return PaymentOutcome(outcome=outcomes[0] if outcomes else "duplicate", booking_id=None)
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Staff: \"Registrar ciência\" on a queue item (alerts).")
+    async def acknowledge_queue_item(self, info: Info, item_id: strawberry.ID) -> QueueItemResult:
+        async def call() -> QueueItem:
+            item = await queries.acknowledge_queue_item(info.context.deps, parse_id(item_id, "itemId"), "staff")
+            return QueueItem.from_domain(item)
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Staff: close a queue item with an optional note.")
+    async def resolve_queue_item(self, info: Info, item_id: strawberry.ID, note: str | None = None
+                                 ) -> QueueItemResult:
+        async def call() -> QueueItem:
+            item = await queries.resolve_queue_item(info.context.deps, parse_id(item_id, "itemId"), "staff", note)
+            return QueueItem.from_domain(item)
+        return await _run(call)  # type: ignore[no-any-return]
+
+
+@strawberry.type
+class PaymentQuery:
+    @strawberry.field(description="The unit's staff queue, most urgent first (default: open and acknowledged).")
+    async def queue(self, info: Info, unit_id: strawberry.ID, statuses: list[str] | None = None) -> list[QueueItem]:
+        uid = parse_id(unit_id, "unitId")
+        items = await queries.queue_items(info.context.deps, uid, statuses or ["open", "acknowledged"])
+        return [QueueItem.from_domain(i) for i in items]
+
+    @strawberry.field(description="The charges of a booking, newest first.")
+    async def charges(self, info: Info, booking_id: strawberry.ID) -> list[Charge]:
+        found = await queries.charges_of(info.context.deps, parse_id(booking_id, "bookingId"))
+        return [Charge.from_domain(c, info.context.qr) for c in found]

@@ -1,0 +1,93 @@
+"""Types for payments and the staff queue."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+import strawberry
+from strawberry.scalars import JSON
+
+from domain import payments as dp
+from domain import staff_queue as dq
+
+
+@strawberry.enum(description="A Pix charge's life.")
+class ChargeStatus(Enum):
+    CREATING = "creating"
+    PENDING = "pending"
+    PAID = "paid"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+    FAILED = "failed"
+
+
+@strawberry.type(description="A Pix charge of a fixed amount: pay it with the copia-e-cola code or the QR image.")
+class Charge:
+    id: strawberry.ID
+    txid: str
+    provider: str
+    amount_cents: int
+    status: ChargeStatus
+    copia_e_cola: str | None = strawberry.field(description="The BR Code payload (EMV with CRC16).")
+    expires_at: datetime
+    qr_code_png: str | None = strawberry.field(description="The QR image as a data: URI (PNG).")
+
+    @classmethod
+    def from_domain(cls, c: dp.Charge, qr: Any = None) -> Charge:
+        return cls(id=strawberry.ID(str(c.id)), txid=c.txid, provider=c.provider, amount_cents=c.amount_cents,
+                   status=ChargeStatus(c.status.value), copia_e_cola=c.brcode, expires_at=c.expires_at,
+                   qr_code_png=qr(c.brcode) if qr and c.brcode else None)
+
+
+@strawberry.type(description="What the customer accepted before paying (RN-ATD-09).")
+class Acceptance:
+    at: datetime
+    channel: str
+    contact: str | None
+    price_version: int | None
+    policy_version: int
+    payment_rule: str
+    total_cents: int
+    due_now_cents: int
+    at_venue_cents: int
+    policy_summary: str
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Acceptance:
+        a = dp.Acceptance.from_json(d)
+        return cls(at=a.at, channel=a.channel, contact=a.contact, price_version=a.price_version,
+                   policy_version=a.policy_version, payment_rule=a.payment_rule, total_cents=a.total_cents,
+                   due_now_cents=a.due_now_cents, at_venue_cents=a.at_venue_cents, policy_summary=a.policy_summary)
+
+
+@strawberry.type(description="What a received payment did.")
+class PaymentOutcome:
+    outcome: str = strawberry.field(description="confirmed, late_confirmed, refund_due, credited, orphan or duplicate.")
+    booking_id: strawberry.ID | None
+
+
+@strawberry.type(description="An item of the staff queue (Tratativas).")
+class QueueItem:
+    id: strawberry.ID
+    unit_id: strawberry.ID
+    type: str
+    title: str
+    priority: str
+    status: str
+    booking_id: strawberry.ID | None
+    payload: JSON
+    created_at: datetime
+    acknowledged_by: str | None
+    acknowledged_at: datetime | None
+    resolved_by: str | None
+    resolved_at: datetime | None
+
+    @classmethod
+    def from_domain(cls, q: dq.QueueItem) -> QueueItem:
+        return cls(id=strawberry.ID(str(q.id)), unit_id=strawberry.ID(str(q.unit_id)), type=q.type.value,
+                   title=q.title, priority=q.priority, status=q.status.value,
+                   booking_id=strawberry.ID(str(q.booking_id)) if q.booking_id else None, payload=q.payload,
+                   created_at=q.created_at, acknowledged_by=q.acknowledged_by, acknowledged_at=q.acknowledged_at,
+                   resolved_by=q.resolved_by, resolved_at=q.resolved_at)

@@ -1,0 +1,64 @@
+"""Payment jobs across real processes: the provider is told about cancelled charges; claimed payments are polled."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
+from tests.integration.cluster import cluster, gql, wait_until
+from tests.venues import cpf
+
+SP = ZoneInfo("America/Sao_Paulo")
+
+
+def tomorrow(hour: int) -> str:
+    day = (datetime.now(SP) + timedelta(days=1)).date()
+    return datetime(day.year, day.month, day.day, hour, tzinfo=SP).isoformat()
+
+
+HOLD = """mutation($input: HoldInput!) { hold(input: $input) { ... on BookingPayload { booking { id } } } }"""
+CONFIRM = """mutation($id: ID!) { confirm(bookingId: $id) { ... on BookingPayload { charge { txid } } } }"""
+
+
+async def test_cancelled_charges_reach_the_bank_and_claimed_payments_are_found_by_polling(
+    database_url: str, redis_url: str, pool: Any, tmp_path: Path
+) -> None:
+    v = await create_venue(pool, VenueSpec(
+        unit_name=f"Arena jobs {tmp_path.name}", hours=every_day(8, 23), resources=[ResourceSpec(name="Campo 1")],
+        services=[{"name": "1h", "duration_minutes": 60, "price_cents": 8000}]))
+
+    async def hold_and_confirm(port: int, hour: int, n: int) -> tuple[str, str]:
+        made = await gql(port, HOLD, {"input": {
+            "unitId": str(v.unit_id), "resourceIds": [str(v.resource_ids["Campo 1"])], "startsAt": tomorrow(hour),
+            "endsAt": tomorrow(hour + 1), "customer": {"cpf": cpf(500_000 + n)}, "serviceId": str(v.service_ids["1h"])}})
+        bid = made["hold"]["booking"]["id"]
+        return bid, (await gql(port, CONFIRM, {"id": bid}))["confirm"]["charge"]["txid"]
+
+    async def bank_status(txid: str) -> str:
+        async with pool.acquire() as conn:
+            return str(await conn.fetchval("SELECT status FROM sandbox_charges WHERE txid = $1", txid))
+
+    with cluster(database_url, redis_url, tmp_path, apis=1, workers=1, SLOTHOLD_POLL_SECONDS="2") as c:
+        port = c.apis[0][1]
+        cancelled, txid = await hold_and_confirm(port, 10, 1)
+        await gql(port, 'mutation($id: ID!) { cancel(bookingId: $id) { __typename } }', {"id": cancelled})
+
+        async def removed() -> bool:
+            return await bank_status(txid) == "REMOVIDA_PELO_USUARIO_RECEBEDOR"
+
+        assert await wait_until(removed, timeout=10), c.logs()
+
+        claimed, txid2 = await hold_and_confirm(port, 12, 2)
+        await gql(port, 'mutation($id: ID!) { claimPaid(bookingId: $id) { __typename } }', {"id": claimed})
+        from providers.sandbox import SandboxProvider
+
+        await SandboxProvider(pool, "sandbox-secret").pay(txid2)  # paid at the bank; its webhook is lost
+
+        async def confirmed() -> bool:
+            async with pool.acquire() as conn:
+                return await conn.fetchval("SELECT status FROM bookings WHERE id = $1", claimed) == "confirmed"
+
+        assert await wait_until(confirmed, timeout=15), c.logs()
