@@ -192,6 +192,44 @@ def cmd_seed_demo(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_sandbox_pay(args: argparse.Namespace, settings: Settings) -> int:
+    """`slothold sandbox-pay TXID`: pay a sandbox charge as the customer would (demo, tests)."""
+    database_url = args.database_url or settings.database_url
+    if not database_url:
+        _require_env("sandbox-pay", settings, redis=False)
+    assert database_url
+    _setup_logging(settings)
+
+    async def pay() -> list[str]:
+        from domain.services import Deps
+        from providers.factory import make_provider
+        from providers.sandbox import SandboxProvider
+        from slothold.clock import SystemClock
+        from slothold.webhooks import sandbox_pay
+        from store.db import create_pool
+        from store.uow import PgUnitOfWork
+
+        pool = await create_pool(database_url, 1, 2)
+        try:
+            provider = make_provider(os.environ, pool)
+            if not isinstance(provider, SandboxProvider):
+                raise SystemExit("sandbox-pay works only with SLOTHOLD_PAYMENT_PROVIDER=sandbox (the default)")
+            deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=SystemClock(), provider=provider)
+            return await sandbox_pay(deps, provider, args.txid)
+        finally:
+            await pool.close()
+
+    from domain.errors import DomainError
+
+    try:
+        outcomes = _db_step("sandbox-pay", database_url, lambda: asyncio.run(pay()))
+    except DomainError as e:
+        _say(f"not paid: {e.message}")
+        return 1
+    _say(f"paid {args.txid}: {', '.join(outcomes or ['nothing applied'])}")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """`slothold serve`: the API (and web demo) under uvicorn."""
     _require_env("serve", settings)
@@ -434,6 +472,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     def db_option(p: argparse.ArgumentParser) -> None:
         p.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_URL)")
+
+    p = sub.add_parser("sandbox-pay", help="pay a sandbox Pix charge by its txid",
+                       description="Pay a charge of the sandbox provider as its customer would; the sandbox bank's "
+                       "webhook is applied like any other.")
+    p.add_argument("txid", help="the charge's txid (shown with the charge)")
+    db_option(p)
+    p.set_defaults(func=cmd_sandbox_pay)
 
     p = sub.add_parser("migrate", help="apply database migrations", description="Apply database migrations.")
     db_option(p)

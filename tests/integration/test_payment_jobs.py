@@ -62,3 +62,36 @@ async def test_cancelled_charges_reach_the_bank_and_claimed_payments_are_found_b
                 return await conn.fetchval("SELECT status FROM bookings WHERE id = $1", claimed) == "confirmed"
 
         assert await wait_until(confirmed, timeout=15), c.logs()
+
+
+async def test_the_cli_pays_a_sandbox_charge(database_url: str, pool: Any, deps: Any) -> None:
+    import asyncio
+    import os
+    import sys
+    from dataclasses import replace
+
+    from domain import checkout
+    from domain.services import HoldCommand, hold
+    from providers.sandbox import SandboxProvider
+    from tests.venues import customer
+
+    v = await create_venue(pool, VenueSpec(
+        unit_name=f"Arena cli {cpf(9)}-{id(pool)}", hours=every_day(8, 23), resources=[ResourceSpec(name="Campo 1")],
+        services=[{"name": "1h", "duration_minutes": 60, "price_cents": 5000}]))
+    sandbox = SandboxProvider(pool, "sandbox-secret", clock=deps.clock)
+    d = replace(deps, provider=sandbox)
+    start = deps.clock.now() + timedelta(days=1)
+    start = start.replace(minute=0, second=0, microsecond=0).astimezone(SP).replace(hour=10)
+    b = (await hold(d, HoldCommand(v.unit_id, start, start + timedelta(hours=1), (v.resource_ids["Campo 1"],),
+                                   customer=customer(77), service_id=v.service_ids["1h"]))).booking
+    charge = (await checkout.confirm(d, checkout.ConfirmCommand(b.id))).charge
+    assert charge is not None
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "slothold.cli", "sandbox-pay", charge.txid, env={**os.environ, "DATABASE_URL": database_url},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    out, _ = await proc.communicate()
+    assert proc.returncode == 0, out
+    assert f"paid {charge.txid}" in out.decode()
+    async with pool.acquire() as conn:
+        # The CLI pays on the real clock; in time or late, the slot is free, so the booking confirms.
+        assert await conn.fetchval("SELECT status FROM bookings WHERE id = $1", b.id) == "confirmed"
