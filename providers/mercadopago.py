@@ -20,7 +20,7 @@ import hmac
 import json
 import re
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -48,6 +48,9 @@ PAID = frozenset({"approved", "refunded", "charged_back", "in_mediation"})
 PENDING = frozenset({"pending", "in_process", "authorized"})
 
 _ID_RE = re.compile(r"[A-Za-z0-9]{1,64}")
+
+
+MIN_PIX_EXPIRY = timedelta(minutes=30)
 
 
 class MercadoPagoProvider:
@@ -86,11 +89,14 @@ class MercadoPagoProvider:
         check_charge(txid, amount_cents, expires_at)
         if expires_at <= self.clock.now():
             raise ValueError("mercadopago: expires_at is already past")
+        # MercadoPago refuses a Pix expiring in under 30 minutes; ours expire sooner (hold TTL minus the
+        # margin), so ask for the minimum and rely on Slothold cancelling the charge when the hold ends.
+        provider_expiry = max(expires_at, self.clock.now() + MIN_PIX_EXPIRY)
         body: dict[str, Any] = {
             "transaction_amount": cents_to_number(amount_cents),
             "payment_method_id": "pix",
             "payer": {"email": self.payer_email},
-            "date_of_expiration": expires_at.isoformat(timespec="milliseconds"),
+            "date_of_expiration": provider_expiry.isoformat(timespec="milliseconds"),
             "external_reference": txid,
         }
         if description:

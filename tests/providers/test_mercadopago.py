@@ -81,7 +81,14 @@ async def test_lookup_pending_paid_cancelled_expired(
     charge = await mercadopago.create_charge(txid, 30, clock.now() + timedelta(minutes=13), "")
     ref = charge.provider_ref
     assert (await mercadopago.lookup_charge(txid, ref)).status == "pending"
+    # MercadoPago takes no Pix expiring in under 30 minutes: the charge was asked for 30 (Slothold cancels it
+    # itself when the hold ends first).
+    sent = [body for method, path, body in mp.requests if method == "POST" and path == "/v1/payments"][-1]
+    assert abs(datetime.fromisoformat(sent["date_of_expiration"]) - (clock.now() + timedelta(minutes=30))) < timedelta(
+        milliseconds=1)
     clock.advance(minutes=14)
+    assert (await mercadopago.lookup_charge(txid, ref)).status == "pending"
+    clock.advance(minutes=17)
     assert (await mercadopago.lookup_charge(txid, ref)).status == "expired"  # past date_of_expiration
     approved_at = datetime(2026, 12, 7, 9, 0, 1, 500000, tzinfo=UTC)
     mp.approve(ref, approved_at)
