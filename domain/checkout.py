@@ -229,6 +229,11 @@ async def swap(deps: Deps, cmd: SwapCommand) -> CheckoutResult:
         state["old"] = old
 
     result = await hold(deps, cmd.hold, before_insert=release_old)
+    if result.replayed:  # a retried swap: answer with the new booking as it is now, and its charge
+        async with deps.uow() as uow:
+            new = await uow.bookings.find(result.booking.id)
+            charges = await uow.payments.charges_of(new.id)
+        return CheckoutResult(new, charges[0] if charges else None, replayed=True)
     new, old = result.booking, state["old"]
     if old.status is BookingStatus.CANCELLED and old.acceptance is not None and old.due_now_cents > 0:
         # The customer had accepted and was paying: the new slot gets its own charge at once.

@@ -80,6 +80,9 @@ class Subscription:
             raise _refuse(e) from None
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):
             if event.topic == "queue_changed":
-                item = event.payload.get("item_id")
-                yield QueueChange(seq=event.seq, unit_id=strawberry.ID(str(uid)), kind=str(event.payload.get("kind")),
-                                  item_id=strawberry.ID(str(item)) if item else None)
+                p = event.payload
+                yield QueueChange(
+                    seq=event.seq, unit_id=strawberry.ID(str(uid)), kind=str(p.get("kind")),
+                    item_id=strawberry.ID(str(p["item_id"])) if p.get("item_id") else None, type=p.get("type"),
+                    title=p.get("title"), priority=p.get("priority"),
+                    booking_id=strawberry.ID(str(p["booking_id"])) if p.get("booking_id") else None)

@@ -53,9 +53,13 @@ class SlotChange:
         )
 
 
-@strawberry.type(description="A change in a unit's staff queue (items arrive with the payments issue).")
+@strawberry.type(description="A change in a unit's staff queue: an item opened, acknowledged or resolved.")
 class QueueChange:
     seq: int
     unit_id: strawberry.ID
-    kind: str
+    kind: str = strawberry.field(description="opened, acknowledged or resolved")
     item_id: strawberry.ID | None
+    type: str | None
+    title: str | None
+    priority: str | None
+    booking_id: strawberry.ID | None

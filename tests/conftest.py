@@ -93,7 +93,7 @@ def redis_url(servers: tuple[str, str]) -> str:
 
 @pytest.fixture(scope="session")
 async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    p = await create_pool(database_url, min_size=2, max_size=60)
+    p = await create_pool(database_url, min_size=2, max_size=25)
     yield p
     await p.close()
 

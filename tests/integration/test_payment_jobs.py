@@ -95,3 +95,32 @@ async def test_the_cli_pays_a_sandbox_charge(database_url: str, pool: Any, deps:
     async with pool.acquire() as conn:
         # The CLI pays on the real clock; in time or late, the slot is free, so the booking confirms.
         assert await conn.fetchval("SELECT status FROM bookings WHERE id = $1", b.id) == "confirmed"
+
+
+async def test_the_staff_queue_is_live_on_a_subscription(
+    database_url: str, redis_url: str, pool: Any, tmp_path: Path
+) -> None:
+    from tests.integration.cluster import WsClient
+
+    v = await create_venue(pool, VenueSpec(
+        unit_name=f"Arena queue {tmp_path.name}", hours=every_day(8, 23), resources=[ResourceSpec(name="Campo 1")],
+        services=[{"name": "1h", "duration_minutes": 60, "price_cents": 8000}]))
+    with cluster(database_url, redis_url, tmp_path, apis=1, workers=1) as c:
+        port = c.apis[0][1]
+        ws = await WsClient.connect(port)
+        await ws.subscribe("subscription($u: ID!) { queueChanged(unitId: $u) { seq kind type title priority "
+                           "bookingId itemId } }", {"u": str(v.unit_id)})
+        made = await gql(port, HOLD, {"input": {
+            "unitId": str(v.unit_id), "resourceIds": [str(v.resource_ids["Campo 1"])], "startsAt": tomorrow(10),
+            "endsAt": tomorrow(11), "customer": {"cpf": cpf(600_001)}, "serviceId": str(v.service_ids["1h"])}})
+        bid = made["hold"]["booking"]["id"]
+        await gql(port, CONFIRM, {"id": bid})
+        await gql(port, 'mutation($id: ID!) { claimPaid(bookingId: $id) { __typename } }', {"id": bid})
+        (opened,) = await ws.collect(1)
+        item = opened["queueChanged"]
+        assert (item["kind"], item["type"], item["title"], item["priority"], item["bookingId"]) == (
+            "opened", "customer_says_paid", "Cliente diz que pagou", "critical", bid)
+        await gql(port, 'mutation($id: ID!) { denyPaymentClaim(bookingId: $id) { __typename } }', {"id": bid})
+        (resolved,) = await ws.collect(1)
+        assert (resolved["queueChanged"]["kind"], resolved["queueChanged"]["itemId"]) == ("resolved", item["itemId"])
+        await ws.close()
