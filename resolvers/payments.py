@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import strawberry
 
-from domain import checkout, queries, settlement
+from domain import catalog, checkout, queries, settlement
 from domain.errors import DomainError, InvalidInput
 from domain.services import HoldCommand
 from resolvers.context import Info, parse_id
@@ -153,6 +153,59 @@ class PaymentMutation:
         async def call() -> QueueItem:
             item = await queries.resolve_queue_item(info.context.deps, parse_id(item_id, "itemId"), "staff", note)
             return QueueItem.from_domain(item)
+        return await _run(call)  # type: ignore[no-any-return]
+
+
+@strawberry.type(description="A published version of a service's price.")
+class PriceVersion:
+    service_id: strawberry.ID
+    version: int
+    price_cents: int
+    payment_rule: str
+    deposit_percent: int | None
+    deposit_cents: int | None
+
+
+@strawberry.type(description="A published version of a unit's cancellation policy.")
+class PolicyVersion:
+    version: int
+    summary: str
+
+
+@strawberry.input(description="Cancelling at least minHours before the start refunds percent of what was paid.")
+class TierInput:
+    min_hours: float
+    percent: int
+
+
+PriceResult = Annotated[PriceVersion | InvalidInputType | NotFound, strawberry.union("PriceResult")]
+PolicyResult = Annotated[PolicyVersion | InvalidInputType | NotFound, strawberry.union("PolicyResult")]
+
+
+@strawberry.type
+class CatalogMutation:
+    @strawberry.mutation(description="Owner: publish a service's new price and payment rule (full, "
+                         "deposit_percent, deposit_cents) as its next version. Accepted bookings keep theirs.")
+    async def publish_service_price(
+        self, info: Info, unit_id: strawberry.ID, service_id: strawberry.ID, price_cents: int, payment_rule: str,
+        deposit_percent: int | None = None, deposit_cents: int | None = None,
+    ) -> PriceResult:
+        async def call() -> PriceVersion:
+            p = await catalog.publish_price(info.context.deps, parse_id(unit_id, "unitId"),
+                                            parse_id(service_id, "serviceId"), price_cents, payment_rule,
+                                            deposit_percent, deposit_cents)
+            return PriceVersion(service_id=strawberry.ID(str(p.service_id)), version=p.version,
+                                price_cents=p.price_cents, payment_rule=p.rule.value,
+                                deposit_percent=p.deposit_percent, deposit_cents=p.deposit_cents)
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Owner: publish the unit's cancellation policy as its next version.")
+    async def publish_cancellation_policy(self, info: Info, unit_id: strawberry.ID, tiers: list[TierInput]
+                                          ) -> PolicyResult:
+        async def call() -> PolicyVersion:
+            p = await catalog.publish_policy(info.context.deps, parse_id(unit_id, "unitId"),
+                                             [(t.min_hours, t.percent) for t in tiers])
+            return PolicyVersion(version=p.version, summary=p.summary_pt())
         return await _run(call)  # type: ignore[no-any-return]
 
 

@@ -8,7 +8,7 @@ from strawberry.extensions import MaskErrors, ParserCache, ValidationCache
 from strawberry.tools import merge_types
 
 from resolvers.mutations import Mutation
-from resolvers.payments import PaymentMutation, PaymentQuery
+from resolvers.payments import CatalogMutation, PaymentMutation, PaymentQuery
 from resolvers.queries import Query
 from resolvers.subscriptions import Subscription
 
@@ -23,7 +23,7 @@ def build_schema() -> strawberry.Schema:
     """The Slothold GraphQL schema with error masking and parser/validation caches."""
     return strawberry.Schema(
         query=merge_types("Query", (Query, PaymentQuery)),
-        mutation=merge_types("Mutation", (Mutation, PaymentMutation)),
+        mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation)),
         subscription=Subscription,
         extensions=[
             lambda: MaskErrors(should_mask_error=_is_internal,

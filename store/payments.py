@@ -157,3 +157,29 @@ class PgPayments:
             f"SELECT {', '.join('c.' + c.strip() for c in _CHARGE_COLUMNS.split(','))} FROM charges c "
             "JOIN bookings b ON b.id = c.booking_id WHERE b.status = 'verifying' AND c.status = 'pending'")
         return [_charge(r) for r in rows]
+
+    async def publish_price(self, unit_id: UUID, price: Price) -> int:
+        """Add the service's next price version and make it current; returns the version."""
+        conn = await self._conn()
+        version: int | None = await conn.fetchval(
+            "UPDATE services SET price_version = price_version + 1, price_cents = $3, payment_rule = $4, "
+            "deposit_percent = $5, deposit_cents = $6 WHERE unit_id = $1 AND id = $2 RETURNING price_version",
+            unit_id, price.service_id, price.price_cents, price.rule.value, price.deposit_percent, price.deposit_cents)
+        if version is None:
+            raise NotFound("service", price.service_id, field="serviceId")
+        await conn.execute(
+            "INSERT INTO service_prices (unit_id, service_id, version, price_cents, payment_rule, deposit_percent, "
+            "deposit_cents) VALUES ($1, $2, $3, $4, $5, $6, $7)", unit_id, price.service_id, version,
+            price.price_cents, price.rule.value, price.deposit_percent, price.deposit_cents)
+        return version
+
+    async def publish_policy(self, unit_id: UUID, tiers: tuple[Tier, ...]) -> int:
+        """Add the unit's next cancellation policy version and make it current; returns the version."""
+        conn = await self._conn()
+        version: int | None = await conn.fetchval(
+            "UPDATE units SET policy_version = policy_version + 1 WHERE id = $1 RETURNING policy_version", unit_id)
+        if version is None:
+            raise NotFound("unit", unit_id, field="unitId")
+        await conn.execute("INSERT INTO cancellation_policies (unit_id, version, tiers) VALUES ($1, $2, $3)",
+                           unit_id, version, [{"min_hours": t.min_hours, "percent": t.percent} for t in tiers])
+        return version

@@ -130,3 +130,29 @@ async def test_the_bank_failing_cancels_the_hold_and_alerts_the_queue(api: Api, 
                         '{ status acknowledgedBy } } }', {"i": alert["id"]})
     assert ack["acknowledgeQueueItem"] == {"__typename": "QueueItem", "status": "acknowledged",
                                            "acknowledgedBy": "staff"}
+
+
+async def test_new_price_and_policy_versions_never_touch_an_accepted_booking(api: Api, pool: Any) -> None:
+    v = await paid_venue(pool)
+    bid = await held(api, v)
+    accepted = (await api.gql(CONFIRM, {"id": bid}))["confirm"]["booking"]["acceptance"]
+    price = await api.gql("""mutation($u: ID!, $s: ID!) { publishServicePrice(unitId: $u, serviceId: $s,
+        priceCents: 30000, paymentRule: "full") { __typename ... on PriceVersion { version priceCents } } }""",
+                          {"u": str(v.unit_id), "s": str(v.service_ids["Campo 1h"])})
+    assert price["publishServicePrice"] == {"__typename": "PriceVersion", "version": 2, "priceCents": 30000}
+    policy = await api.gql("""mutation($u: ID!) { publishCancellationPolicy(unitId: $u, tiers: [
+        {minHours: 48, percent: 100}, {minHours: 0, percent: 0}]) { __typename ... on PolicyVersion { version summary }
+        } }""", {"u": str(v.unit_id)})
+    assert policy["publishCancellationPolicy"]["version"] == 2
+    bad = await api.gql("""mutation($u: ID!, $s: ID!) { publishServicePrice(unitId: $u, serviceId: $s,
+        priceCents: 100, paymentRule: "deposit_percent") { __typename ... on InvalidInput { field } } }""",
+                        {"u": str(v.unit_id), "s": str(v.service_ids["Campo 1h"])})
+    assert bad["publishServicePrice"] == {"__typename": "InvalidInput", "field": "depositPercent"}
+    after = await api.gql('query($id: ID!) { booking(id: $id) { ... on Booking { acceptance { priceVersion '
+                          'policyVersion totalCents } } } }', {"id": bid})
+    assert after["booking"]["acceptance"] == {"priceVersion": accepted["priceVersion"], "policyVersion": 1,
+                                              "totalCents": 20000}
+    other = await held(api, v, "Campo 2", 19, 2)
+    fresh = (await api.gql(CONFIRM, {"id": other}))["confirm"]["booking"]["acceptance"]
+    assert (fresh["priceVersion"], fresh["policyVersion"], fresh["totalCents"], fresh["paymentRule"]) == (
+        2, 2, 30000, "full")

@@ -1,0 +1,37 @@
+"""Publishing prices and cancellation policies: new versions; accepted bookings keep theirs (SPEC §7)."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from domain.errors import InvalidInput
+from domain.payments import PaymentRule, Price
+from domain.policies import CancellationPolicy, Tier
+from domain.services import Deps
+
+
+async def publish_price(deps: Deps, unit_id: UUID, service_id: UUID, price_cents: int, rule: str,
+                        deposit_percent: int | None = None, deposit_cents: int | None = None) -> Price:
+    """Publish a service's new price and payment rule as its next version."""
+    if price_cents < 0:
+        raise InvalidInput("priceCents", "a price cannot be negative", code="invalid_price")
+    try:
+        payment_rule = PaymentRule(rule)
+    except ValueError:
+        raise InvalidInput("paymentRule", f"payment rule must be one of {[r.value for r in PaymentRule]}",
+                           code="invalid_price") from None
+    price = Price(service_id, 0, price_cents, payment_rule, deposit_percent, deposit_cents)
+    price.due()  # refuses a deposit rule without its amount, naming the field
+    async with deps.uow() as uow:
+        version = await uow.payments.publish_price(unit_id, price)
+        await uow.commit()
+    return Price(service_id, version, price_cents, payment_rule, deposit_percent, deposit_cents)
+
+
+async def publish_policy(deps: Deps, unit_id: UUID, tiers: list[tuple[float, int]]) -> CancellationPolicy:
+    """Publish the unit's cancellation policy (tiers of hours before the start → refund %) as its next version."""
+    draft = CancellationPolicy(0, tuple(Tier(h, p) for h, p in tiers))
+    async with deps.uow() as uow:
+        version = await uow.payments.publish_policy(unit_id, draft.tiers)
+        await uow.commit()
+    return CancellationPolicy(version, draft.tiers)
