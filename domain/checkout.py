@@ -49,7 +49,8 @@ def _charge_from_json(d: dict[str, object]) -> Charge:
     return Charge(id=UUID(str(d["id"])), unit_id=UUID(str(d["unit_id"])), booking_id=UUID(str(d["booking_id"])),
                   provider=str(d["provider"]), txid=str(d["txid"]), amount_cents=int(str(d["amount_cents"])),
                   expires_at=datetime.fromisoformat(str(d["expires_at"])), status=ChargeStatus(str(d["status"])),
-                  brcode=d.get("brcode") and str(d["brcode"]), provider_ref=d.get("provider_ref") and str(d["provider_ref"]))
+                  brcode=d.get("brcode") and str(d["brcode"]),
+                  provider_ref=d.get("provider_ref") and str(d["provider_ref"]))
 
 
 def _replay(stored: dict[str, object]) -> CheckoutResult:
@@ -152,7 +153,8 @@ async def _create_at_provider(deps: Deps, unit: Unit, booking_id: UUID, charge: 
             # The hold ended while the bank answered; the charge was cancelled with it: tell the bank too.
             await uow.events.notify(unit.id, "charge_cancel", {"charge_id": str(charge.id)})
         else:
-            charge.status, charge.brcode, charge.provider_ref = ChargeStatus.PENDING, created.brcode, created.provider_ref
+            charge.status, charge.brcode = ChargeStatus.PENDING, created.brcode
+            charge.provider_ref = created.provider_ref
             await uow.payments.save_charge(charge, now)
         await uow.payments.charge_succeeded(unit.id)
         if key:
@@ -175,7 +177,8 @@ async def _charge_creation_failed(deps: Deps, unit: Unit, booking_id: UUID, char
             await uow.bookings.save(booking)
         today = now.astimezone(unit.tz).date()
         if await uow.payments.charge_failed(unit.id, today, unit.params.pix_failures_before_alert):
-            await uow.queue.open(unit.id, QueueItemType.PIX_FAILING, now, payload={"reason": "Banco falhando ao gerar o PIX"})
+            await uow.queue.open(unit.id, QueueItemType.PIX_FAILING, now,
+                                 payload={"reason": "Banco falhando ao gerar o PIX"})
             if unit.params.owner_alert_whatsapp:
                 await uow.events.notify(unit.id, "notification", {
                     "kind": "owner_alert", "channel": "whatsapp", "to": unit.params.owner_alert_whatsapp,

@@ -121,7 +121,8 @@ def summary_pt(resource_name: str, starts_local: datetime, hours: float, total_c
     """The summary shown before acceptance (RN-ATD-09's wording)."""
     weekday = ["segunda", "terça", "quarta", "quinta", "sexta", "sábado", "domingo"][starts_local.weekday()]
     duration = f"{int(hours)} hora" + ("s" if hours >= 2 else "") if hours == int(hours) else f"{hours} horas"
-    head = f"{resource_name}, {weekday} às {starts_local.hour}h{starts_local.minute or ''}, {duration}, {money(total_cents)}."
+    clock = f"{starts_local.hour}h{starts_local.minute or ''}"
+    head = f"{resource_name}, {weekday} às {clock}, {duration}, {money(total_cents)}."
     if due_now_cents >= total_cents:
         pay = f"Pagamento integral de {money(total_cents)} agora."
     else:

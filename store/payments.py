@@ -11,7 +11,8 @@ from domain.payments import Charge, ChargeStatus, PaymentRule, Price, ReceivedPi
 from domain.policies import CancellationPolicy, Tier
 from store.bookings import ConnGetter
 
-_CHARGE_COLUMNS = "id, unit_id, booking_id, provider, txid, amount_cents, expires_at, status, brcode, provider_ref, created_at"
+_CHARGE_COLUMNS = ("id, unit_id, booking_id, provider, txid, amount_cents, expires_at, status, brcode, provider_ref, "
+                   "created_at")
 
 
 def _charge(r: Any) -> Charge:
@@ -147,7 +148,8 @@ class PgPayments:
     async def record_webhook(self, provider: str, authentic: bool, detail: str, payload: str) -> None:
         """Keep every webhook call, forged ones included (they change nothing else)."""
         conn = await self._conn()
-        await conn.execute("INSERT INTO webhook_receipts (provider, authentic, detail, payload) VALUES ($1, $2, $3, $4)",
+        await conn.execute("INSERT INTO webhook_receipts (provider, authentic, detail, payload) "
+                           "VALUES ($1, $2, $3, $4)",
                            provider, authentic, detail[:500], payload[:20_000])
 
     async def verifying_charges(self) -> list[Charge]:

@@ -90,7 +90,8 @@ class PgQueue:
                                   note: str) -> None:
         """Close the booking's open items of a type (the situation resolved itself)."""
         conn = await self._conn()
-        ids = await conn.fetch("SELECT id FROM queue_items WHERE booking_id = $1 AND type = $2 AND status <> 'resolved'",
+        ids = await conn.fetch("SELECT id FROM queue_items WHERE booking_id = $1 AND type = $2 "
+                               "AND status <> 'resolved'",
                                booking_id, type_.value)
         for r in ids:
             await self.resolve(r["id"], actor, at, note)

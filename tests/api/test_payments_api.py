@@ -24,7 +24,8 @@ mutation($id: ID!, $key: String) { confirm(bookingId: $id, idempotencyKey: $key,
   ... on Error { code message }
 } }
 """
-PAY = 'mutation($t: String!) { sandboxPay(txid: $t) { __typename ... on PaymentOutcome { outcome } ... on Error { code message } } }'
+PAY = ('mutation($t: String!) { sandboxPay(txid: $t) { __typename ... on PaymentOutcome { outcome } '
+       '... on Error { code message } } }')
 BOOKING = 'query($id: ID!) { booking(id: $id) { ... on Booking { status paidCents } } }'
 
 

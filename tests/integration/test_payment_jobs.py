@@ -33,7 +33,8 @@ async def test_cancelled_charges_reach_the_bank_and_claimed_payments_are_found_b
     async def hold_and_confirm(port: int, hour: int, n: int) -> tuple[str, str]:
         made = await gql(port, HOLD, {"input": {
             "unitId": str(v.unit_id), "resourceIds": [str(v.resource_ids["Campo 1"])], "startsAt": tomorrow(hour),
-            "endsAt": tomorrow(hour + 1), "customer": {"cpf": cpf(500_000 + n)}, "serviceId": str(v.service_ids["1h"])}})
+            "endsAt": tomorrow(hour + 1), "customer": {"cpf": cpf(500_000 + n)},
+            "serviceId": str(v.service_ids["1h"])}})
         bid = made["hold"]["booking"]["id"]
         return bid, (await gql(port, CONFIRM, {"id": bid}))["confirm"]["charge"]["txid"]
 
@@ -87,7 +88,8 @@ async def test_the_cli_pays_a_sandbox_charge(database_url: str, pool: Any, deps:
     charge = (await checkout.confirm(d, checkout.ConfirmCommand(b.id))).charge
     assert charge is not None
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "slothold.cli", "sandbox-pay", charge.txid, env={**os.environ, "DATABASE_URL": database_url},
+        sys.executable, "-m", "slothold.cli", "sandbox-pay", charge.txid,
+        env={**os.environ, "DATABASE_URL": database_url},
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
     out, _ = await proc.communicate()
     assert proc.returncode == 0, out
