@@ -11,7 +11,7 @@ from domain.bookings import Booking, BookingStatus, booking_from_snapshot, booki
 from domain.errors import InvalidInput, InvalidTransition, PaymentUnavailable
 from domain.payments import Acceptance, Charge, ChargeStatus, ProviderUnavailable, charge_expiry, summary_pt
 from domain.ports import UnitOfWork
-from domain.services import IDEMPOTENCY_RETENTION, Deps, HoldCommand, fingerprint, hold
+from domain.services import IDEMPOTENCY_RETENTION, Deps, HoldCommand, expire_booking, fingerprint, hold
 from domain.staff_queue import QueueItemType
 from domain.units import Unit
 
@@ -97,8 +97,7 @@ async def confirm(deps: Deps, cmd: ConfirmCommand) -> CheckoutResult:
             if stored is not None:
                 return _replay(stored)
         if booking.is_lapsed(now):
-            booking.expire(now)
-            await uow.bookings.save(booking)
+            await expire_booking(uow, booking, now)
             await uow.commit()
             raise InvalidTransition(BookingStatus.EXPIRED.value, BookingStatus.CONFIRMED.value, "confirm")
         if booking.status is not BookingStatus.HELD:

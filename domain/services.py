@@ -28,6 +28,7 @@ from domain.errors import InvalidInput, InvalidTransition, NotFound, SlotOption,
 from domain.hold_types import resolve as resolve_hold_type
 from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import Clock, PaymentProvider, UnitOfWork
+from domain.staff_queue import QueueItemType
 from domain.units import Resource, ResourceKind, Unit
 
 UowFactory = Callable[[], UnitOfWork]
@@ -75,6 +76,16 @@ def fingerprint(operation: str, payload: dict[str, object]) -> str:
     """A stable hash of a request, to tell a retry from a different request under the same key."""
     raw = json.dumps({"op": operation, **payload}, sort_keys=True, default=str)
     return hashlib.sha256(raw.encode()).hexdigest()
+
+
+async def expire_booking(uow: UnitOfWork, booking: Booking, now: datetime, actor: str = "system") -> None:
+    """Expire a booking and close what waited on it (a "paguei" item: the claim ran out)."""
+    was_verifying = booking.status is BookingStatus.VERIFYING
+    booking.expire(now, actor)
+    await uow.bookings.save(booking)
+    if was_verifying:
+        await uow.queue.resolve_for_booking(booking.id, QueueItemType.CUSTOMER_SAYS_PAID, actor, now,
+                                            "expirou sem o PIX aparecer")
 
 
 def _check_key(key: str | None) -> None:
@@ -215,8 +226,7 @@ async def _hold_on(
         await uow.bookings.lock_resources(unit.id, [r.id for r in picked])
         for stale in await uow.bookings.lapsed_overlapping(unit.id, allocations, now):
             if stale.is_lapsed(now):  # a sweep may have expired it while we waited for its row lock
-                stale.expire(now)
-                await uow.bookings.save(stale)
+                await expire_booking(uow, stale, now)
         customer = await uow.customers.identify(unit.tenant_id, cmd.customer) if cmd.customer else None
         booking = Booking(
             id=deps.new_id(), unit_id=unit.id, status=status, allocations=allocations, created_at=now,
@@ -321,8 +331,7 @@ async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
                 return BookingResult(booking_from_snapshot(stored), replayed=True)
         if booking.is_lapsed(now):
             # Guarantee 5: past its deadline the hold is over, whatever the jobs have done so far.
-            booking.expire(now)
-            await uow.bookings.save(booking)
+            await expire_booking(uow, booking, now)
             await uow.commit()
             raise InvalidTransition(BookingStatus.EXPIRED.value, "", operation)
         apply(booking, now)
@@ -361,8 +370,7 @@ async def expire_lapsed(deps: Deps, limit: int = 200) -> int:
     async with deps.uow() as uow:
         due = await uow.bookings.lapsed(now, limit)
         for b in due:
-            b.expire(now)
-            await uow.bookings.save(b)
+            await expire_booking(uow, b, now)
         await uow.commit()
     return len(due)
 
@@ -377,8 +385,7 @@ async def expire_hold(deps: Deps, booking_id: UUID) -> bool:
             return False
         if not booking.is_lapsed(now):
             return False
-        booking.expire(now)
-        await uow.bookings.save(booking)
+        await expire_booking(uow, booking, now)
         await uow.commit()
     return True
 

@@ -11,7 +11,7 @@ from domain.bookings import LOCKED, Booking, BookingStatus
 from domain.errors import InvalidInput, InvalidTransition, NotFound, PaymentNotFound, SlotTaken
 from domain.payments import Charge, ChargeStatus, ProviderUnavailable, ReceivedPix
 from domain.ports import UnitOfWork
-from domain.services import Deps
+from domain.services import Deps, expire_booking
 from domain.staff_queue import QueueItemType
 
 log = logging.getLogger("slothold.settlement")
@@ -99,8 +99,7 @@ async def _swap_partner_paid(uow: UnitOfWork, booking: Booking) -> bool:
 async def _late(uow: UnitOfWork, now: datetime, booking: Booking, payment_id: UUID, pix: ReceivedPix) -> Outcome:
     """Paid after the hold ended: confirm if the slot is still free, else flag for refund (SPEC §7)."""
     if booking.status in LOCKED:  # past its deadline, not yet expired by a job: expire it first
-        booking.expire(now)
-        await uow.bookings.save(booking)
+        await expire_booking(uow, booking, now)
     try:
         async with uow.savepoint():
             await uow.bookings.reoccupy(booking)
@@ -179,7 +178,7 @@ async def deny_claim(deps: Deps, booking_id: UUID, actor: str, reason: str | Non
         booking.expire(now, actor)
         await uow.bookings.save(booking)
         await uow.queue.resolve_for_booking(booking.id, QueueItemType.CUSTOMER_SAYS_PAID, actor, now,
-                                            reason or "alegação negada")
+                                            reason or "alegação negada")  # not expire_booking: staff decided
         await uow.commit()
     return booking
 

@@ -271,3 +271,20 @@ async def test_no_swap_while_verifying(pay_deps: Deps, pool: Any) -> None:
     assert e.value.current_state == "verifying"
     async with pool.acquire() as conn:  # the new hold was rolled back with the refused swap
         assert await conn.fetchval("SELECT count(*) FROM bookings WHERE unit_id = $1", v.unit_id) == 1
+
+
+async def test_an_unresolved_claim_expires_by_itself_and_closes_its_queue_item(
+    pay_deps: Deps, pool: Any, clock: Any
+) -> None:
+    v = await paid_arena(pool)
+    b = await held(pay_deps, v)
+    await checkout.confirm(pay_deps, checkout.ConfirmCommand(b.id))
+    await checkout.claim_paid(pay_deps, b.id)
+    clock.advance(minutes=29)
+    assert not await expire_hold(pay_deps, b.id)
+    clock.advance(minutes=1)
+    assert await expire_hold(pay_deps, b.id)
+    assert await status_of(pool, b.id) == "expired"
+    async with pool.acquire() as conn:
+        item = await conn.fetchrow("SELECT status, resolved_by FROM queue_items WHERE booking_id = $1", b.id)
+    assert dict(item) == {"status": "resolved", "resolved_by": "system"}
