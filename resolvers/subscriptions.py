@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
 from typing import Annotated
@@ -24,6 +25,20 @@ def _refuse(e: DomainError) -> GraphQLError:
     if isinstance(e, InvalidInput | NotFound):
         extensions["field"] = e.field
     return GraphQLError(e.message, extensions=extensions)
+
+
+_CHANGES: OrderedDict[tuple[UUID, int], SlotChange] = OrderedDict()
+
+
+def _slot_change(unit_id: UUID, seq: int, payload: dict[str, object]) -> SlotChange:
+    """The event as a SlotChange — one object per event, so that its execution is shared by subscribers."""
+    key = (unit_id, seq)
+    change = _CHANGES.get(key)
+    if change is None:
+        change = _CHANGES[key] = SlotChange.from_payload(seq, payload)
+        if len(_CHANGES) > 1024:
+            _CHANGES.popitem(last=False)
+    return change
 
 
 def _overlaps(payload: dict[str, object], start: datetime, end: datetime) -> bool:
@@ -53,7 +68,7 @@ class Subscription:
         start, end = from_.astimezone(UTC), to.astimezone(UTC)
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):
             if event.topic == "slot_changed" and _overlaps(event.payload, start, end):
-                yield SlotChange.from_payload(event.seq, event.payload)
+                yield _slot_change(uid, event.seq, event.payload)
 
     @strawberry.subscription(description="Every change of one booking.")
     async def booking_changed(
@@ -67,7 +82,7 @@ class Subscription:
         wanted = str(booking.id)
         async for event in unit_events(info.context.deps, info.context.hub, booking.unit_id, since):
             if event.topic == "slot_changed" and event.payload.get("booking_id") == wanted:
-                yield SlotChange.from_payload(event.seq, event.payload)
+                yield _slot_change(booking.unit_id, event.seq, event.payload)
 
     @strawberry.subscription(description="The unit's staff queue, live (items arrive with payments).")
     async def queue_changed(

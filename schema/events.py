@@ -34,6 +34,8 @@ class SlotChange:
     hold_expires_at: datetime | None
     at: datetime
     slots: list[SlotRange]
+    shared_event: strawberry.Private[bool] = True
+    """One object per event, shared by every subscriber (see slothold/executor.py)."""
 
     @classmethod
     def from_payload(cls, seq: int, p: dict[str, Any]) -> SlotChange:

@@ -11,6 +11,7 @@ from resolvers.mutations import Mutation
 from resolvers.payments import CatalogMutation, PaymentMutation, PaymentQuery
 from resolvers.queries import Query
 from resolvers.subscriptions import Subscription
+from slothold.executor import SharedEventExecutor
 
 
 def _is_internal(error: GraphQLError) -> bool:
@@ -25,6 +26,7 @@ def build_schema() -> strawberry.Schema:
         query=merge_types("Query", (Query, PaymentQuery)),
         mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation)),
         subscription=Subscription,
+        execution_context_class=SharedEventExecutor,
         extensions=[
             lambda: MaskErrors(should_mask_error=_is_internal,
                                error_message="Internal error; it has been logged. Quote the request id."),

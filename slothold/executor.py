@@ -1,0 +1,41 @@
+"""Subscription events are executed once per event and query, not once per subscriber.
+
+A thousand dashboards watching one unit subscribe with the same document; every event they receive is the
+same object (resolvers/subscriptions.py memoises them by unit and sequence). Executing the selection set
+for each subscriber was most of the API's CPU at 1,000 subscribers, so per-event results are shared here,
+keyed by the event object, the operation, the variables and the caller's cache scope.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, ClassVar
+
+from graphql import OperationType
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+SHARED_RESULTS = 512
+
+
+class SharedEventExecutor(StrawberryGraphQLCoreExecutionContext):
+    """graphql-core executor that reuses the result of a shared subscription event."""
+
+    _results: ClassVar[OrderedDict[tuple[Any, ...], tuple[Any, Any]]] = OrderedDict()
+
+    def execute_operation(self, serially: bool | None = None) -> Any:
+        root = self.root_value
+        if self.operation.operation is not OperationType.SUBSCRIPTION or not getattr(root, "shared_event", False):
+            return super().execute_operation(serially)
+        variables = getattr(self.variable_values, "coerced", None) or {}
+        key = (id(root), id(self.operation), tuple(sorted((k, repr(v)) for k, v in variables.items())),
+               getattr(self.context_value, "event_cache_scope", None))
+        hit = self._results.get(key)
+        if hit is not None and hit[0] is root:
+            self._results.move_to_end(key)
+            return hit[1]
+        result = super().execute_operation(serially)
+        if not self.is_awaitable(result):  # events are plain data: their results are ready at once
+            self._results[key] = (root, result)  # holding `root` keeps its id from being reused
+            while len(self._results) > SHARED_RESULTS:
+                self._results.popitem(last=False)
+        return result
