@@ -195,6 +195,19 @@ class Booking:
             hold_type=None, actor="system", channel=self.channel, at=at, reason="late payment, slot still free",
         ))
 
+    def claim_offer(self, at: datetime, actor: str, deadline: datetime, hold_type: str) -> None:
+        """A waitlist offer (a long hold that sets places aside) becomes the customer's ordinary hold."""
+        if self.status is not S.HELD or self.is_lapsed(at):
+            raise InvalidTransition("expired" if self.is_lapsed(at) else self.status.value, S.HELD.value,
+                                    "claim the offer of")
+        previous, self.hold_expires_at, self.hold_type = self.hold_expires_at, deadline, hold_type
+        self.version += 1
+        self.events.append(BookingEvent(
+            booking_id=self.id, unit_id=self.unit_id, old_status=S.HELD.value, new_status=S.HELD.value,
+            hold_type=hold_type, actor=actor, channel=self.channel, at=at, reason="waitlist offer claimed",
+            previous_deadline=previous,
+        ))
+
     def expire(self, at: datetime, actor: str = "system") -> None:
         """The deadline passed without payment or confirmation."""
         self._move(S.EXPIRED, "expire", at, actor, "deadline passed")

@@ -11,7 +11,7 @@ from domain.bookings import Booking, BookingStatus, booking_from_snapshot, booki
 from domain.errors import InvalidInput, InvalidTransition, PaymentUnavailable
 from domain.payments import Acceptance, Charge, ChargeStatus, ProviderUnavailable, charge_expiry, summary_pt
 from domain.ports import UnitOfWork
-from domain.services import IDEMPOTENCY_RETENTION, Deps, HoldCommand, expire_booking, fingerprint, hold
+from domain.services import IDEMPOTENCY_RETENTION, Deps, HoldCommand, expire_booking, fingerprint, hold, released
 from domain.staff_queue import QueueItemType
 from domain.units import Unit
 
@@ -185,6 +185,7 @@ async def _charge_creation_failed(deps: Deps, unit: Unit, booking_id: UUID, char
         if key:
             await uow.idempotency.complete(unit.id, key, {"error": {"code": PaymentUnavailable.code}})
         await uow.commit()
+    await released(deps, booking)
 
 
 async def claim_paid(deps: Deps, booking_id: UUID, actor: str = "customer") -> Booking:
@@ -237,6 +238,7 @@ async def swap(deps: Deps, cmd: SwapCommand) -> CheckoutResult:
             charges = await uow.payments.charges_of(new.id)
         return CheckoutResult(new, charges[0] if charges else None, replayed=True)
     new, old = result.booking, state["old"]
+    await released(deps, old)
     if old.status is BookingStatus.CANCELLED and old.acceptance is not None and old.due_now_cents > 0:
         # The customer had accepted and was paying: the new slot gets its own charge at once.
         return await confirm(deps, ConfirmCommand(new.id, actor=cmd.hold.actor, channel=cmd.hold.channel,

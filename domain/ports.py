@@ -177,6 +177,8 @@ class UnitOfWork(Protocol):
     events: Events
     payments: PaymentsRepository
     queue: QueueRepository
+    waitlists: Any
+    """Slot and capacity waitlists and walk-in queues (store/waitlists.py)."""
 
     def savepoint(self) -> Any: ...
 

@@ -44,6 +44,14 @@ class Deps:
     new_id: Callable[[], UUID] = uuid4
     provider: PaymentProvider | None = None
     """The Pix provider charges go to (None: no payments can be taken)."""
+    on_release: Callable[[Deps, Booking], Awaitable[None]] | None = None
+    """Called after a transaction that freed a booking's resources (the waitlists promote the next in line)."""
+
+
+async def released(deps: Deps, booking: Booking) -> None:
+    """Tell whoever waits for freed resources (best effort: a sweep catches anything missed)."""
+    if deps.on_release is not None and not booking.occupies:
+        await deps.on_release(deps, booking)
 
 
 @dataclass(frozen=True)
@@ -339,6 +347,7 @@ async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
         if key:
             await uow.idempotency.complete(booking.unit_id, key, booking_snapshot(booking))
         await uow.commit()
+    await released(deps, booking)
     return BookingResult(booking)
 
 
@@ -372,6 +381,8 @@ async def expire_lapsed(deps: Deps, limit: int = 200) -> int:
         for b in due:
             await expire_booking(uow, b, now)
         await uow.commit()
+    for b in due:
+        await released(deps, b)
     return len(due)
 
 
@@ -387,6 +398,7 @@ async def expire_hold(deps: Deps, booking_id: UUID) -> bool:
             return False
         await expire_booking(uow, booking, now)
         await uow.commit()
+    await released(deps, booking)
     return True
 
 

@@ -11,7 +11,7 @@ from domain.bookings import LOCKED, Booking, BookingStatus
 from domain.errors import InvalidInput, InvalidTransition, NotFound, PaymentNotFound, SlotTaken
 from domain.payments import Charge, ChargeStatus, ProviderUnavailable, ReceivedPix
 from domain.ports import UnitOfWork
-from domain.services import Deps, expire_booking
+from domain.services import Deps, expire_booking, released
 from domain.staff_queue import QueueItemType
 
 log = logging.getLogger("slothold.settlement")
@@ -180,6 +180,7 @@ async def deny_claim(deps: Deps, booking_id: UUID, actor: str, reason: str | Non
         await uow.queue.resolve_for_booking(booking.id, QueueItemType.CUSTOMER_SAYS_PAID, actor, now,
                                             reason or "alegação negada")  # not expire_booking: staff decided
         await uow.commit()
+    await released(deps, booking)
     return booking
 
 

@@ -73,3 +73,10 @@ async def poll_verifying_charges(ctx: dict[str, Any]) -> int:
         except ProviderUnavailable as e:
             log.warning("looking up charge %s failed: %s", charge.id, e)
     return found
+
+
+async def sweep_waitlists(ctx: dict[str, Any]) -> int:
+    """Offer every free slot or place someone waits for (RN-ATD-08: a routine every 30 s)."""
+    from domain.waitlist import sweep_waitlists as sweep
+
+    return await sweep(ctx["deps"])

@@ -21,6 +21,7 @@ from redis.exceptions import RedisError
 
 from domain.ports import Clock
 from domain.services import Deps
+from domain.waitlist import promote_after_release
 from jobs import tasks
 from jobs.relay import Relay, _sleep_unless
 from providers.factory import make_provider
@@ -45,6 +46,8 @@ def cron_jobs(settings: Settings) -> list[Any]:
     if settings.sweep_seconds > 0:
         jobs.append(cron(tasks.sweep_expired_holds, second=_every(settings.sweep_seconds), run_at_startup=True,
                          unique=True, timeout=120))
+        jobs.append(cron(tasks.sweep_waitlists, second=_every(settings.sweep_seconds, offset=15), unique=True,
+                         timeout=120))
     return jobs
 
 
@@ -71,7 +74,7 @@ async def serve(settings: Settings, stop: asyncio.Event, clock: Clock | None = N
     clock = clock or SystemClock()
     pool = await create_pool(settings.database_url, 1, 10)
     provider = make_provider(os.environ, pool)
-    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock, provider=provider)
+    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock, provider=provider, on_release=promote_after_release)
     ctx = {"deps": deps, "pool": pool, "outbox_retention_hours": settings.outbox_retention_hours}
     relay_task: asyncio.Task[None] | None = None
     try:

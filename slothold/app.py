@@ -23,6 +23,7 @@ from starlette.websockets import WebSocket
 
 from domain.ports import Clock
 from domain.services import Deps
+from domain.waitlist import promote_after_release
 from providers.factory import make_provider
 from providers.qr import qr_png_data_uri
 from providers.sandbox import SandboxProvider
@@ -105,7 +106,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         provider = make_provider(os.environ, pool)
         if isinstance(provider, SandboxProvider):
             provider.clock = the_clock  # the pretend bank lives on the app's clock
-        deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=the_clock, provider=provider)
+        deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=the_clock, provider=provider,
+                    on_release=promote_after_release)
         state.update(pool=pool, redis=redis, hub=hub, provider=provider, deps=deps,
                      sandbox_pay=partial(sandbox_pay, deps, provider) if isinstance(provider, SandboxProvider)
                      else None)

@@ -135,6 +135,17 @@ WITH bk AS (
     INSERT INTO outbox (unit_id, topic, payload)
     SELECT $2::uuid, 'charge_cancel', jsonb_build_object('topic', 'charge_cancel', 'charge_id', ch.id) FROM ch
  ),
+ -- A waitlist offer is a hold: its entry is fulfilled when the hold is confirmed, spent when it ends.
+ sw AS (
+    UPDATE slot_waitlist SET status = CASE WHEN $9::bool THEN 'fulfilled' ELSE 'expired' END
+    WHERE offer_booking_id = $1::uuid AND status = 'offered' AND ($3::text = 'confirmed' OR NOT $9::bool)
+      AND EXISTS (SELECT 1 FROM bk)
+ ),
+ cw AS (
+    UPDATE capacity_waitlist SET status = CASE WHEN $9::bool THEN 'fulfilled' ELSE 'expired' END
+    WHERE booking_id = $1::uuid AND status IN ('offered', 'claimed') AND ($3::text = 'confirmed' OR NOT $9::bool)
+      AND EXISTS (SELECT 1 FROM bk)
+ ),
 """ + _EVENTS_CTE.replace("$EV", "$10").replace("$OB", "$11") + "SELECT count(*) FROM bk"
 
 _REOCCUPY = """

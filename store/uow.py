@@ -15,6 +15,7 @@ from store.outbox import PgEvents
 from store.payments import PgPayments
 from store.queue import PgQueue
 from store.units import PgUnits
+from store.waitlists import PgWaitlists
 
 _BUSY = (asyncpg.DeadlockDetectedError, asyncpg.LockNotAvailableError, asyncpg.SerializationError)
 
@@ -34,6 +35,7 @@ class PgUnitOfWork:
         self.events = PgEvents(self._connection)
         self.payments = PgPayments(self._connection)
         self.queue = PgQueue(self._connection)
+        self.waitlists = PgWaitlists(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:

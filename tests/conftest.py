@@ -109,4 +109,6 @@ def clock() -> MutableClock:
 
 @pytest.fixture
 def deps(pool: asyncpg.Pool, clock: MutableClock) -> Deps:
-    return Deps(uow=lambda: PgUnitOfWork(pool), clock=clock)
+    from domain.waitlist import promote_after_release
+
+    return Deps(uow=lambda: PgUnitOfWork(pool), clock=clock, on_release=promote_after_release)
