@@ -19,6 +19,7 @@ from typing import IO
 
 import psutil
 
+from slothold.cli import _die_with_parent_hook
 from slothold.settings import PROJECT_ROOT
 
 _running: list[WorkerProcess] = []
@@ -36,8 +37,10 @@ class WorkerProcess:
         env = {**os.environ, "DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url,
                "SLOTHOLD_LOG_LEVEL": "WARNING"}
         self._log = self.log_path.open("wb")
+        # Its own session (stop() signals its group); and SIGTERM from the kernel if the bench dies unannounced.
         self.proc = subprocess.Popen([sys.executable, "-m", "slothold.cli", "worker"], cwd=PROJECT_ROOT, env=env,
-                                     stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+                                     stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+                                     preexec_fn=_die_with_parent_hook())
         _running.append(self)
 
     @property
@@ -50,14 +53,14 @@ class WorkerProcess:
 
     def cpu_seconds(self) -> float:
         try:
-            p = psutil.Process(self.pid)
-            return sum(t.user + t.system for t in [p.cpu_times()])
+            t = psutil.Process(self.pid).cpu_times()
+            return float(t.user + t.system)
         except psutil.Error:
             return 0.0
 
     def rss_mib(self) -> float:
         try:
-            return psutil.Process(self.pid).memory_info().rss / 2**20
+            return float(psutil.Process(self.pid).memory_info().rss) / 2**20
         except psutil.Error:
             return float("nan")
 
@@ -146,6 +149,7 @@ MARKERS: list[tuple[str, str, str]] = [
     ("feed: unit_events", "unit_events", "resolvers/feed.py"),
     ("resolver: slot_changed (filter + SlotChange)", "slot_changed", "resolvers/subscriptions.py"),
     ("graphql-core: execute the selection per event", "execute_subscription_event", "graphql/execution"),
+    ("  of which actually executed (SharedEventExecutor miss)", "execute_operation", "graphql/execution"),
     ("strawberry: schema extensions per result (MaskErrors…)", "", "strawberry/extensions/"),
     ("strawberry: send_next (message, JSON, websocket)", "send_next", "strawberry/"),
     ("JSON encoding", "dumps", "json/"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import time
 from dataclasses import dataclass, field
@@ -48,7 +49,7 @@ class ChannelObserver:
                 data = json.loads(msg["data"])
                 if data.get("unit_id") != self.unit_id:
                     continue
-                booking = (data.get("payload") or {}).get("booking_id")
+                booking = str((data.get("payload") or {}).get("booking_id"))
                 if booking in self.seen:
                     self.duplicates += 1
                 else:
@@ -148,7 +149,7 @@ async def raw_pubsub(redis_url: str, channel: str, subscribers: int, rate: float
         out.sent = n
         lat_count = sum(len(m) for m in got)
         out.lost += expected - lat_count
-        out.out_of_order += sum(any(b[0] <= a[0] for a, b in zip(m, m[1:], strict=False)) for m in got)
+        out.out_of_order += sum(any(b[0] <= a[0] for a, b in itertools.pairwise(m)) for m in got)
         for m in got:
             m.clear()
 

@@ -14,9 +14,10 @@ import contextlib
 import itertools
 import json
 import signal
+import subprocess
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -192,10 +193,10 @@ class SqlDriver(Driver):
         return Sent(booking, t0, t1)
 
 
-async def at_rate(n: int, rate: float, fire: Callable[[int], Awaitable[Any]]) -> list[Any]:
+async def at_rate(n: int, rate: float, fire: Callable[[int], Coroutine[Any, Any, Any]]) -> list[Any]:
     """Open loop: event i is fired at start + i/rate whether or not earlier ones have finished."""
     t0 = time.monotonic()
-    tasks = []
+    tasks: list[asyncio.Task[Any]] = []
     for i in range(n):
         delay = t0 + i / rate - time.monotonic()
         if delay > 0:
@@ -268,6 +269,8 @@ class Step:
     connect_seconds: float = 0.0
     warmup_seconds: float = 0.0
     phases: list[Phase] = field(default_factory=list)
+    code: tuple[str, list[str]] = ("", [])  # HEAD and changed files when its API process started
+    rss_idle: float = 0.0  # the fresh API process after 5 warm-up holds
     rss_connected: float = 0.0
     rss_max: float = 0.0
     received: list[list[Received]] = field(default_factory=list)  # per subscriber, the whole step
@@ -314,7 +317,7 @@ class RssSampler:
 
     def now(self) -> float:
         try:
-            v = self.proc.memory_info().rss / 2**20
+            v = float(self.proc.memory_info().rss) / 2**20
         except psutil.Error:
             return float("nan")
         self.max = max(self.max, v)
@@ -465,12 +468,12 @@ async def check_step(step: Step, url: str, unit_id: UUID, last_seq: int) -> None
 class Results:
     raw: list[RawResult]
     steps: list[Step]
-    rss_idle: float
     worker_rss: float
     probes: list[str]
     errors: dict[str, list[str]]
     observer_duplicates: int
     client_pings: int
+    code_at_end: tuple[str, list[str]]
 
 
 async def setup(cfg: Config) -> tuple[str, _data.SlotPlan, UnitParameters]:
@@ -509,6 +512,15 @@ async def wait_relay(url: str, unit_id: UUID, timeout: float = 60) -> None:
         await conn.close()
 
 
+def code_state() -> tuple[str, list[str]]:
+    """HEAD and the tracked files changed in the working tree (the code the processes load)."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, cwd=BENCH.parent).stdout
+
+    changed = [ln[3:] for ln in git("status", "--porcelain", "--untracked-files=no").splitlines() if ln]
+    return git("rev-parse", "--short", "HEAD").strip(), [f for f in changed if not f.startswith("bench/")]
+
+
 async def measure(cfg: Config) -> Results:
     print(f"setup: database {cfg.db}, Redis {cfg.redis}", flush=True)
     url, plan, params = await setup(cfg)
@@ -529,30 +541,36 @@ async def measure(cfg: Config) -> Results:
         print(f"    p50 {ms(pct(r.latencies, 50))}, p99 {ms(pct(r.latencies, 99))}, "
               f"{r.deliveries_per_s:,.0f} deliveries/s, lost {r.lost}", flush=True)
 
-    # -------- the app: 1 API process, 1 worker
-    server = ApiServer(cfg.port, 1, url, cfg.redis, LOGS / "realtime-api.log")
+    # -------- the app: 1 worker process for the whole run; a fresh API process (1 uvicorn worker) per step,
+    # so that each step's memory and speed owe nothing to the previous ones.
     worker = WorkerProcess(url, cfg.redis, LOGS / "realtime-worker.log")
     obs = ChannelObserver(cfg.redis, str(plan.unit_id))
     pool = await create_pool(url, cfg.sql_connections, cfg.sql_connections)
     mutations = MutationDriver(cfg.port, plan, itertools.count(), cfg.mutation_connections)
     sql = SqlDriver(pool, plan, params)
     steps: list[Step] = []
+    errors: dict[str, list[str]] = {}
     pings = 0
+    start, end = plan.slots[0][0] - timedelta(hours=1), plan.slots[-1][1] + timedelta(days=1)
+    variables = {"unit": str(plan.unit_id), "from": start.isoformat(), "to": end.isoformat()}
+    servers: list[ApiServer] = []
     try:
-        server.start()
         worker.start()
         await wait_relay(url, plan.unit_id)
         await obs.start()
-        for _ in range(5):  # warm the API's connections, caches and prepared statements
-            await mutations.fire(0)
-        api_pid = server.worker_pids()[0]
-        sampler = RssSampler(api_pid)
-        rss_idle = sampler.now()
-        start, end = plan.slots[0][0] - timedelta(hours=1), plan.slots[-1][1] + timedelta(days=1)
-        variables = {"unit": str(plan.unit_id), "from": start.isoformat(), "to": end.isoformat()}
         for n in cfg.counts:
             step = Step(n)
             print(f"{n} subscriber{'s' if n > 1 else ''}", flush=True)
+            server = ApiServer(cfg.port, 1, url, cfg.redis, LOGS / f"realtime-api-{n}.log")
+            servers.append(server)
+            server.start()
+            step.code = code_state()
+            await mutations.close()
+            for _ in range(5):  # warm the API's connections, caches and prepared statements
+                await mutations.fire(0)
+            api_pid = server.worker_pids()[0]
+            sampler = RssSampler(api_pid)
+            step.rss_idle = sampler.now()
             subs = Subscribers(cfg.port, variables)
             try:
                 t = time.monotonic()
@@ -561,8 +579,8 @@ async def measure(cfg: Config) -> Results:
                 t = time.monotonic()
                 await wait_all_subscribed(cfg, subs, sql, server, worker)
                 step.warmup_seconds = time.monotonic() - t
-                sampler.max = 0.0
                 step.rss_connected = sampler.now()
+                sampler.max = 0.0
                 with sampler:
                     k = max(1, round(cfg.rate * cfg.seconds))
                     await run_phase(cfg, step, subs, obs, mutations, server, worker, "hold mutations at "
@@ -595,6 +613,9 @@ async def measure(cfg: Config) -> Results:
                 pings += sum(s.pings for s in subs.subs)
             finally:
                 await subs.close()
+                await mutations.close()
+                server.stop()
+            errors[f"API ({n} subscribers)"] = server.log_errors()
             await check_step(step, url, plan.unit_id, last_seq)
             print(f"    check: {step.check}", flush=True)
             steps.append(step)
@@ -604,9 +625,10 @@ async def measure(cfg: Config) -> Results:
         await mutations.close()
         await pool.close()
         worker.stop()
-        server.stop()
-    errors = {"API": server.log_errors(), "worker": worker.log_errors()}
-    return Results(raw, steps, rss_idle, worker_rss, probes, errors, obs.duplicates, pings)
+        for server in servers:
+            server.stop()
+    errors["worker"] = worker.log_errors()
+    return Results(raw, steps, worker_rss, probes, errors, obs.duplicates, pings, code_state())
 
 
 async def asyncpg_last_seq(url: str, unit_id: UUID) -> int:
@@ -618,8 +640,8 @@ async def asyncpg_last_seq(url: str, unit_id: UUID) -> int:
 
 
 async def cleanup(cfg: Config, keep_db: bool) -> None:
-    """Unschedule the deadline jobs of this run's holds (arq's queue in our Redis database), drop the
-    database unless asked to keep it."""
+    """Unschedule the deadline jobs of this run's holds and the worker's crons (arq's queue in the bench's
+    Redis database), drop the database unless asked to keep it."""
     url = f"{cfg.pg}/{cfg.db}"
     try:
         conn = await asyncpg.connect(url)
@@ -634,7 +656,8 @@ async def cleanup(cfg: Config, keep_db: bool) -> None:
         for member in await r.zrange("arq:queue", 0, -1):
             job = member.decode()
             kind, _, rest = job.partition(":")
-            if kind in ("expire", "remind") and rest.split(":", 1)[0] in ours:
+            # Deadline jobs of this run's holds, and the worker's next cron runs (database 13 is the bench's).
+            if (kind in ("expire", "remind") and rest.split(":", 1)[0] in ours) or kind == "cron":
                 await r.zrem("arq:queue", member)
                 await r.delete(f"arq:job:{job}")
     finally:
@@ -698,9 +721,9 @@ def report(cfg: Config, r: Results, started: datetime) -> Report:
                         verdict(p99 < 0.1))
     for s in r.steps:
         rep.add(f"API RSS with {s.subscribers:,} subscribers",
-                f"{s.rss_connected:.0f} MiB connected, {s.rss_max:.0f} MiB peak during the phases (idle "
-                f"{r.rss_idle:.0f} MiB: {(s.rss_connected - r.rss_idle) * 1024 / s.subscribers:,.0f} KiB per "
-                "subscriber)")
+                f"{s.rss_connected:.0f} MiB connected, {s.rss_max:.0f} MiB peak during the phases (fresh process "
+                f"{s.rss_idle:.0f} MiB: +{(s.rss_connected - s.rss_idle) * 1024 / s.subscribers:,.0f} KiB per "
+                "subscriber connected)")
     for s in r.steps:
         c = s.check
         clean = all(not c.get(k) for k in ("duplicates", "missing", "out of order", "wrong booking for seq",
@@ -742,6 +765,15 @@ def report(cfg: Config, r: Results, started: datetime) -> Report:
              f"{r.client_pings}; duplicate events on the Redis channel {r.observer_duplicates}")
     for p in r.probes:
         rep.note(p)
+    heads = {(s.code[0], tuple(s.code[1])) for s in r.steps} | {(r.code_at_end[0], tuple(r.code_at_end[1]))}
+    first = r.steps[0].code if r.steps else r.code_at_end
+    rep.note(f"code under test: HEAD {first[0]}"
+             + (f" + uncommitted changes to {', '.join(first[1])}" if first[1] else " (clean working tree)"))
+    if len(heads) > 1:
+        per_step = "; ".join(f"{s.subscribers:,} subs: {s.code[0]}"
+                             + (f" + {len(s.code[1])} changed files" if s.code[1] else "") for s in r.steps)
+        rep.note("WARNING: the code changed during the run (others were committing); each step's API process "
+                 f"ran the code of its start: {per_step}; at the end: {r.code_at_end[0]}")
     for name, errs in r.errors.items():
         if errs:
             rep.note(f"{name} log: {len(errs)} error lines, e.g. {errs[0][:300]}")
