@@ -258,7 +258,7 @@ async def claim_capacity_offer(deps: Deps, unit_id: UUID, token: str, user_ref: 
     return booking
 
 
-async def decline_capacity_offer(deps: Deps, unit_id: UUID, token: str, user_ref: str) -> None:
+async def decline_capacity_offer(deps: Deps, unit_id: UUID, token: str, user_ref: str) -> UUID:
     """The user declines: the places are freed and the next in line is promoted at once."""
     now = deps.clock.now()
     async with deps.uow() as uow:
@@ -273,6 +273,7 @@ async def decline_capacity_offer(deps: Deps, unit_id: UUID, token: str, user_ref
         await uow.waitlists.set_capacity(entry["id"], "cancelled")
         await uow.commit()
     await promote_capacity(deps, unit_id, entry["resource_id"], entry["starts_at"], entry["ends_at"])
+    return UUID(str(entry["id"]))
 
 
 # --- walk-in queue --------------------------------------------------------------------------------------
@@ -332,3 +333,21 @@ async def seat_walk_in(deps: Deps, entry_id: UUID) -> dict[str, Any]:
         entry = await uow.waitlists.set_walk_in(entry_id, "seated", deps.clock.now())
         await uow.commit()
     return entry
+
+
+async def slot_entry(deps: Deps, entry_id: UUID) -> dict[str, Any]:
+    """A slot-waitlist entry with its place in line."""
+    async with deps.uow() as uow:
+        return await uow.waitlists.slot_position(entry_id)
+
+
+async def capacity_entry(deps: Deps, entry_id: UUID) -> dict[str, Any]:
+    """A capacity-waitlist entry with its place in line."""
+    async with deps.uow() as uow:
+        return await uow.waitlists.capacity_entry(entry_id)
+
+
+async def unit_lists(deps: Deps, unit_id: UUID) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Staff view: the unit's slot waitlists and walk-in queue."""
+    async with deps.uow() as uow:
+        return await uow.waitlists.unit_slot_lists(unit_id), await uow.waitlists.walk_ins(unit_id)

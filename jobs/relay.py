@@ -37,6 +37,8 @@ LOCKED_STATUSES = ("held", "pending_payment", "verifying")
 def follow_ups(event: OutboxEvent) -> list[tuple[str, str, str, datetime | None]]:
     """The jobs an event asks for: (function, argument, job id, when — None: now)."""
     p = event.payload
+    if not isinstance(p, dict):
+        raise TypeError("the payload is not a JSON object")
     if p.get("topic") == "charge_cancel":
         return [("cancel_charge", p["charge_id"], f"cancel-charge:{p['charge_id']}", None)]
     if p.get("topic") != "slot_changed" or p.get("status") not in LOCKED_STATUSES:
@@ -55,7 +57,7 @@ def follow_ups(event: OutboxEvent) -> list[tuple[str, str, str, datetime | None]
 def obsolete_jobs(event: OutboxEvent) -> list[str]:
     """Deadline jobs an event makes pointless: the hold ended or its deadline moved."""
     p = event.payload
-    if p.get("topic") != "slot_changed":
+    if not isinstance(p, dict) or p.get("topic") != "slot_changed":
         return []
     booking = p["booking_id"]
     out = []
@@ -132,9 +134,14 @@ class Relay:
             return numbered > 0
         for event in events:
             await broadcast.publish(EVENTS_CHANNEL, message(event))
-            for function, argument, job_id, when in follow_ups(event):
+            try:
+                jobs, stale = follow_ups(event), obsolete_jobs(event)
+            except (KeyError, TypeError, ValueError, AttributeError) as e:
+                # A malformed payload must not stop every other event: publish it, schedule nothing, say so.
+                log.error("outbox row %s has a malformed payload (%s); no jobs scheduled for it", event.id, e)
+                continue
+            for function, argument, job_id, when in jobs:
                 await arq.enqueue_job(function, argument, _job_id=job_id, _defer_until=when)
-            stale = obsolete_jobs(event)
             if stale:  # unschedule (a job that already started re-checks the booking and does nothing)
                 await arq.zrem(default_queue_name, *stale)
                 await arq.delete(*(job_key_prefix + j for j in stale))

@@ -90,8 +90,10 @@ class PgWaitlists:
         """Every live entry of the unit's slot waitlists, in line order."""
         conn = await self._conn()
         rows = await conn.fetch(
-            "SELECT * FROM slot_waitlist WHERE unit_id = $1 AND status IN ('waiting', 'offered') "
-            "ORDER BY lower(during), resource_id, position", unit_id)
+            "SELECT *, CASE WHEN status = 'waiting' THEN row_number() OVER (PARTITION BY resource_id, during, "
+            "status = 'waiting' ORDER BY position) END AS place FROM slot_waitlist "
+            "WHERE unit_id = $1 AND status IN ('waiting', 'offered') ORDER BY lower(during), resource_id, position",
+            unit_id)
         return [_entry(r) for r in rows]
 
     async def notify(self, unit_id: UUID, payload: dict[str, Any]) -> None:

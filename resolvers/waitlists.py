@@ -1,0 +1,145 @@
+"""Waitlist resolvers: join, place in line, offers and claims, the walk-in queue, live lists."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from datetime import datetime
+from typing import Annotated, Any
+
+import strawberry
+
+from domain import waitlist
+from domain.errors import DomainError
+from resolvers.context import Info, parse_id
+from resolvers.feed import unit_events
+from resolvers.mutations import CustomerInput
+from resolvers.permissions import authorize_unit
+from resolvers.subscriptions import _refuse
+from schema.errors import InvalidInput, InvalidTransition, NotFound, error_from_domain
+from schema.types import Booking
+from schema.waitlists import CapacityWaitlistEntry, SlotWaitlistEntry, UnitWaitlists, WaitlistChange, WalkIn
+
+SlotEntryResult = Annotated[SlotWaitlistEntry | InvalidInput | NotFound, strawberry.union("SlotWaitlistResult")]
+CapacityEntryResult = Annotated[CapacityWaitlistEntry | InvalidInput | NotFound,
+                                strawberry.union("CapacityWaitlistResult")]
+ClaimResult = Annotated[Booking | InvalidInput | NotFound | InvalidTransition, strawberry.union("OfferClaimResult")]
+WalkInResult = Annotated[WalkIn | InvalidInput | NotFound, strawberry.union("WalkInResult")]
+
+
+async def _run(call: Callable[[], Awaitable[Any]]) -> Any:
+    try:
+        return await call()
+    except DomainError as e:
+        return error_from_domain(e)
+
+
+@strawberry.type
+class WaitlistMutation:
+    @strawberry.mutation(description="Join the line of a taken slot by CPF; when it frees, the first in line is "
+                         "offered it as a hold with its Pix (RN-ATD-08).")
+    async def join_slot_waitlist(
+        self, info: Info, unit_id: strawberry.ID, resource_id: strawberry.ID, starts_at: datetime, ends_at: datetime,
+        customer: CustomerInput, service_id: strawberry.ID | None = None,
+    ) -> SlotEntryResult:
+        async def call() -> SlotWaitlistEntry:
+            row = await waitlist.join_slot_waitlist(
+                info.context.deps, parse_id(unit_id, "unitId"), parse_id(resource_id, "resourceId"), starts_at,
+                ends_at, customer.to_domain(), parse_id(service_id, "serviceId") if service_id else None)
+            return SlotWaitlistEntry.from_row(row)
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Join the FIFO line for places of a sold-out pooled resource (party size).")
+    async def join_capacity_waitlist(
+        self, info: Info, unit_id: strawberry.ID, resource_id: strawberry.ID, starts_at: datetime, ends_at: datetime,
+        party_size: int, user: str, customer: CustomerInput | None = None,
+    ) -> CapacityEntryResult:
+        async def call() -> CapacityWaitlistEntry:
+            row = await waitlist.join_capacity_waitlist(
+                info.context.deps, parse_id(unit_id, "unitId"), parse_id(resource_id, "resourceId"), starts_at,
+                ends_at, party_size, user, customer.to_domain() if customer else None)
+            return CapacityWaitlistEntry.from_row(row)
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Claim a capacity offer by its token (the same user who joined).")
+    async def claim_waitlist_offer(self, info: Info, unit_id: strawberry.ID, token: str, user: str) -> ClaimResult:
+        async def call() -> Booking:
+            b = await waitlist.claim_capacity_offer(info.context.deps, parse_id(unit_id, "unitId"), token, user)
+            return Booking.from_domain(b)
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Decline a capacity offer; the next in line is offered at once.")
+    async def decline_waitlist_offer(self, info: Info, unit_id: strawberry.ID, token: str, user: str
+                                     ) -> CapacityEntryResult:
+        async def call() -> CapacityWaitlistEntry:
+            entry_id = await waitlist.decline_capacity_offer(info.context.deps, parse_id(unit_id, "unitId"), token,
+                                                             user)
+            return CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(info.context.deps, entry_id))
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Staff: add a walk-in party (name + phone) to an area's queue.")
+    async def add_walk_in(self, info: Info, unit_id: strawberry.ID, area: str, name: str, phone: str,
+                          party_size: int = 1) -> WalkInResult:
+        async def call() -> WalkIn:
+            row = await waitlist.add_walk_in(info.context.deps, parse_id(unit_id, "unitId"), area, name, phone,
+                                             party_size)
+            return WalkIn.from_row(row)
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Staff: offer a place to a walk-in party (a message with a claim token).")
+    async def offer_walk_in(self, info: Info, entry_id: strawberry.ID) -> WalkInResult:
+        async def call() -> WalkIn:
+            return WalkIn.from_row(await waitlist.offer_walk_in(info.context.deps, parse_id(entry_id, "entryId")))
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="A walk-in party confirms with the token of its message (no account).")
+    async def claim_walk_in(self, info: Info, unit_id: strawberry.ID, token: str) -> WalkInResult:
+        async def call() -> WalkIn:
+            row = await waitlist.claim_walk_in(info.context.deps, parse_id(unit_id, "unitId"), token)
+            return WalkIn.from_row(row)
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.mutation(description="Staff: seat a walk-in party.")
+    async def seat_walk_in(self, info: Info, entry_id: strawberry.ID) -> WalkInResult:
+        async def call() -> WalkIn:
+            return WalkIn.from_row(await waitlist.seat_walk_in(info.context.deps, parse_id(entry_id, "entryId")))
+        return await _run(call)  # type: ignore[no-any-return]
+
+
+@strawberry.type
+class WaitlistQuery:
+    @strawberry.field(description="A slot-waitlist entry with its place in line.")
+    async def slot_waitlist_entry(self, info: Info, id: strawberry.ID) -> SlotEntryResult:
+        async def call() -> SlotWaitlistEntry:
+            return SlotWaitlistEntry.from_row(await waitlist.slot_entry(info.context.deps, parse_id(id, "id")))
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.field(description="A capacity-waitlist entry with its place in line.")
+    async def capacity_waitlist_entry(self, info: Info, id: strawberry.ID) -> CapacityEntryResult:
+        async def call() -> CapacityWaitlistEntry:
+            return CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(info.context.deps, parse_id(id, "id")))
+        return await _run(call)  # type: ignore[no-any-return]
+
+    @strawberry.field(description="Staff: the unit's slot waitlists and walk-in queue.")
+    async def waitlists(self, info: Info, unit_id: strawberry.ID) -> UnitWaitlists:
+        slots, walk_ins = await waitlist.unit_lists(info.context.deps, parse_id(unit_id, "unitId"))
+        return UnitWaitlists(slots=[SlotWaitlistEntry.from_row(r) for r in slots],
+                             walk_ins=[WalkIn.from_row(r) for r in walk_ins])
+
+
+@strawberry.type
+class WaitlistSubscription:
+    @strawberry.subscription(description="Live changes of a unit's waitlists (joined, offered, closed...).")
+    async def waitlist_changed(self, info: Info, unit_id: strawberry.ID, since: int | None = None
+                               ) -> AsyncGenerator[WaitlistChange, None]:
+        try:
+            uid = parse_id(unit_id, "unitId")
+            await authorize_unit(info.context, uid, "read")
+        except DomainError as e:
+            raise _refuse(e) from None
+        async for event in unit_events(info.context.deps, info.context.hub, uid, since):
+            if event.topic == "waitlist_changed":
+                p = event.payload
+                yield WaitlistChange(
+                    seq=event.seq, kind=str(p.get("kind")),
+                    entry_id=strawberry.ID(str(p["entry_id"])) if p.get("entry_id") else None,
+                    booking_id=strawberry.ID(str(p["booking_id"])) if p.get("booking_id") else None)

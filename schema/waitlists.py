@@ -1,0 +1,80 @@
+"""Types of the waitlists and the walk-in queue."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import strawberry
+
+
+@strawberry.type(description="A place in the line of one resource and slot (RN-ATD-08).")
+class SlotWaitlistEntry:
+    id: strawberry.ID
+    unit_id: strawberry.ID
+    resource_id: strawberry.ID
+    starts_at: datetime
+    ends_at: datetime
+    status: str = strawberry.field(description="waiting, offered, fulfilled, expired, cancelled or closed")
+    place: int | None = strawberry.field(description="1 = next to be offered (while waiting).")
+    offer_booking_id: strawberry.ID | None = strawberry.field(description="The offer: a hold with its Pix.")
+    joined_at: datetime
+
+    @classmethod
+    def from_row(cls, r: dict[str, Any]) -> SlotWaitlistEntry:
+        return cls(id=strawberry.ID(str(r["id"])), unit_id=strawberry.ID(str(r["unit_id"])),
+                   resource_id=strawberry.ID(str(r["resource_id"])), starts_at=r["starts_at"], ends_at=r["ends_at"],
+                   status=r["status"], place=r.get("place") if r["status"] == "waiting" else None,
+                   offer_booking_id=strawberry.ID(str(r["offer_booking_id"])) if r.get("offer_booking_id") else None,
+                   joined_at=r["joined_at"])
+
+
+@strawberry.type(description="A party in the line for places of a sold-out class or event.")
+class CapacityWaitlistEntry:
+    id: strawberry.ID
+    resource_id: strawberry.ID
+    starts_at: datetime
+    ends_at: datetime
+    party_size: int
+    status: str = strawberry.field(description="waiting, offered, claimed, fulfilled, expired or cancelled")
+    place: int | None
+    offer_expires_at: datetime | None
+    booking_id: strawberry.ID | None
+
+    @classmethod
+    def from_row(cls, r: dict[str, Any]) -> CapacityWaitlistEntry:
+        return cls(id=strawberry.ID(str(r["id"])), resource_id=strawberry.ID(str(r["resource_id"])),
+                   starts_at=r["starts_at"], ends_at=r["ends_at"], party_size=r["party_size"], status=r["status"],
+                   place=r.get("place") if r["status"] == "waiting" else None,
+                   offer_expires_at=r.get("offer_expires_at"),
+                   booking_id=strawberry.ID(str(r["booking_id"])) if r.get("booking_id") else None)
+
+
+@strawberry.type(description="A walk-in party (name and phone, no account) waiting in an area.")
+class WalkIn:
+    id: strawberry.ID
+    area: str
+    name: str
+    phone: str
+    party_size: int
+    status: str = strawberry.field(description="waiting, offered, claimed, seated or cancelled")
+    joined_at: datetime
+
+    @classmethod
+    def from_row(cls, r: dict[str, Any]) -> WalkIn:
+        return cls(id=strawberry.ID(str(r["id"])), area=r["area"], name=r["name"], phone=r["phone"],
+                   party_size=r["party_size"], status=r["status"], joined_at=r["joined_at"])
+
+
+@strawberry.type(description="A unit's waitlists for staff.")
+class UnitWaitlists:
+    slots: list[SlotWaitlistEntry]
+    walk_ins: list[WalkIn]
+
+
+@strawberry.type(description="A change in a unit's waitlists (joined, offered, closed, walk-in added).")
+class WaitlistChange:
+    seq: int
+    kind: str
+    entry_id: strawberry.ID | None
+    booking_id: strawberry.ID | None
