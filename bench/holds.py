@@ -61,7 +61,7 @@ GRID = """
 query($unit: ID!, $from: DateTime!, $to: DateTime!) {
   availabilityGrid(unitId: $unit, from: $from, to: $to) {
     __typename
-    ... on Grid { slotMinutes rows { resource { id name } windowStarts windowStates } }
+    ... on Grid { compact }
     ... on Error { code message }
   }
 }
@@ -363,8 +363,8 @@ async def grid_latency(cfg: Config, server: ApiServer, url: str, g: _data.GridUn
                     times.append(dt)
             if query is GRID:
                 out.response_bytes = len(raw)
-                for row in data["rows"]:
-                    for states in row["windowStates"]:
+                for row in data["compact"]["rows"]:
+                    for _start, states in row["windows"]:
                         for letter in states:
                             out.states[letters[letter]] += 1
             else:

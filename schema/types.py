@@ -6,6 +6,7 @@ from datetime import datetime
 from enum import Enum
 
 import strawberry
+from strawberry.scalars import JSON
 
 from domain import availability as av
 from domain import bookings as db
@@ -234,6 +235,17 @@ class Grid:
     ends_at: datetime
     slot_minutes: int
     rows: list[GridRow]
+
+    @strawberry.field(description="The whole grid as one JSON value, for month views: {slotMinutes, rows: "
+                      "[{resourceId, name, windows: [[firstSlotStart, states], ...]}]} where states has one letter "
+                      "per slot (F free, H held, V verifying, B booked, X blocked). One value instead of thousands "
+                      "of fields: a 50-resource month is cheap this way.")
+    def compact(self) -> JSON:
+        return {
+            "slotMinutes": self.slot_minutes,
+            "rows": [{"resourceId": str(row.resource.id), "name": row.resource.name,
+                      "windows": [[w.first.isoformat(), w.codes.decode()] for w in row.rows]} for row in self.rows],
+        }
 
 
 @strawberry.type(description="A slot a customer may hold now.")
