@@ -126,3 +126,30 @@ async def test_the_staff_queue_is_live_on_a_subscription(
         (resolved,) = await ws.collect(1)
         assert (resolved["queueChanged"]["kind"], resolved["queueChanged"]["itemId"]) == ("resolved", item["itemId"])
         await ws.close()
+
+
+async def test_waitlist_changes_are_live(database_url: str, redis_url: str, pool: Any, tmp_path: Path) -> None:
+    from tests.integration.cluster import WsClient
+
+    v = await create_venue(pool, VenueSpec(
+        unit_name=f"Arena wl live {tmp_path.name}", hours=every_day(8, 23), resources=[ResourceSpec(name="Campo 1")]))
+    with cluster(database_url, redis_url, tmp_path, apis=1, workers=1) as c:
+        port = c.apis[0][1]
+        taken = await gql(port, HOLD, {"input": {
+            "unitId": str(v.unit_id), "resourceIds": [str(v.resource_ids["Campo 1"])], "startsAt": tomorrow(18),
+            "endsAt": tomorrow(19), "customer": {"cpf": cpf(610_001)}}})
+        ws = await WsClient.connect(port)
+        await ws.subscribe("subscription($u: ID!) { waitlistChanged(unitId: $u) { seq kind entryId bookingId } }",
+                           {"u": str(v.unit_id)})
+        joined = await gql(port, """mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!) {
+            joinSlotWaitlist(unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, customer: {cpf: "%s"}) {
+            ... on SlotWaitlistEntry { id } } }""" % cpf(610_002),
+                           {"u": str(v.unit_id), "r": str(v.resource_ids["Campo 1"]), "s": tomorrow(18),
+                            "e": tomorrow(19)})
+        entry = joined["joinSlotWaitlist"]["id"]
+        await gql(port, 'mutation($id: ID!) { cancel(bookingId: $id) { __typename } }',
+                  {"id": taken["hold"]["booking"]["id"]})
+        events = [e["waitlistChanged"] for e in await ws.collect(2)]
+        assert [(e["kind"], e["entryId"]) for e in events] == [("joined", entry), ("offered", entry)]
+        assert events[1]["bookingId"] is not None
+        await ws.close()
