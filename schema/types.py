@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
 
 import strawberry
 from strawberry.scalars import JSON
@@ -14,34 +13,9 @@ from domain import units as du
 from domain.hold_types import PLATFORM_HOLD_TYPES, display_color
 from schema.payments import Acceptance, Charge
 
-
-@strawberry.enum(description="Where a booking is in its lifecycle (SPEC §3).")
-class BookingStatus(Enum):
-    HELD = "held"
-    PENDING_PAYMENT = "pending_payment"
-    VERIFYING = "verifying"
-    CONFIRMED = "confirmed"
-    CHECKED_IN = "checked_in"
-    COMPLETED = "completed"
-    CANCELLED = "cancelled"
-    NO_SHOW = "no_show"
-    EXPIRED = "expired"
-
-
-@strawberry.enum(description="What the staff grid shows for a slot (SPEC §5).")
-class SlotState(Enum):
-    FREE = "free"
-    HELD = "held"
-    VERIFYING = "verifying"
-    BOOKED = "booked"
-    BLOCKED = "blocked"
-    CLOSED = "closed"
-
-
-@strawberry.enum
-class ResourceKind(Enum):
-    EXCLUSIVE = "exclusive"
-    POOLED = "pooled"
+BookingStatus = strawberry.enum(db.BookingStatus, description="Where a booking is in its lifecycle (SPEC §3).")
+SlotState = strawberry.enum(av.SlotState, description="What the staff grid shows for a slot (SPEC §5).")
+ResourceKind = strawberry.enum(du.ResourceKind, description="Exclusive: one at a time. Pooled: capacity at a time.")
 
 
 @strawberry.type(description="One resource occupied by a booking over a range.")
