@@ -62,7 +62,9 @@ class RequestIdMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
+        if scope["type"] != "http":
+            # Websockets keep their own request id per connection in the logs they write; wrapping `send`
+            # here would add a call to every event delivered to every subscriber.
             await self.app(scope, receive, send)
             return
         incoming = dict(scope.get("headers") or []).get(b"x-request-id", b"").decode("latin-1")[:64]
@@ -81,7 +83,7 @@ class RequestIdMiddleware:
         try:
             await self.app(scope, receive, send_with_id)
         finally:
-            if scope["type"] == "http" and scope["path"] not in ("/healthz", "/readyz"):
+            if scope["path"] not in ("/healthz", "/readyz"):
                 log.info("request", extra={"method": scope.get("method"), "path": scope["path"],
                                            "status": status["code"],
                                            "duration_ms": round((time.perf_counter() - started) * 1000, 2)})
