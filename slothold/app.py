@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -48,6 +49,26 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
     def __init__(self, state: dict[str, Any], **kwargs: Any) -> None:
         super().__init__(schema, **kwargs)
         self._state = state
+        self._encoded: dict[int, tuple[object, str]] = {}
+
+    def encode_json(self, data: object) -> str | bytes:
+        """JSON, with a subscription event's payload encoded once for all the subscribers that share it.
+
+        Subscribers of one query receive the very same result (slothold/executor.py), so the payload of their
+        `next` messages is encoded once and only the operation id differs per subscriber.
+        """
+        if isinstance(data, dict) and data.get("type") == "next":
+            payload = data.get("payload")
+            shared = payload.get("data") if isinstance(payload, dict) and len(payload) == 1 else None
+            if shared is not None:
+                hit = self._encoded.get(id(shared))
+                if hit is None or hit[0] is not shared:
+                    hit = (shared, json.dumps(payload, separators=(",", ":")))
+                    self._encoded[id(shared)] = hit  # holding `shared` keeps its id from being reused
+                    if len(self._encoded) > 256:
+                        self._encoded.pop(next(iter(self._encoded)))
+                return f'{{"id":{json.dumps(data["id"])},"type":"next","payload":{hit[1]}}}'
+        return super().encode_json(data)
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:  # type: ignore[override]
         headers = {k.lower(): v for k, v in request.headers.items()}
