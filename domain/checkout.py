@@ -74,10 +74,12 @@ async def _accept(uow: UnitOfWork, unit: Unit, booking: Booking, now: datetime, 
         price_version, rule = None, "full"
     hours = (booking.ends_at - booking.starts_at).total_seconds() / 3600
     local = booking.starts_at.astimezone(unit.tz)
+    found = await uow.units.resources_by_id(unit.id, [a.resource_id for a in booking.allocations])
+    names = " + ".join(found[a.resource_id].name for a in booking.allocations if a.resource_id in found)
     acceptance = Acceptance(
         at=now, channel=cmd.channel, contact=cmd.contact, price_version=price_version, policy_version=policy.version,
         payment_rule=rule, total_cents=total, due_now_cents=due_now, at_venue_cents=at_venue,
-        policy_summary=summary_pt("", local, hours, total, due_now, policy.summary_pt()) if total else
+        policy_summary=summary_pt(names, local, hours, total, due_now, policy.summary_pt()) if total else
         policy.summary_pt(),
     )
     booking.accept(acceptance.as_json(), due_now)

@@ -55,7 +55,8 @@ async def test_confirm_charges_by_pix_and_the_sandbox_payment_confirms(api: Api,
     assert (acc["priceVersion"], acc["policyVersion"], acc["paymentRule"], acc["totalCents"], acc["dueNowCents"],
             acc["atVenueCents"], acc["channel"], acc["contact"]) == (1, 1, "deposit_percent", 20000, 10000, 10000,
                                                                      "whatsapp", "+5511999990001")
-    assert "Pagamento do sinal de 50% (R$ 100,00) agora e R$ 100,00 na arena." in acc["policySummary"]
+    assert acc["policySummary"].startswith("Campo 1, sábado às 19h, 1 hora, R$ 200,00. Pagamento do sinal de 50% "
+                                           "(R$ 100,00) agora e R$ 100,00 na arena. Cancelamento com 24 h")
     charge = r["charge"]
     assert charge["amountCents"] == 10000 and charge["status"] == "PENDING"
     assert parse(charge["copiaECola"])["54"] == "100.00"

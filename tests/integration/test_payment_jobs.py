@@ -141,11 +141,11 @@ async def test_waitlist_changes_are_live(database_url: str, redis_url: str, pool
         ws = await WsClient.connect(port)
         await ws.subscribe("subscription($u: ID!) { waitlistChanged(unitId: $u) { seq kind entryId bookingId } }",
                            {"u": str(v.unit_id)})
-        joined = await gql(port, """mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!) {
-            joinSlotWaitlist(unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, customer: {cpf: "%s"}) {
-            ... on SlotWaitlistEntry { id } } }""" % cpf(610_002),
+        joined = await gql(port, """mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $cpf: String) {
+            joinSlotWaitlist(unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, customer: {cpf: $cpf}) {
+            ... on SlotWaitlistEntry { id } } }""",
                            {"u": str(v.unit_id), "r": str(v.resource_ids["Campo 1"]), "s": tomorrow(18),
-                            "e": tomorrow(19)})
+                            "e": tomorrow(19), "cpf": cpf(610_002)})
         entry = joined["joinSlotWaitlist"]["id"]
         await gql(port, 'mutation($id: ID!) { cancel(bookingId: $id) { __typename } }',
                   {"id": taken["hold"]["booking"]["id"]})
