@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -134,6 +135,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         state.update(pool=pool, redis=redis, hub=hub, provider=provider, deps=deps,
                      sandbox_pay=partial(sandbox_pay, deps, provider) if isinstance(provider, SandboxProvider)
                      else None)
+        # Everything built so far (schema, modules, pools) lives as long as the process: move it out of the
+        # collector's way, and collect less often, so full collections don't stall requests.
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(20_000, 20, 50)
         try:
             yield
         finally:
