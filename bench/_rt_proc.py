@@ -9,7 +9,6 @@ from __future__ import annotations
 import atexit
 import os
 import re
-import signal
 import subprocess
 import sys
 from collections import Counter
@@ -19,6 +18,7 @@ from typing import IO
 
 import psutil
 
+from bench._server import error_lines, stop_group
 from slothold.cli import _die_with_parent_hook
 from slothold.settings import PROJECT_ROOT
 
@@ -65,23 +65,10 @@ class WorkerProcess:
             return float("nan")
 
     def log_errors(self) -> list[str]:
-        if not self.log_path.exists():
-            return []
-        lines = self.log_path.read_text(errors="replace").splitlines()
-        return [ln for ln in lines if '"level": "error"' in ln or "Traceback" in ln or "ERROR" in ln]
+        return error_lines(self.log_path)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            for sig, wait in ((signal.SIGTERM, 15.0), (signal.SIGKILL, 5.0)):
-                try:
-                    os.killpg(self.proc.pid, sig)
-                except ProcessLookupError:
-                    break
-                try:
-                    self.proc.wait(wait)
-                    break
-                except subprocess.TimeoutExpired:
-                    continue
+        stop_group(self.proc)
         if self._log is not None:
             self._log.close()
             self._log = None

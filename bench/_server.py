@@ -20,6 +20,30 @@ from slothold.settings import PROJECT_ROOT
 _running: list[ApiServer] = []
 
 
+def error_lines(log_path: Path) -> list[str]:
+    """Lines of a process's output that report an error or a traceback."""
+    if not log_path.exists():
+        return []
+    lines = log_path.read_text(errors="replace").splitlines()
+    return [ln for ln in lines if '"level": "error"' in ln or "Traceback" in ln or "ERROR" in ln]
+
+
+def stop_group(proc: subprocess.Popen[bytes] | None) -> None:
+    """Stop a child's process group: SIGTERM, then SIGKILL if it lingers."""
+    if proc is None or proc.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, 15.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
 @dataclass
 class ApiServer:
     """`python -m uvicorn slothold.app:create_app --factory` with `workers` workers, in its own session."""
@@ -112,23 +136,10 @@ class ApiServer:
 
     def log_errors(self) -> list[str]:
         """Lines of the server's output that report an error or a traceback."""
-        if not self.log_path.exists():
-            return []
-        lines = self.log_path.read_text(errors="replace").splitlines()
-        return [ln for ln in lines if '"level": "error"' in ln or "Traceback" in ln or "ERROR" in ln]
+        return error_lines(self.log_path)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            for sig, wait in ((signal.SIGTERM, 15.0), (signal.SIGKILL, 5.0)):
-                try:
-                    os.killpg(self.proc.pid, sig)
-                except ProcessLookupError:
-                    break
-                try:
-                    self.proc.wait(wait)
-                    break
-                except subprocess.TimeoutExpired:
-                    continue
+        stop_group(self.proc)
         if self._log is not None:
             self._log.close()
             self._log = None
