@@ -7,6 +7,7 @@ from graphql import GraphQLError
 from strawberry.extensions import MaskErrors, ParserCache, ValidationCache
 from strawberry.tools import merge_types
 
+from domain.errors import DomainError, InvalidInput, NotFound
 from resolvers.mutations import Mutation
 from resolvers.payments import CatalogMutation, PaymentMutation, PaymentQuery
 from resolvers.queries import Query
@@ -24,9 +25,22 @@ class Masking(MaskErrors):
         if errors:
             result.errors = self._process_errors(errors)  # type: ignore[attr-defined]
 
+    def anonymise_error(self, error: GraphQLError) -> GraphQLError:
+        refusal = error.original_error
+        if isinstance(refusal, DomainError):
+            # A refusal raised where no union can carry it (a list field, a subscription): say it clearly,
+            # with its stable code and the field it names.
+            extensions: dict[str, object] = {"code": refusal.code}
+            if isinstance(refusal, InvalidInput | NotFound):
+                extensions["field"] = refusal.field
+            return GraphQLError(refusal.message, nodes=error.nodes, source=error.source,
+                                positions=error.positions, path=error.path, extensions=extensions)
+        return super().anonymise_error(error)
+
 
 def _is_internal(error: GraphQLError) -> bool:
-    # Errors with an original exception came from our code (a bug or an outage): never show them.
+    # Errors with an original exception came from our code (a bug or an outage): never show them —
+    # except the domain's refusals, which are rewritten as clear errors (see Masking.anonymise_error).
     # Parse, validation and coercion errors have none and tell the client what to fix.
     return error.original_error is not None and not isinstance(error.original_error, GraphQLError)
 

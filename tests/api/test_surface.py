@@ -69,3 +69,13 @@ async def test_unknown_fields_are_a_client_error_with_the_spec_media_type(api: A
     assert r.status_code == 400
     assert r.headers["content-type"].startswith("application/graphql-response+json")
     assert "nope" in r.json()["errors"][0]["message"]
+
+
+async def test_a_refusal_outside_a_result_union_is_a_clear_error_not_an_internal_one(api: Api) -> None:
+    r = await api.http.post("/graphql", json={"query": '{ queue(unitId: "not-an-id") { id } }'})
+    (error,) = r.json()["errors"]
+    assert error["message"].startswith("unitId is not a valid id")
+    assert error["extensions"] == {"code": "invalid_id", "field": "unitId"}
+    r = await api.http.post("/graphql", json={
+        "query": '{ queue(unitId: "5107d0de-0000-4000-8000-000000000001", statuses: ["nope"]) { id } }'})
+    assert r.json()["errors"][0]["extensions"] == {"code": "invalid_status", "field": "statuses"}
