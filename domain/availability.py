@@ -129,6 +129,11 @@ def slot_ranges(
     return groups
 
 
+def slot_starts(unit: Unit, resource: Resource, start: datetime, end: datetime) -> list[datetime]:
+    """The starts of the resource's grid slots inside [start, end) (pooled counters are kept per slot)."""
+    return [s for group in slot_ranges(unit, resource, start, end) for s, _ in group]
+
+
 _PRIORITY = {
     SlotState.HELD: 1,
     SlotState.VERIFYING: 2,

@@ -14,7 +14,7 @@ from domain.availability import (
     bookable_slots,
     check_on_grid,
     nearest_alternatives,
-    slot_ranges,
+    slot_starts,
 )
 from domain.bookings import (
     Allocation,
@@ -108,9 +108,6 @@ def require_aware(value: datetime, field_name: str) -> None:
         raise InvalidInput(field_name, f"{field_name} must carry a UTC offset (ISO 8601, e.g. "
                            "2026-12-01T19:00:00-03:00)", code="naive_datetime")
 
-
-def _slot_starts(unit: Unit, r: Resource, starts_at: datetime, ends_at: datetime) -> list[datetime]:
-    return [s for group in slot_ranges(unit, r, starts_at, ends_at) for s, _ in group]
 
 
 BeforeInsert = Callable[[UnitOfWork, Booking], Awaitable[None]]
@@ -245,7 +242,7 @@ async def _hold_on(
         booking.record_creation(now, cmd.actor)
         if before_insert is not None:
             await before_insert(uow, booking)
-        pooled = {r.id: _slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
+        pooled = {r.id: slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
                   for r in picked if r.kind is ResourceKind.POOLED}
         await uow.bookings.add(booking, pooled)
         if key:

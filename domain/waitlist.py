@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from domain.availability import check_on_grid, slot_ranges
+from domain.availability import check_on_grid, slot_starts
 from domain.bookings import Allocation, Booking, BookingStatus
 from domain.customers import CustomerIdentity
 from domain.errors import DomainError, InvalidInput, NotFound, PaymentUnavailable, SlotTaken
@@ -217,7 +217,7 @@ async def promote_capacity(deps: Deps, unit_id: UUID, resource_id: UUID, starts_
                             created_at=now, customer_id=entry["customer_id"], service_id=entry["service_id"],
                             hold_type=CAPACITY_OFFER_HOLD_TYPE, channel="waitlist", hold_expires_at=deadline)
             offer.record_creation(now, "system")
-            starts = _slot_starts(unit, resource, entry["starts_at"], entry["ends_at"])
+            starts = slot_starts(unit, resource, entry["starts_at"], entry["ends_at"])
             try:
                 async with uow.savepoint():
                     await uow.bookings.add(offer, {resource.id: starts})
@@ -232,9 +232,6 @@ async def promote_capacity(deps: Deps, unit_id: UUID, resource_id: UUID, starts_
         await uow.commit()
     return offered
 
-
-def _slot_starts(unit: Unit, r: Resource, starts_at: datetime, ends_at: datetime) -> list[datetime]:
-    return [s for group in slot_ranges(unit, r, starts_at, ends_at) for s, _ in group]
 
 
 async def claim_capacity_offer(deps: Deps, unit_id: UUID, token: str, user_ref: str) -> Booking:

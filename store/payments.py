@@ -114,11 +114,6 @@ class PgPayments:
             raise NotFound("payment", payment_id, field="paymentId")
         return dict(r)
 
-    async def paid_payments_of(self, booking_id: UUID) -> int:
-        """How many payments a booking has received."""
-        conn = await self._conn()
-        return int(await conn.fetchval("SELECT count(*) FROM payments WHERE booking_id = $1", booking_id))
-
     async def add_credit(self, unit_id: UUID, customer_id: UUID | None, payment_id: UUID, amount_cents: int) -> None:
         """Keep a payment as the customer's credit."""
         conn = await self._conn()
