@@ -111,7 +111,7 @@ class Relay:
                         if not await self.pass_once(conn, broadcast, arq):
                             await self._idle(stop)
             finally:
-                await arq.close(close_connection_pool=True)
+                await arq.aclose(close_connection_pool=True)
         finally:
             self.is_leader = False
             await conn.close()

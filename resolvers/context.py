@@ -27,6 +27,12 @@ class Context:
     sandbox_pay: Any = None
     """Pays a sandbox charge by txid (None unless the sandbox provider is configured)."""
 
+    def share_scope(self) -> object:
+        """What must be equal for two subscribers to share one execution of the same subscription
+        (slothold/fanout.py): everything of the caller that a resolver may look at. The caller's identity
+        and rights go here once there are any."""
+        return ()
+
     def idempotency_key(self, argument: str | None) -> str | None:
         """The key from the argument or the Idempotency-Key header; both given must agree."""
         header = self.headers.get("idempotency-key")

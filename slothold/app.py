@@ -31,6 +31,7 @@ from providers.qr import qr_png_data_uri
 from providers.sandbox import SandboxProvider
 from resolvers.context import Context
 from slothold.clock import SystemClock
+from slothold.fanout import SharedSubscriptions, SharedTransportWSHandler
 from slothold.graphql_view import SlotholdGraphQL, static_routes
 from slothold.hub import Hub
 from slothold.logs import configure, request_id_var
@@ -47,10 +48,13 @@ WEB_DEMO = PROJECT_ROOT / "web-demo"
 class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
     """The GraphQL view with Slothold's per-request context."""
 
+    graphql_transport_ws_handler_class = SharedTransportWSHandler
+
     def __init__(self, state: dict[str, Any], **kwargs: Any) -> None:
         super().__init__(schema, **kwargs)
         self._state = state
         self._encoded: dict[int, tuple[object, str]] = {}
+        self.shared_subscriptions = SharedSubscriptions(partial(json.dumps, separators=(",", ":")))
 
     def encode_json(self, data: object) -> str | bytes:
         """JSON, with a subscription event's payload encoded once for all the subscribers that share it.
@@ -187,5 +191,6 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         lifespan=lifespan,
     )
     app.state.slothold = state
+    app.state.graphql_view = view
     configure(settings.log_level)
     return app

@@ -1,0 +1,322 @@
+"""Shared subscriptions: one execution per distinct subscription, its results written to every subscriber.
+
+A thousand dashboards watching one unit send the same subscription document with the same variables. Running
+strawberry's per-operation pipeline for each of them (an async generator chain, schema extensions on every
+result, a JSON message built per subscriber) cost ~180 µs of CPU per delivery, so one event took ~200 ms to
+reach the last of 1,000 subscribers. Here the subscribers of one (document, operation, variables, caller scope)
+form a *group*: the group runs strawberry's `schema.stream` once, encodes each result once, and writes
+`{"id":…,"type":"next","payload":<the shared bytes>}` straight to each subscriber's websocket.
+
+What a subscriber sees is unchanged: the same messages, validation and authorization errors as `error`, the
+end of the stream as `complete`. What is not shared:
+
+* a subscription that replays history (`since:` given) starts from its own position: it runs alone;
+* callers with different access (`Context.share_scope`) never share a group;
+* the legacy `graphql-ws` protocol, queries and mutations over websockets: strawberry's own path.
+
+A subscriber whose socket cannot keep up (the kernel buffer full, its sends waiting) does not hold the others
+up: its messages wait in its own backlog; past `BACKLOG_LIMIT` it gets an `error` with code `slow_subscriber`
+and the operation ends, so that the client subscribes again with `since` and catches up from the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Coroutine, Generator
+from functools import lru_cache
+from typing import Any
+
+from graphql import (
+    DocumentNode,
+    GraphQLError,
+    NullValueNode,
+    OperationDefinitionNode,
+    OperationType,
+    VariableNode,
+    Visitor,
+    get_operation_ast,
+    parse,
+    visit,
+)
+from graphql.language import ArgumentNode
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler, Operation
+from strawberry.types.execution import ExecutionResult, PreExecutionError
+
+log = logging.getLogger("slothold.fanout")
+
+BACKLOG_LIMIT = 2_000
+"""Messages a subscriber may have waiting for its socket before it is told to resubscribe."""
+
+REPLAY_ARGUMENTS = frozenset({"since"})
+"""Arguments that make a subscription start from its own position in history: such subscriptions run alone."""
+
+
+@lru_cache(maxsize=256)
+def _parse(query: str) -> DocumentNode | None:
+    try:
+        return parse(query)
+    except GraphQLError:
+        return None  # strawberry reports it (and closes the socket, as the protocol says)
+
+
+class _ReplayArguments(Visitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[ArgumentNode] = []
+
+    def enter_argument(self, node: ArgumentNode, *_: Any) -> None:
+        if node.name.value in REPLAY_ARGUMENTS:
+            self.found.append(node)
+
+
+def _replays(document: DocumentNode, op: OperationDefinitionNode, variables: dict[str, Any]) -> bool:
+    """Whether the operation asks for history (a non-null `since`, literal, variable or variable default)."""
+    finder = _ReplayArguments()
+    visit(document, finder)  # the whole document: fragments may carry the argument too
+    defaults = {d.variable.name.value: d.default_value for d in op.variable_definitions or ()}
+    for arg in finder.found:
+        value = arg.value
+        if isinstance(value, NullValueNode):
+            continue
+        if isinstance(value, VariableNode):
+            name = value.name.value
+            if name in variables:
+                if variables[name] is None:
+                    continue
+                return True
+            default = defaults.get(name)
+            if default is None or isinstance(default, NullValueNode):
+                continue
+        return True
+    return False
+
+
+def share_key(query: str, operation_name: str | None, variables: dict[str, Any] | None,
+              scope: object) -> tuple[Any, ...] | None:
+    """The group a subscription may join, or None when it must run alone."""
+    document = _parse(query)
+    if document is None:
+        return None
+    op = get_operation_ast(document, operation_name)
+    if op is None or op.operation is not OperationType.SUBSCRIPTION:
+        return None
+    variables = variables or {}
+    if not isinstance(variables, dict) or _replays(document, op, variables):
+        return None
+    try:
+        frozen = json.dumps(variables, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None
+    return (query, operation_name, frozen, scope)
+
+
+def _resume(coro: Coroutine[Any, Any, None], waiting_on: Any) -> Awaitable[None]:
+    """Finish a coroutine that was started by hand and suspended on `waiting_on` (what it yielded)."""
+
+    class _Rest:
+        def __await__(self) -> Generator[Any, Any, None]:
+            pending = waiting_on
+            while True:
+                try:
+                    yield pending  # the event loop's task waits on this future exactly as the coroutine would
+                except BaseException as e:  # cancelled while waiting: pass it on into the coroutine
+                    pending = coro.throw(e)
+                    continue
+                try:
+                    pending = coro.send(None)
+                except StopIteration:
+                    return
+
+    return _Rest()
+
+
+class Member:
+    """One subscriber of a group: its websocket, operation id and its own backlog when its socket is slow."""
+
+    __slots__ = ("_send", "backlog", "ended", "group", "operation", "pending", "prefix")
+
+    def __init__(self, group: Group, operation: Operation[Any, Any], send: Callable[[str], Coroutine[Any, Any, None]]
+                 ) -> None:
+        self.group = group
+        self.operation = operation
+        self._send = send
+        self.prefix = '{"id":' + json.dumps(operation.id) + ',"type":"next","payload":'
+        self.backlog: deque[str] = deque()
+        self.pending: asyncio.Task[None] | None = None
+        self.ended: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
+
+    def deliver(self, payload: str) -> None:
+        """Write one `next` message now, or queue it behind the ones still waiting for the socket."""
+        text = self.prefix + payload + "}"
+        if self.pending is not None:
+            if len(self.backlog) >= BACKLOG_LIMIT:
+                self.backlog.clear()
+                self.end({"id": self.operation.id, "type": "error", "payload": [{
+                    "message": "This subscriber reads too slowly; events were dropped. Subscribe again with "
+                               "since: <the last seq you received> to catch up.",
+                    "extensions": {"code": "slow_subscriber"}}]})
+                return
+            self.backlog.append(text)
+            return
+        coro = self._send(text)
+        try:
+            waiting_on = coro.send(None)  # almost always runs to the end: the socket takes the frame at once
+        except StopIteration:
+            return
+        except Exception:  # the socket is gone: its handler ends the operation
+            self.end(None)
+            return
+        self.pending = asyncio.ensure_future(self._drain(coro, waiting_on))
+
+    async def _drain(self, coro: Coroutine[Any, Any, None], waiting_on: Any) -> None:
+        try:
+            await _resume(coro, waiting_on)
+            while self.backlog:
+                await self._send(self.backlog.popleft())
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            self.backlog.clear()
+            self.end(None)
+        finally:
+            self.pending = None
+
+    def end(self, final: dict[str, Any] | None) -> None:
+        """Leave the group; `final` (complete or error) is sent after what is already queued."""
+        self.group.discard(self)
+        if not self.ended.done():
+            self.ended.set_result(final)
+
+
+class Group:
+    """The subscribers of one shared subscription and the one stream that feeds them."""
+
+    def __init__(self, registry: SharedSubscriptions, key: tuple[Any, ...]) -> None:
+        self.registry = registry
+        self.key = key
+        self.members: dict[int, Member] = {}
+        self.closed = False
+        self.task: asyncio.Task[None] | None = None
+        self.delivered = 0
+
+    def add(self, member: Member) -> None:
+        self.members[id(member)] = member
+
+    def discard(self, member: Member) -> None:
+        if (self.members.pop(id(member), None) is not None and not self.members and not self.closed
+                and self.task is not None):
+            self.task.cancel()  # nobody listens any more: close the stream (and its hub subscription)
+
+    def _finish(self, kind: str | None, errors: list[Any] | None = None) -> None:
+        """End the group: every member gets `kind` (complete or error, with `errors`), or nothing when None."""
+        self.closed = True
+        if self.registry.groups.get(self.key) is self:
+            del self.registry.groups[self.key]
+        for member in list(self.members.values()):
+            final: dict[str, Any] | None = None
+            if kind is not None:
+                final = {"id": member.operation.id, "type": kind}
+                if errors is not None:
+                    final["payload"] = errors
+            member.end(final)
+
+    async def run(self, handler: BaseGraphQLTransportWSHandler[Any, Any], operation: Operation[Any, Any]) -> None:
+        """Stream the subscription once (with the first subscriber's context) and write each result to all."""
+        try:
+            source = await handler.schema.stream(
+                operation.query, variable_values=operation.variables, context_value=handler.context,
+                root_value=handler.root_value, operation_name=operation.operation_name)
+            async with contextlib.aclosing(source):
+                first = True
+                async for result in source:
+                    if first and isinstance(result, PreExecutionError):
+                        self._finish("error", [e.formatted for e in result.errors or ()])
+                        return
+                    if not isinstance(result, ExecutionResult):
+                        self._finish("error", [{"message": "Incremental delivery is not supported over "
+                                                           "graphql-transport-ws"}])
+                        return
+                    first = False
+                    payload = self.registry.encode(result)
+                    for member in list(self.members.values()):
+                        member.deliver(payload)
+                    self.delivered += 1
+            self._finish("complete")
+        except asyncio.CancelledError:
+            self._finish(None)
+            raise
+        except Exception:
+            log.exception("shared subscription failed")
+            self._finish("complete")
+
+
+class SharedSubscriptions:
+    """The groups of one API process."""
+
+    def __init__(self, encode: Callable[[object], str]) -> None:
+        self.groups: dict[tuple[Any, ...], Group] = {}
+        self._encode = encode
+
+    def encode(self, result: ExecutionResult) -> str:
+        """The `payload` of a `next` message, as strawberry's Operation.send_next builds it."""
+        payload: dict[str, Any] = {"data": result.data}
+        if result.errors:
+            payload["errors"] = [e.formatted for e in result.errors]
+        if result.extensions:
+            payload["extensions"] = result.extensions
+        return self._encode(payload)
+
+    @property
+    def subscriber_count(self) -> int:
+        return sum(len(g.members) for g in self.groups.values())
+
+    async def join(self, key: tuple[Any, ...], handler: BaseGraphQLTransportWSHandler[Any, Any],
+                   operation: Operation[Any, Any]) -> None:
+        """Serve one subscribe message through its group until the stream ends or the client leaves."""
+        group = self.groups.get(key)
+        if group is None or group.closed:
+            group = self.groups[key] = Group(self, key)
+            group.task = asyncio.create_task(group.run(handler, operation))
+        ws = handler.websocket.ws  # type: ignore[attr-defined]  # strawberry's ASGIWebSocketAdapter
+
+        def send(text: str) -> Coroutine[Any, Any, None]:
+            return ws.send({"type": "websocket.send", "text": text})
+
+        member = Member(group, operation, send)
+        group.add(member)
+        try:
+            final = await member.ended
+            if member.pending is not None:
+                await member.pending  # what was queued for this subscriber goes out before the end
+            if final is not None:
+                await operation.send_operation_message(final)
+        finally:
+            member.end(None)
+            if member.pending is not None:
+                member.pending.cancel()
+
+
+class SharedTransportWSHandler(BaseGraphQLTransportWSHandler[Any, Any]):
+    """graphql-transport-ws where identical subscriptions share one execution (see the module docstring)."""
+
+    async def run_operation(self, operation: Operation[Any, Any]) -> None:
+        registry: SharedSubscriptions | None = getattr(self.view, "shared_subscriptions", None)
+        scope_of = getattr(self.context, "share_scope", None)
+        key = None
+        if registry is not None and scope_of is not None:
+            key = share_key(operation.query, operation.operation_name, operation.variables, scope_of())
+        if key is None:
+            await super().run_operation(operation)
+            return
+        try:
+            await registry.join(key, self, operation)  # type: ignore[union-attr]
+        except Exception as error:
+            await self.handle_task_exception(error)
+            with contextlib.suppress(Exception):
+                await operation.send_operation_message({"id": operation.id, "type": "complete"})
+            self.operations.pop(operation.id, None)
+            raise
