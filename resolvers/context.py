@@ -26,6 +26,13 @@ class Context:
     """Renders a BR Code as a PNG data URI."""
     sandbox_pay: Any = None
     """Pays a sandbox charge by txid (None unless the sandbox provider is configured)."""
+    client_host: str | None = None
+    """The peer address of the request or websocket."""
+
+    def rate_subject(self) -> str:
+        """Who API rate limits count against: the caller's token once authentication exists, else the
+        client address (slothold/limits.py)."""
+        return "ip:" + (self.client_host or "-")
 
     def share_scope(self) -> object:
         """What must be equal for two subscribers to share one execution of the same subscription

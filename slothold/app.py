@@ -78,7 +78,8 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:  # type: ignore[override]
         headers = {k.lower(): v for k, v in request.headers.items()}
         return Context(deps=self._state["deps"], request_id=request_id_var.get() or "-", headers=headers,
-                       hub=self._state["hub"], qr=qr_png_data_uri, sandbox_pay=self._state["sandbox_pay"])
+                       hub=self._state["hub"], qr=qr_png_data_uri, sandbox_pay=self._state["sandbox_pay"],
+                       client_host=request.client.host if request.client else None)
 
 
 class RequestIdMiddleware:
