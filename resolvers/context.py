@@ -9,6 +9,7 @@ from uuid import UUID
 import strawberry
 from strawberry.types import Info as StrawberryInfo
 
+from domain.access import ANONYMOUS, Principal, Unauthenticated
 from domain.errors import InvalidInput
 from domain.services import Deps
 
@@ -28,17 +29,30 @@ class Context:
     """Pays a sandbox charge by txid (None unless the sandbox provider is configured)."""
     client_host: str | None = None
     """The peer address of the request or websocket."""
+    principal: Principal = ANONYMOUS
+    """Who is calling (slothold/auth.py)."""
+    auth_failure: Unauthenticated | None = None
+    """Set when the caller sent a token that is not valid: every operation is then refused with it."""
+    access: Any = None
+    """Tokens, login codes and customer sessions (store.access.PgAccess)."""
+    authenticator: Any = None
+    """slothold.auth.Authenticator, for websockets that authenticate in connection_init."""
+    connection_params: Any = None
+    """The graphql-transport-ws connection_init payload (set by strawberry)."""
 
     def rate_subject(self) -> str:
         """Who API rate limits count against: the caller's token once authentication exists, else the
         client address (slothold/limits.py)."""
+        if self.principal.kind != "anonymous":
+            return self.principal.key
         return "ip:" + (self.client_host or "-")
 
     def share_scope(self) -> object:
         """What must be equal for two subscribers to share one execution of the same subscription
-        (slothold/fanout.py): everything of the caller that a resolver may look at. The caller's identity
-        and rights go here once there are any."""
-        return ()
+        (slothold/fanout.py): everything of the caller that a resolver may look at — their reach and rights
+        (two dashboards of one unit share, whatever their tokens), and a customer's identity."""
+        p = self.principal
+        return (p.kind, p.tenant_id, p.unit_id, p.role, tuple(sorted(p.scopes)), p.customer_id)
 
     def idempotency_key(self, argument: str | None) -> str | None:
         """The key from the argument or the Idempotency-Key header; both given must agree."""

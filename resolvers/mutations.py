@@ -9,10 +9,13 @@ from typing import Annotated, Any
 import strawberry
 
 from domain import services
+from domain.access import Action
 from domain.customers import CustomerIdentity
 from domain.errors import DomainError
+from domain.errors import InvalidInput as DomainInvalidInput
 from domain.services import BookingResult, ChangeCommand, HoldCommand
 from resolvers.context import Info, parse_id
+from resolvers.permissions import authorize_booking, authorize_unit, customer_for
 from schema.errors import (
     Busy,
     IdempotencyInProgress,
@@ -83,55 +86,78 @@ async def _result(call: Callable[[], Awaitable[BookingResult]]) -> Any:
 def _hold_command(info: Info, i: HoldInput | CounterBookingInput, key: str | None, counter: bool) -> HoldCommand:
     resource_ids = (tuple(parse_id(r, "resourceIds") for r in i.resource_ids)
                     if i.resource_ids is not None else None)
+    channel = "counter" if counter else getattr(i, "channel", "api")
+    if not counter and channel == "counter":
+        raise DomainInvalidInput("channel", "the counter channel is for counterBooking", code="invalid_channel")
     return HoldCommand(
         unit_id=parse_id(i.unit_id, "unitId"), starts_at=i.starts_at, ends_at=i.ends_at,
         resource_ids=resource_ids, quantity=i.quantity,
-        customer=i.customer.to_domain() if i.customer else None,
+        customer=customer_for(info.context, i.customer.to_domain() if i.customer else None),
         service_id=parse_id(i.service_id, "serviceId") if i.service_id else None,
-        hold_type=getattr(i, "hold_type", None), channel="counter" if counter else getattr(i, "channel", "api"),
-        actor="staff" if counter else "customer", idempotency_key=info.context.idempotency_key(key),
+        hold_type=getattr(i, "hold_type", None), channel=channel,
+        actor="staff" if counter else info.context.principal.actor, idempotency_key=info.context.idempotency_key(key),
         counter=counter,
     )
 
 
-def _change(info: Info, booking_id: strawberry.ID, actor: str, reason: str | None = None,
-            key: str | None = None) -> ChangeCommand:
-    return ChangeCommand(booking_id=parse_id(booking_id, "bookingId"), actor=actor, reason=reason,
+async def _authorized_hold(info: Info, i: HoldInput | CounterBookingInput, key: str | None, counter: bool
+                           ) -> BookingResult:
+    cmd = _hold_command(info, i, key, counter)
+    await authorize_unit(info.context, cmd.unit_id, Action.COUNTER if counter else Action.BOOK)
+    return await services.hold(info.context.deps, cmd)
+
+
+async def _change(info: Info, booking_id: strawberry.ID, action: Action, reason: str | None = None,
+                  key: str | None = None) -> ChangeCommand:
+    bid = parse_id(booking_id, "bookingId")
+    await authorize_booking(info.context, bid, action)
+    actor = "staff" if action in (Action.DROP, Action.COUNTER) else info.context.principal.actor
+    return ChangeCommand(booking_id=bid, actor=actor, reason=reason,
                          idempotency_key=info.context.idempotency_key(key))
 
 
 @strawberry.type
 class Mutation:
-    @strawberry.mutation(description="Hold a slot for a customer until its deadline (SPEC §6).")
+    @strawberry.mutation(description="Hold a slot for a customer until its deadline (SPEC §6). Customers (a session "
+                         "from verifyLoginCode) hold for themselves; staff and integrators with 'book' for anyone.")
     async def hold(self, info: Info, input: HoldInput, idempotency_key: str | None = None) -> HoldResult:
-        deps = info.context.deps
-        return await _result(lambda: services.hold(deps, _hold_command(info, input, idempotency_key, False)))
+        return await _result(lambda: _authorized_hold(info, input, idempotency_key, False))
 
-    @strawberry.mutation(description="Book at the counter: confirmed at once, no payment (SPEC §11).")
+    @strawberry.mutation(description="Book at the counter: confirmed at once, no payment (SPEC §11). Staff.")
     async def counter_booking(
         self, info: Info, input: CounterBookingInput, idempotency_key: str | None = None
     ) -> HoldResult:
-        deps = info.context.deps
-        return await _result(lambda: services.hold(deps, _hold_command(info, input, idempotency_key, True)))
+        return await _result(lambda: _authorized_hold(info, input, idempotency_key, True))
 
-    @strawberry.mutation(description="Cancel a booking; its slot is free at once.")
+    @strawberry.mutation(description="Cancel a booking; its slot is free at once. Customers cancel their own.")
     async def cancel(self, info: Info, booking_id: strawberry.ID, reason: str | None = None,
                      idempotency_key: str | None = None) -> ChangeResult:
         deps = info.context.deps
-        return await _result(lambda: services.cancel(deps, _change(info, booking_id, "customer", reason,
-                                                                   idempotency_key)))
 
-    @strawberry.mutation(description="Staff drop a hold (\"Derrubar hold\"), with a reason.")
+        async def call() -> BookingResult:
+            return await services.cancel(deps, await _change(info, booking_id, Action.BOOK, reason, idempotency_key))
+        return await _result(call)
+
+    @strawberry.mutation(description="Managers drop a hold (\"Derrubar hold\"), with a reason.")
     async def drop(self, info: Info, booking_id: strawberry.ID, reason: str) -> ChangeResult:
         deps = info.context.deps
-        return await _result(lambda: services.drop(deps, _change(info, booking_id, "staff", reason)))
 
-    @strawberry.mutation(description="The customer arrived.")
+        async def call() -> BookingResult:
+            return await services.drop(deps, await _change(info, booking_id, Action.DROP, reason))
+        return await _result(call)
+
+    @strawberry.mutation(description="Staff: the customer arrived.")
     async def check_in(self, info: Info, booking_id: strawberry.ID) -> ChangeResult:
         deps = info.context.deps
-        return await _result(lambda: services.check_in(deps, _change(info, booking_id, "staff")))
 
-    @strawberry.mutation(description="The customer was attended.")
+        async def call() -> BookingResult:
+            return await services.check_in(deps, await _change(info, booking_id, Action.COUNTER))
+        return await _result(call)
+
+    @strawberry.mutation(description="Staff: the customer was attended.")
     async def complete(self, info: Info, booking_id: strawberry.ID) -> ChangeResult:
         deps = info.context.deps
-        return await _result(lambda: services.complete(deps, _change(info, booking_id, "staff")))
+
+        async def call() -> BookingResult:
+            return await services.complete(deps, await _change(info, booking_id, Action.COUNTER))
+        return await _result(call)

@@ -9,10 +9,12 @@ from typing import Annotated, Any
 import strawberry
 
 from domain import catalog, checkout, queries, settlement
+from domain.access import Action
 from domain.errors import DomainError, InvalidInput
 from domain.services import HoldCommand
 from resolvers.context import Info, parse_id
 from resolvers.mutations import CustomerInput
+from resolvers.permissions import authorize_booking, authorize_row, authorize_unit, customer_for
 from schema.errors import (
     Busy,
     IdempotencyInProgress,
@@ -74,7 +76,9 @@ class PaymentMutation:
     async def confirm(self, info: Info, booking_id: strawberry.ID, idempotency_key: str | None = None,
                       contact: str | None = None, channel: str = "api") -> CheckoutResult:
         async def call() -> BookingPayload:
-            cmd = checkout.ConfirmCommand(parse_id(booking_id, "bookingId"), channel=channel, contact=contact,
+            bid = parse_id(booking_id, "bookingId")
+            await authorize_booking(info.context, bid, Action.BOOK)
+            cmd = checkout.ConfirmCommand(bid, channel=channel, contact=contact,
                                           idempotency_key=info.context.idempotency_key(idempotency_key))
             return _payload(info, await checkout.confirm(info.context.deps, cmd))
         return await _run(call)  # type: ignore[no-any-return]
@@ -85,10 +89,11 @@ class PaymentMutation:
                         idempotency_key: str | None = None) -> SwapResult:
         async def call() -> BookingPayload:
             deps = info.context.deps
-            old = await queries.booking(deps, parse_id(booking_id, "bookingId"))
+            old = await authorize_booking(info.context, parse_id(booking_id, "bookingId"), Action.BOOK)
             if input.customer is None and old.customer_id is None:
                 raise InvalidInput("customer", "the hold has no customer; give one", code="customer_required")
-            identity = input.customer.to_domain() if input.customer else await queries.customer_identity(deps, old)
+            identity = customer_for(info.context, input.customer.to_domain() if input.customer
+                                    else await queries.customer_identity(deps, old))
             hold = HoldCommand(
                 unit_id=old.unit_id, starts_at=input.starts_at, ends_at=input.ends_at,
                 resource_ids=tuple(parse_id(r, "resourceIds") for r in input.resource_ids)
@@ -102,7 +107,9 @@ class PaymentMutation:
                          "(RN-HLD-06). A receipt never confirms anything.")
     async def claim_paid(self, info: Info, booking_id: strawberry.ID) -> CheckoutResult:
         async def call() -> BookingPayload:
-            b = await checkout.claim_paid(info.context.deps, parse_id(booking_id, "bookingId"))
+            bid = parse_id(booking_id, "bookingId")
+            await authorize_booking(info.context, bid, Action.BOOK)
+            b = await checkout.claim_paid(info.context.deps, bid)
             return BookingPayload(booking=Booking.from_domain(b), replayed=False)
         return await _run(call)  # type: ignore[no-any-return]
 
@@ -110,6 +117,7 @@ class PaymentMutation:
     async def confirm_payment(self, info: Info, booking_id: strawberry.ID) -> PaymentResult:
         async def call() -> PaymentOutcome:
             bid = parse_id(booking_id, "bookingId")
+            await authorize_booking(info.context, bid, Action.COUNTER)
             outcome = await settlement.staff_confirm_payment(info.context.deps, bid, "staff")
             return PaymentOutcome(outcome=outcome.value, booking_id=strawberry.ID(str(bid)))
         return await _run(call)  # type: ignore[no-any-return]
@@ -118,6 +126,7 @@ class PaymentMutation:
     async def link_payment(self, info: Info, booking_id: strawberry.ID, payment_id: strawberry.ID) -> PaymentResult:
         async def call() -> PaymentOutcome:
             bid = parse_id(booking_id, "bookingId")
+            await authorize_booking(info.context, bid, Action.COUNTER)
             outcome = await settlement.link_payment(info.context.deps, bid, parse_id(payment_id, "paymentId"), "staff")
             return PaymentOutcome(outcome=outcome.value, booking_id=strawberry.ID(str(bid)))
         return await _run(call)  # type: ignore[no-any-return]
@@ -126,7 +135,9 @@ class PaymentMutation:
     async def deny_payment_claim(self, info: Info, booking_id: strawberry.ID, reason: str | None = None
                                  ) -> CheckoutResult:
         async def call() -> BookingPayload:
-            b = await settlement.deny_claim(info.context.deps, parse_id(booking_id, "bookingId"), "staff", reason)
+            bid = parse_id(booking_id, "bookingId")
+            await authorize_booking(info.context, bid, Action.COUNTER)
+            b = await settlement.deny_claim(info.context.deps, bid, "staff", reason)
             return BookingPayload(booking=Booking.from_domain(b), replayed=False)
         return await _run(call)  # type: ignore[no-any-return]
 
@@ -143,7 +154,9 @@ class PaymentMutation:
     @strawberry.mutation(description="Staff: \"Registrar ciência\" on a queue item (alerts).")
     async def acknowledge_queue_item(self, info: Info, item_id: strawberry.ID) -> QueueItemResult:
         async def call() -> QueueItem:
-            item = await queries.acknowledge_queue_item(info.context.deps, parse_id(item_id, "itemId"), "staff")
+            iid = parse_id(item_id, "itemId")
+            await authorize_row(info.context, "queue_items", iid, Action.COUNTER, "itemId")
+            item = await queries.acknowledge_queue_item(info.context.deps, iid, "staff")
             return QueueItem.from_domain(item)
         return await _run(call)  # type: ignore[no-any-return]
 
@@ -151,7 +164,9 @@ class PaymentMutation:
     async def resolve_queue_item(self, info: Info, item_id: strawberry.ID, note: str | None = None
                                  ) -> QueueItemResult:
         async def call() -> QueueItem:
-            item = await queries.resolve_queue_item(info.context.deps, parse_id(item_id, "itemId"), "staff", note)
+            iid = parse_id(item_id, "itemId")
+            await authorize_row(info.context, "queue_items", iid, Action.COUNTER, "itemId")
+            item = await queries.resolve_queue_item(info.context.deps, iid, "staff", note)
             return QueueItem.from_domain(item)
         return await _run(call)  # type: ignore[no-any-return]
 
@@ -191,7 +206,9 @@ class CatalogMutation:
         deposit_percent: int | None = None, deposit_cents: int | None = None,
     ) -> PriceResult:
         async def call() -> PriceVersion:
-            p = await catalog.publish_price(info.context.deps, parse_id(unit_id, "unitId"),
+            uid = parse_id(unit_id, "unitId")
+            await authorize_unit(info.context, uid, Action.CONFIGURE)
+            p = await catalog.publish_price(info.context.deps, uid,
                                             parse_id(service_id, "serviceId"), price_cents, payment_rule,
                                             deposit_percent, deposit_cents)
             return PriceVersion(service_id=strawberry.ID(str(p.service_id)), version=p.version,
@@ -203,7 +220,9 @@ class CatalogMutation:
     async def publish_cancellation_policy(self, info: Info, unit_id: strawberry.ID, tiers: list[TierInput]
                                           ) -> PolicyResult:
         async def call() -> PolicyVersion:
-            p = await catalog.publish_policy(info.context.deps, parse_id(unit_id, "unitId"),
+            uid = parse_id(unit_id, "unitId")
+            await authorize_unit(info.context, uid, Action.CONFIGURE)
+            p = await catalog.publish_policy(info.context.deps, uid,
                                              [(t.min_hours, t.percent) for t in tiers])
             return PolicyVersion(version=p.version, summary=p.summary_pt())
         return await _run(call)  # type: ignore[no-any-return]
@@ -214,10 +233,13 @@ class PaymentQuery:
     @strawberry.field(description="The unit's staff queue, most urgent first (default: open and acknowledged).")
     async def queue(self, info: Info, unit_id: strawberry.ID, statuses: list[str] | None = None) -> list[QueueItem]:
         uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.READ)
         items = await queries.queue_items(info.context.deps, uid, statuses or ["open", "acknowledged"])
         return [QueueItem.from_domain(i) for i in items]
 
     @strawberry.field(description="The charges of a booking, newest first.")
     async def charges(self, info: Info, booking_id: strawberry.ID) -> list[Charge]:
-        found = await queries.charges_of(info.context.deps, parse_id(booking_id, "bookingId"))
+        bid = parse_id(booking_id, "bookingId")
+        await authorize_booking(info.context, bid, Action.READ)
+        found = await queries.charges_of(info.context.deps, bid)
         return [Charge.from_domain(c, info.context.qr) for c in found]

@@ -1,13 +1,95 @@
-"""Authorization hooks. The role model arrives with the access issue; today every caller may read."""
+"""Authorization at the edge of every operation (SPEC §14; the rules are in domain/access.py).
+
+Each resolver names its action and calls one of these before its use case: refusals are raised as
+`Unauthenticated` / `Forbidden` (top-level GraphQL errors with `extensions.code`), never as partial data.
+Nested fields never take ids, so a check on the operation's unit or booking covers everything it returns.
+"""
 
 from __future__ import annotations
 
 from uuid import UUID
 
 from domain import queries
+from domain.access import Action, Forbidden, authorize
+from domain.bookings import Booking
+from domain.customers import CustomerIdentity
+from domain.errors import NotFound
+from domain.units import Unit
 from resolvers.context import Context
 
 
-async def authorize_unit(context: Context, unit_id: UUID, action: str) -> None:
-    """Refuse (raise a DomainError) unless the caller may `action` the unit; the unit must exist."""
-    await queries.unit_with_resources(context.deps, unit_id)
+def _action(action: Action | str) -> Action:
+    return action if isinstance(action, Action) else Action(action)
+
+
+def _signed_in(context: Context) -> None:
+    if context.auth_failure is not None:
+        raise context.auth_failure
+
+
+async def authorize_unit(context: Context, unit_id: UUID, action: Action | str) -> Unit:
+    """Refuse unless the caller may `action` the unit; the unit must exist. Returns the unit."""
+    _signed_in(context)
+    act = _action(action)
+    if act is not Action.PUBLIC and context.principal.kind == "anonymous":
+        authorize(context.principal, act, UUID(int=0), UUID(int=0))  # raises Unauthenticated
+    unit, _ = await queries.unit_with_resources(context.deps, unit_id)
+    authorize(context.principal, act, unit.tenant_id, unit.id)
+    return unit
+
+
+async def authorize_booking(context: Context, booking_id: UUID, action: Action | str) -> Booking:
+    """Refuse unless the caller may `action` this booking (customers: only their own). Returns the booking."""
+    _signed_in(context)
+    act = _action(action)
+    principal = context.principal
+    if principal.kind == "anonymous":
+        authorize(principal, act, UUID(int=0), UUID(int=0))  # raises Unauthenticated
+    booking = await queries.booking(context.deps, booking_id)
+    unit, _ = await queries.unit_with_resources(context.deps, booking.unit_id)
+    own = None
+    if principal.is_customer and principal.tenant_id == unit.tenant_id:
+        own = await context.access.is_same_person(principal, booking.customer_id)
+    authorize(principal, act, unit.tenant_id, unit.id, own_booking=own)
+    return booking
+
+
+def customer_for(context: Context, given: CustomerIdentity | None) -> CustomerIdentity | None:
+    """Who a booking request is for. A signed-in customer books only for themselves: the phone their session
+    proved is used (another phone is refused); a CPF may be added. Staff and integrators name anyone."""
+    principal = context.principal
+    if not principal.is_customer:
+        return given
+    proven = principal.identity or CustomerIdentity()
+    if given is not None and given.phone and proven.phone and given.phone != proven.phone:
+        raise Forbidden("a customer may only book for themselves: that phone is not the one you signed in with")
+    if given is not None and given.cpf and proven.cpf and given.cpf != proven.cpf:
+        raise Forbidden("a customer may only book for themselves: that CPF is not yours")
+    return CustomerIdentity(
+        cpf=(given.cpf if given else None) or proven.cpf, phone=proven.phone or (given.phone if given else None),
+        name=(given.name if given else None) or proven.name, email=(given.email if given else None) or proven.email)
+
+
+_OWNED_ROWS = {"slot_waitlist": True, "capacity_waitlist": True, "walkin_queue": False, "queue_items": False}
+
+
+async def authorize_row(context: Context, table: str, row_id: UUID, action: Action | str, field: str) -> UUID:
+    """Refuse unless the caller may `action` the unit of a row of `table` (waitlist entries, walk-ins, queue
+    items; customers: only their own entries). Returns the unit id; NotFound names `field`."""
+    _signed_in(context)
+    act = _action(action)
+    principal = context.principal
+    if principal.kind == "anonymous":
+        authorize(principal, act, UUID(int=0), UUID(int=0))
+    owned = _OWNED_ROWS[table]  # a fixed set of table names: never from the request
+    row = await context.access.pool.fetchrow(
+        f"SELECT unit_id, {'customer_id' if owned else 'NULL::uuid AS customer_id'} FROM {table} WHERE id = $1",
+        row_id)
+    if row is None:
+        raise NotFound(field.removesuffix("Id") if field.endswith("Id") else field, row_id, field=field)
+    unit, _ = await queries.unit_with_resources(context.deps, row["unit_id"])
+    own = None
+    if principal.is_customer and principal.tenant_id == unit.tenant_id:
+        own = await context.access.is_same_person(principal, row["customer_id"])
+    authorize(principal, act, unit.tenant_id, unit.id, own_booking=own)
+    return unit.id  # type: ignore[no-any-return]

@@ -8,8 +8,10 @@ from typing import Annotated
 import strawberry
 
 from domain import queries
+from domain.access import Action
 from domain.errors import DomainError
 from resolvers.context import Info, parse_id
+from resolvers.permissions import authorize_booking, authorize_unit
 from schema.errors import InvalidInput, NotFound, error_from_domain
 from schema.types import BookableSlot, BookableSlots, Booking, Grid, GridRow, Resource, Unit
 
@@ -24,7 +26,9 @@ class Query:
     @strawberry.field(description="A unit with its parameters, opening hours and resources.")
     async def unit(self, info: Info, id: strawberry.ID) -> UnitResult:
         try:
-            unit, resources = await queries.unit_with_resources(info.context.deps, parse_id(id, "id"))
+            uid = parse_id(id, "id")
+            await authorize_unit(info.context, uid, Action.PUBLIC)
+            unit, resources = await queries.unit_with_resources(info.context.deps, uid)
         except DomainError as e:
             return error_from_domain(e)  # type: ignore[return-value]
         return Unit.from_domain(unit, resources)
@@ -32,7 +36,7 @@ class Query:
     @strawberry.field(description="One booking as it is now.")
     async def booking(self, info: Info, id: strawberry.ID) -> BookingResult:
         try:
-            b = await queries.booking(info.context.deps, parse_id(id, "id"))
+            b = await authorize_booking(info.context, parse_id(id, "id"), Action.READ)
         except DomainError as e:
             return error_from_domain(e)  # type: ignore[return-value]
         return Booking.from_domain(b)
@@ -44,9 +48,9 @@ class Query:
     ) -> GridResult:
         try:
             ids = [parse_id(r, "resourceIds") for r in resource_ids] if resource_ids is not None else None
-            unit, rows = await queries.availability_grid(
-                info.context.deps, parse_id(unit_id, "unitId"), from_, to, ids
-            )
+            uid = parse_id(unit_id, "unitId")
+            await authorize_unit(info.context, uid, Action.READ)
+            unit, rows = await queries.availability_grid(info.context.deps, uid, from_, to, ids)
         except DomainError as e:
             return error_from_domain(e)  # type: ignore[return-value]
         return Grid(
@@ -63,6 +67,7 @@ class Query:
         try:
             uid = parse_id(unit_id, "unitId")
             rid = parse_id(resource_id, "resourceId") if resource_id is not None else None
+            await authorize_unit(info.context, uid, Action.PUBLIC)
             found = await queries.bookable(info.context.deps, uid, from_, to, rid, slots, quantity)
         except DomainError as e:
             return error_from_domain(e)  # type: ignore[return-value]

@@ -11,12 +11,12 @@ from uuid import UUID
 import strawberry
 from graphql import GraphQLError
 
-from domain import queries
+from domain.access import Action
 from domain.errors import DomainError, InvalidInput, NotFound
 from domain.services import require_aware
 from resolvers.context import Info, parse_id
 from resolvers.feed import unit_events
-from resolvers.permissions import authorize_unit
+from resolvers.permissions import authorize_booking, authorize_unit
 from schema.events import QueueChange, SlotChange
 
 
@@ -62,7 +62,7 @@ class Subscription:
             require_aware(to, "to")
             if to <= from_:
                 raise InvalidInput("to", "`to` must be after `from`", code="invalid_range")
-            await authorize_unit(info.context, uid, "read")
+            await authorize_unit(info.context, uid, Action.READ)
         except DomainError as e:
             raise _refuse(e) from None
         start, end = from_.astimezone(UTC), to.astimezone(UTC)
@@ -75,8 +75,7 @@ class Subscription:
         self, info: Info, booking_id: strawberry.ID, since: int | None = None
     ) -> AsyncGenerator[SlotChange, None]:
         try:
-            booking = await queries.booking(info.context.deps, parse_id(booking_id, "bookingId"))
-            await authorize_unit(info.context, booking.unit_id, "read")
+            booking = await authorize_booking(info.context, parse_id(booking_id, "bookingId"), Action.READ)
         except DomainError as e:
             raise _refuse(e) from None
         wanted = str(booking.id)
@@ -90,7 +89,7 @@ class Subscription:
     ) -> AsyncGenerator[QueueChange, None]:
         try:
             uid: UUID = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, "read")
+            await authorize_unit(info.context, uid, Action.READ)
         except DomainError as e:
             raise _refuse(e) from None
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):

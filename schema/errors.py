@@ -7,6 +7,7 @@ from datetime import datetime
 import strawberry
 
 from domain import errors as de
+from domain.access import Forbidden, Unauthenticated
 
 
 @strawberry.interface(description="Something the request asked for that the engine refused.")
@@ -86,7 +87,10 @@ class PaymentNotFound(Error):
 
 
 def error_from_domain(e: de.DomainError) -> Error:
-    """The schema type for a domain refusal."""
+    """The schema type for a domain refusal. Access refusals are not results: they propagate as top-level
+    errors with their code (resolvers/permissions.py)."""
+    if isinstance(e, Unauthenticated | Forbidden):
+        raise e
     if isinstance(e, de.SlotTaken):
         return SlotTaken(
             code=e.code, message=e.message,

@@ -22,7 +22,10 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
+from strawberry.exceptions import ConnectionRejectionError
+from strawberry.types.unset import UNSET
 
+from domain.access import ANONYMOUS, Unauthenticated
 from domain.ports import Clock
 from domain.services import Deps
 from domain.waitlist import promote_after_release
@@ -30,6 +33,7 @@ from providers.factory import make_provider
 from providers.qr import qr_png_data_uri
 from providers.sandbox import SandboxProvider
 from resolvers.context import Context
+from slothold.auth import Authenticator, bearer, token_from_params
 from slothold.clock import SystemClock
 from slothold.fanout import SharedSubscriptions, SharedTransportWSHandler
 from slothold.graphql_view import SlotholdGraphQL, static_routes
@@ -38,6 +42,7 @@ from slothold.logs import configure, request_id_var
 from slothold.schema import schema
 from slothold.settings import PROJECT_ROOT, Settings
 from slothold.webhooks import sandbox_pay, webhook_endpoint
+from store.access import PgAccess
 from store.db import create_pool
 from store.uow import PgUnitOfWork
 
@@ -77,9 +82,29 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:  # type: ignore[override]
         headers = {k.lower(): v for k, v in request.headers.items()}
-        return Context(deps=self._state["deps"], request_id=request_id_var.get() or "-", headers=headers,
-                       hub=self._state["hub"], qr=qr_png_data_uri, sandbox_pay=self._state["sandbox_pay"],
-                       client_host=request.client.host if request.client else None)
+        context = Context(deps=self._state["deps"], request_id=request_id_var.get() or "-", headers=headers,
+                          hub=self._state["hub"], qr=qr_png_data_uri, sandbox_pay=self._state["sandbox_pay"],
+                          client_host=request.client.host if request.client else None,
+                          access=self._state["access"], authenticator=self._state["authenticator"])
+        await _authenticate(context, bearer(headers.get("authorization")))
+        return context
+
+    async def on_ws_connect(self, context: Context) -> Any:  # type: ignore[override]
+        """Websockets may authenticate in connection_init (browsers cannot send headers there)."""
+        token = token_from_params(context.connection_params)
+        if token is not None:
+            await _authenticate(context, token)
+        if context.auth_failure is not None:
+            raise ConnectionRejectionError({"message": context.auth_failure.message, "code": "unauthenticated"})
+        return UNSET
+
+
+async def _authenticate(context: Context, token: str | None) -> None:
+    try:
+        context.principal = await context.authenticator.principal(token, context.deps.clock.now())
+        context.auth_failure = None
+    except Unauthenticated as e:
+        context.principal, context.auth_failure = ANONYMOUS, e
 
 
 class RequestIdMiddleware:
@@ -137,7 +162,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             provider.clock = the_clock  # the pretend bank lives on the app's clock
         deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=the_clock, provider=provider,
                     on_release=promote_after_release)
-        state.update(pool=pool, redis=redis, hub=hub, provider=provider, deps=deps,
+        access = PgAccess(pool)
+        state.update(pool=pool, redis=redis, hub=hub, provider=provider, deps=deps, access=access,
+                     authenticator=Authenticator(access),
                      sandbox_pay=partial(sandbox_pay, deps, provider) if isinstance(provider, SandboxProvider)
                      else None)
         # Everything built so far (schema, modules, pools) lives as long as the process: move it out of the

@@ -8,6 +8,7 @@ from strawberry.extensions import MaskErrors, ParserCache, ValidationCache
 from strawberry.tools import merge_types
 
 from domain.errors import DomainError, InvalidInput, NotFound
+from resolvers.auth import AuthMutation, AuthQuery
 from resolvers.mutations import Mutation
 from resolvers.payments import CatalogMutation, PaymentMutation, PaymentQuery
 from resolvers.queries import Query
@@ -48,8 +49,8 @@ def _is_internal(error: GraphQLError) -> bool:
 def build_schema() -> strawberry.Schema:
     """The Slothold GraphQL schema with error masking and parser/validation caches."""
     return strawberry.Schema(
-        query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery)),
-        mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation)),
+        query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery)),
+        mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription)),
         execution_context_class=SharedEventExecutor,
         extensions=[

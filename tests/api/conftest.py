@@ -10,7 +10,14 @@ import pytest
 
 from slothold.app import create_app
 from slothold.settings import Settings
+from store.access import PgAccess
 from tests.conftest import MutableClock
+
+
+async def system_token(access: PgAccess) -> str:
+    """A platform token: these tests exercise the engine; tests/api/test_access.py exercises the roles."""
+    _, token = await access.issue_token(None, None, "system", None, [], "tests")
+    return token
 
 
 class Api:
@@ -33,6 +40,8 @@ class Api:
 async def api(database_url: str, redis_url: str, clock: MutableClock) -> AsyncIterator[Api]:
     app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=25), clock=clock)
     async with app.router.lifespan_context(app):
+        token = await system_token(app.state.slothold["access"])
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://slothold.test") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://slothold.test",
+                                     headers={"authorization": f"Bearer {token}"}) as client:
             yield Api(client)

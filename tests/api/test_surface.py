@@ -12,6 +12,7 @@ from slothold.embedded import free_port
 from slothold.sdl import SDL_PATH, sdl
 from slothold.settings import Settings
 from tests.api.conftest import Api
+from tests.venues import arena
 
 
 def test_the_committed_sdl_matches_the_schema() -> None:
@@ -71,11 +72,15 @@ async def test_unknown_fields_are_a_client_error_with_the_spec_media_type(api: A
     assert "nope" in r.json()["errors"][0]["message"]
 
 
-async def test_a_refusal_outside_a_result_union_is_a_clear_error_not_an_internal_one(api: Api) -> None:
+async def test_a_refusal_outside_a_result_union_is_a_clear_error_not_an_internal_one(api: Api, pool: Any) -> None:
     r = await api.http.post("/graphql", json={"query": '{ queue(unitId: "not-an-id") { id } }'})
     (error,) = r.json()["errors"]
     assert error["message"].startswith("unitId is not a valid id")
     assert error["extensions"] == {"code": "invalid_id", "field": "unitId"}
     r = await api.http.post("/graphql", json={
-        "query": '{ queue(unitId: "5107d0de-0000-4000-8000-000000000001", statuses: ["nope"]) { id } }'})
+        "query": '{ queue(unitId: "5107d0de-0000-4000-8000-000000000001") { id } }'})
+    assert r.json()["errors"][0]["extensions"] == {"code": "not_found", "field": "unitId"}
+    v = await arena(pool)
+    r = await api.http.post("/graphql", json={
+        "query": f'{{ queue(unitId: "{v.unit_id}", statuses: ["nope"]) {{ id }} }}'})
     assert r.json()["errors"][0]["extensions"] == {"code": "invalid_status", "field": "statuses"}

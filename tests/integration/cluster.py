@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import signal
@@ -14,12 +15,46 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import httpx
 import websockets
 
 from slothold.embedded import free_port
+from store.access import STAFF_PREFIX, digest
 
 ROOT = Path(__file__).resolve().parents[2]
+TOKEN: str | None = None
+"""A system token on the test database, issued when a cluster (or an in-process server) starts: what `gql` and
+`WsClient` send unless told otherwise."""
+
+
+def issue_system_token(database_url: str) -> str:
+    """A platform token in the database (tests exercise the engine; tests/api/test_access.py the roles)."""
+    global TOKEN
+    token = STAFF_PREFIX + os.urandom(24).hex()
+
+    async def insert() -> None:
+        conn = await asyncpg.connect(database_url)
+        try:
+            await conn.execute("INSERT INTO access_tokens (id, kind, name, secret_hash) "
+                               "VALUES (gen_random_uuid(), 'system', 'tests', $1)", digest(token))
+        finally:
+            await conn.close()
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(insert())
+    else:  # called from a test's event loop: run the insert in a fresh thread's loop
+        with concurrent.futures.ThreadPoolExecutor(1) as ex:
+            ex.submit(asyncio.run, insert()).result()
+    TOKEN = token
+    return token
+
+
+def _auth(token: str | None) -> dict[str, str]:
+    token = token or TOKEN
+    return {"authorization": f"Bearer {token}"} if token else {}
 
 
 class Proc:
@@ -105,6 +140,7 @@ def _wait_http(url: str, proc: Proc, timeout: float = 30) -> None:
 def cluster(database_url: str, redis_url: str, log_dir: Path, apis: int = 1, workers: int = 1,
             **env: str) -> Iterator[Cluster]:
     c = Cluster(database_url, redis_url, log_dir, **env)
+    issue_system_token(database_url)
     try:
         for _ in range(apis):
             c.add_api()
@@ -115,9 +151,10 @@ def cluster(database_url: str, redis_url: str, log_dir: Path, apis: int = 1, wor
         c.stop()
 
 
-async def gql(port: int, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One GraphQL request over HTTP to a real server."""
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as c:
+async def gql(port: int, query: str, variables: dict[str, Any] | None = None, token: str | None = None
+              ) -> dict[str, Any]:
+    """One GraphQL request over HTTP to a real server (as the system token unless `token` is given)."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10, headers=_auth(token)) as c:
         r = await c.post("/graphql", json={"query": query, "variables": variables or {}})
     body: dict[str, Any] = r.json()
     assert "errors" not in body, body
@@ -131,9 +168,9 @@ class WsClient:
         self.ws = ws
 
     @classmethod
-    async def connect(cls, port: int) -> WsClient:
+    async def connect(cls, port: int, token: str | None = None) -> WsClient:
         ws = await websockets.connect(f"ws://127.0.0.1:{port}/graphql", subprotocols=["graphql-transport-ws"])
-        await ws.send(json.dumps({"type": "connection_init", "payload": {}}))
+        await ws.send(json.dumps({"type": "connection_init", "payload": _auth(token)}))
         ack = json.loads(await asyncio.wait_for(ws.recv(), 5))
         assert ack["type"] == "connection_ack", ack
         return cls(ws)

@@ -26,7 +26,7 @@ from slothold.embedded import free_port
 from slothold.executor import SharedEventExecutor
 from slothold.fanout import BACKLOG_LIMIT, Group, Member, SharedSubscriptions, share_key
 from slothold.settings import Settings
-from tests.integration.cluster import WsClient, wait_until
+from tests.integration.cluster import WsClient, issue_system_token, wait_until
 from tests.integration.test_realtime import SLOTS, hold_on, window
 from tests.venues import arena
 
@@ -56,6 +56,7 @@ async def server(database_url: str, redis_url: str) -> AsyncIterator[Server]:
     try:
         assert await wait_until(lambda: _true(srv.started), timeout=20)
         assert await wait_until(lambda: _true(app.state.slothold["hub"].connected.is_set()), timeout=10)
+        issue_system_token(database_url)
         yield Server(app, port)
     finally:
         stop.set()

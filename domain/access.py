@@ -1,0 +1,157 @@
+"""Who may do what (SPEC §14): roles, integrator scopes, customers, and the checks every operation makes.
+
+Every GraphQL operation names one *action*; a principal may perform it on a unit when
+
+* staff (operator < manager < owner): their role reaches the action's minimum role, on their unit (or every
+  unit of their tenant when the token is not bound to one);
+* an integrator token (API client): the action is among its scopes, on its unit or tenant;
+* a customer (a session proven with a one-time code): only `book` and `read`, and on existing bookings only
+  their own; never the unit's grid, queue or waitlists;
+* anyone, signed in or not: `public` (the unit's description and its bookable slots);
+* the system (a platform token issued with the CLI: operations, tests, benchmarks): everything, everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from uuid import UUID
+
+from domain.customers import CustomerIdentity
+from domain.errors import DomainError
+
+
+class Role(StrEnum):
+    OPERATOR = "operator"
+    MANAGER = "manager"
+    OWNER = "owner"
+
+
+RANK = {Role.OPERATOR: 1, Role.MANAGER: 2, Role.OWNER: 3}
+
+
+class Action(StrEnum):
+    PUBLIC = "public"
+    """The unit's description and bookable slots."""
+    READ = "read"
+    """The unit's grid, queue, waitlists, any of its bookings and charges, and their live feeds."""
+    BOOK = "book"
+    """Hold, accept, pay, swap, cancel, join or claim waitlists: customers for themselves, staff for anyone."""
+    COUNTER = "counter"
+    """Counter bookings, check-in, completion, the staff queue, payments confirmed by hand, walk-ins."""
+    DROP = "drop"
+    """Drop a customer's hold."""
+    MANAGE = "manage"
+    """The unit's customers: blacklist."""
+    CONFIGURE = "configure"
+    """Prices, cancellation policies, parameters, hold types."""
+
+
+MIN_ROLE = {
+    Action.READ: Role.OPERATOR, Action.BOOK: Role.OPERATOR, Action.COUNTER: Role.OPERATOR,
+    Action.DROP: Role.MANAGER, Action.MANAGE: Role.MANAGER, Action.CONFIGURE: Role.OWNER,
+}
+SCOPES = frozenset(a.value for a in Action if a is not Action.PUBLIC)
+"""The scopes an integrator token may carry: one per action."""
+
+
+class Unauthenticated(DomainError):
+    """No credentials, or credentials that are unknown, expired or revoked."""
+
+    code = "unauthenticated"
+
+
+class Forbidden(DomainError):
+    """The caller is known but may not do this here."""
+
+    code = "forbidden"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The authenticated caller of one request or websocket connection."""
+
+    kind: str  # anonymous | staff | client | customer | system
+    tenant_id: UUID | None = None
+    unit_id: UUID | None = None
+    """Staff and client tokens: the one unit they act on (None: every unit of the tenant)."""
+    role: Role | None = None
+    scopes: frozenset[str] = frozenset()
+    token_id: UUID | None = None
+    """The token or customer session."""
+    customer_id: UUID | None = None
+    identity: CustomerIdentity | None = None
+    """Customers: what the session proved (a phone, or an e-mail) and the customer's stored identity."""
+    name: str = ""
+
+    @property
+    def is_customer(self) -> bool:
+        return self.kind == "customer"
+
+    @property
+    def is_staff(self) -> bool:
+        return self.kind == "staff"
+
+    @property
+    def actor(self) -> str:
+        """How the audit trail names the caller's role in a change."""
+        return "staff" if self.kind == "staff" else "customer"
+
+    @property
+    def key(self) -> str:
+        """A stable name for limits and logs: the token or session id, never the secret."""
+        return f"{self.kind}:{self.token_id}" if self.token_id else self.kind
+
+    def covers(self, tenant_id: UUID, unit_id: UUID) -> bool:
+        """Whether the principal's reach includes this unit."""
+        if self.kind == "system":
+            return True
+        if self.tenant_id != tenant_id:
+            return False
+        if self.kind == "customer":
+            return True  # a customer's identity belongs to the tenant; what they may touch is checked per booking
+        return self.unit_id is None or self.unit_id == unit_id
+
+    def allows(self, action: Action) -> bool:
+        """Whether the role or scopes include the action (wherever it is done)."""
+        if action is Action.PUBLIC or self.kind == "system":
+            return True
+        if self.kind == "staff":
+            return self.role is not None and RANK[self.role] >= RANK[MIN_ROLE[action]]
+        if self.kind == "client":
+            return action.value in self.scopes
+        if self.kind == "customer":
+            return action in (Action.BOOK, Action.READ)
+        return False
+
+
+ANONYMOUS = Principal("anonymous")
+
+
+def authorize(principal: Principal, action: Action, tenant_id: UUID, unit_id: UUID,
+              own_booking: bool | None = None) -> None:
+    """Refuse unless `principal` may perform `action` on the unit.
+
+    `own_booking` is given for operations on one booking: whether it is the customer's own (customers may only
+    touch their own bookings; staff and clients are checked on the unit). None: a unit-level operation.
+    """
+    if action is Action.PUBLIC:
+        return
+    if principal.kind == "anonymous":
+        raise Unauthenticated("sign in first: send 'Authorization: Bearer <token>' (a staff or integrator token, "
+                              "or a customer session from verifyLoginCode)")
+    if not principal.covers(tenant_id, unit_id):
+        raise Forbidden("this token has no access to that unit")
+    if not principal.allows(action):
+        if principal.kind == "staff":
+            assert principal.role is not None
+            raise Forbidden(f"'{action.value}' needs the {MIN_ROLE[action].value} role or above; this token is "
+                            f"{principal.role.value}")
+        if principal.kind == "client":
+            raise Forbidden(f"this integrator token lacks the '{action.value}' scope")
+        raise Forbidden(f"customers may not do '{action.value}'; staff can")
+    if principal.kind == "customer":
+        if own_booking is None and action is Action.READ:
+            raise Forbidden("customers see only their own bookings")
+        if own_booking is False:
+            raise Forbidden("customers may only see and change their own bookings")

@@ -1,0 +1,141 @@
+"""Sign-in for customers (one-time code → session token), who am I, and the sandbox's message box."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Annotated, Any
+
+import strawberry
+
+from domain import login
+from domain.access import Action
+from domain.errors import DomainError
+from domain.errors import InvalidInput as DomainInvalidInput
+from resolvers.context import Info, parse_id
+from resolvers.permissions import authorize_unit
+from schema.errors import Error, InvalidInput, NotFound, error_from_domain
+
+
+@strawberry.type(description="Too many codes asked for, or too many wrong codes: wait, then ask for a new code.")
+class TooManyAttempts(Error):
+    pass
+
+
+@strawberry.type(description="The code is wrong, already used or expired.")
+class WrongCode(Error):
+    pass
+
+
+@strawberry.type(description="A one-time code is on its way (to WhatsApp or e-mail).")
+class LoginCodeSent:
+    channel: str
+    expires_at: datetime
+
+
+@strawberry.type(description="A customer session: send `Authorization: Bearer <token>` (or, on websockets, "
+                 "{\"authorization\": \"Bearer <token>\"} in connection_init) to act as this customer.")
+class CustomerSession:
+    token: str
+    customer_id: strawberry.ID
+    expires_at: datetime
+
+
+@strawberry.type(description="Who the caller is.")
+class Me:
+    kind: str = strawberry.field(description="anonymous, staff, client (integrator) or customer.")
+    role: str | None = strawberry.field(description="Staff: operator, manager or owner.")
+    scopes: list[str] = strawberry.field(description="Integrators: the actions the token may perform.")
+    tenant_id: strawberry.ID | None
+    unit_id: strawberry.ID | None = strawberry.field(description="The unit the token is bound to (null: every "
+                                                     "unit of the tenant; customers: where they signed in).")
+    customer_id: strawberry.ID | None
+    name: str
+
+
+@strawberry.type(description="A message the sandbox notification channel would have delivered.")
+class SandboxMessage:
+    to: str
+    channel: str
+    kind: str
+    text: str
+    sent_at: datetime
+
+
+CodeResult = Annotated[LoginCodeSent | InvalidInput | NotFound | TooManyAttempts,
+                       strawberry.union("LoginCodeResult")]
+SessionResult = Annotated[CustomerSession | InvalidInput | NotFound | TooManyAttempts | WrongCode,
+                          strawberry.union("CustomerSessionResult")]
+
+
+async def _run(call: Callable[[], Awaitable[Any]]) -> Any:
+    try:
+        return await call()
+    except login.TooManyAttempts as e:
+        return TooManyAttempts(code=e.code, message=e.message)
+    except login.WrongCode as e:
+        return WrongCode(code=e.code, message=e.message)
+    except DomainError as e:
+        return error_from_domain(e)
+
+
+def _id(value: object | None) -> strawberry.ID | None:
+    return strawberry.ID(str(value)) if value is not None else None
+
+
+@strawberry.type
+class AuthMutation:
+    @strawberry.mutation(description="Customers: ask for a one-time sign-in code, sent to the phone's WhatsApp or "
+                         "to the e-mail (one of them). At most 3 codes per address per 15 minutes.")
+    async def request_login_code(self, info: Info, unit_id: strawberry.ID, phone: str | None = None,
+                                 email: str | None = None) -> CodeResult:
+        async def call() -> LoginCodeSent:
+            uid = parse_id(unit_id, "unitId")
+            await authorize_unit(info.context, uid, Action.PUBLIC)
+            sent = await login.request_code(info.context.deps, info.context.access, uid, phone, email)
+            return LoginCodeSent(channel=sent.channel, expires_at=sent.expires_at)
+        return await _run(call)
+
+    @strawberry.mutation(description="Customers: exchange the code for a session token (valid 30 days). Five wrong "
+                         "codes close the code.")
+    async def verify_login_code(self, info: Info, unit_id: strawberry.ID, code: str, phone: str | None = None,
+                                email: str | None = None) -> SessionResult:
+        async def call() -> CustomerSession:
+            uid = parse_id(unit_id, "unitId")
+            await authorize_unit(info.context, uid, Action.PUBLIC)
+            s = await login.verify_code(info.context.deps, info.context.access, uid, phone, email, code)
+            return CustomerSession(token=s.token, customer_id=strawberry.ID(str(s.customer_id)),
+                                   expires_at=s.expires_at)
+        return await _run(call)
+
+    @strawberry.mutation(description="Customers: end this session (its token stops working).")
+    async def sign_out(self, info: Info) -> bool:
+        principal = info.context.principal
+        if not principal.is_customer or principal.token_id is None:
+            return False
+        await info.context.access.close_session(principal.token_id)
+        info.context.authenticator.forget()
+        return True
+
+
+@strawberry.type
+class AuthQuery:
+    @strawberry.field(description="Who the caller is (from the bearer token).")
+    def me(self, info: Info) -> Me:
+        if info.context.auth_failure is not None:
+            raise info.context.auth_failure
+        p = info.context.principal
+        return Me(kind=p.kind, role=p.role.value if p.role else None, scopes=sorted(p.scopes),
+                  tenant_id=_id(p.tenant_id), unit_id=_id(p.unit_id), customer_id=_id(p.customer_id), name=p.name)
+
+    @strawberry.field(description="Sandbox notification channel only (development and tests): the newest messages "
+                      "sent to an address (a phone in E.164 or an e-mail), such as sign-in codes.")
+    async def sandbox_messages(self, info: Info, to: str, limit: int = 10) -> list[SandboxMessage]:
+        if info.context.sandbox_pay is None:
+            raise DomainInvalidInput("to", "the sandbox is not the configured provider", code="not_sandbox")
+        rows = await info.context.access.pool.fetch(
+            "SELECT payload, created_at FROM outbox WHERE topic = 'notification' AND payload->>'to' = $1 "
+            "ORDER BY id DESC LIMIT $2", to.strip().lower() if "@" in to else to.strip(), max(1, min(limit, 50)))
+        return [SandboxMessage(to=r["payload"]["to"], channel=r["payload"].get("channel", ""),
+                               kind=r["payload"].get("kind", ""), text=r["payload"].get("text", ""),
+                               sent_at=r["created_at"]) for r in rows]
