@@ -11,6 +11,13 @@ import asyncio
 import json
 from typing import Any
 
+TOKEN: str | None = None
+"""The bearer token sent with every request (bench/_server.py issues one per run)."""
+
+
+def _auth() -> str:
+    return f"Authorization: Bearer {TOKEN}\r\n" if TOKEN else ""
+
 
 class HttpError(Exception):
     """The connection broke or the response could not be read."""
@@ -33,7 +40,7 @@ class Connection:
         """POST a JSON body; (status, response body)."""
         body = json.dumps(payload).encode()
         head = (f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Type: application/json\r\n"
-                f"Accept: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+                f"Accept: application/json\r\n{_auth()}Content-Length: {len(body)}\r\n\r\n").encode()
         try:
             reader, writer = await self._open()
             writer.write(head + body)

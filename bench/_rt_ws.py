@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 _monotonic = time.monotonic
+TOKEN: str | None = None
+"""Sent in connection_init (bench/_server.py issues one per run)."""
 
 
 def _frame(opcode: int, payload: bytes) -> bytes:
@@ -156,7 +158,8 @@ async def subscribe(host: str, port: int, path: str, query: str, variables: dict
     if not head.startswith(b"HTTP/1.1 101"):
         proto.transport.close()
         raise ConnectionError(f"websocket upgrade refused: {head[:200]!r}")
-    proto.send_json({"type": "connection_init", "payload": {}})
+    proto.send_json({"type": "connection_init",
+                     "payload": {"authorization": f"Bearer {TOKEN}"} if TOKEN else {}})
     await proto.wait_frames(1, timeout)
     ack = json.loads(proto.frames[0][1])
     if ack.get("type") != "connection_ack":

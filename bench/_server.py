@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import atexit
+import concurrent.futures
 import os
 import signal
 import subprocess
@@ -12,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+import asyncpg
 import httpx
 import psutil
 
@@ -44,6 +47,27 @@ def stop_group(proc: subprocess.Popen[bytes] | None) -> None:
             continue
 
 
+def issue_bench_token(database_url: str) -> str:
+    """A system token in the bench database (the API refuses anonymous callers), used by the bench clients."""
+    from bench import _http, _rt_ws
+    from store.access import STAFF_PREFIX, digest
+
+    token = STAFF_PREFIX + os.urandom(24).hex()
+
+    async def insert() -> None:
+        conn = await asyncpg.connect(database_url)
+        try:
+            await conn.execute("INSERT INTO access_tokens (id, kind, name, secret_hash) "
+                               "VALUES (gen_random_uuid(), 'system', 'bench', $1)", digest(token))
+        finally:
+            await conn.close()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:  # callable from inside or outside an event loop
+        ex.submit(asyncio.run, insert()).result()
+    _http.TOKEN = _rt_ws.TOKEN = token
+    return token
+
+
 @dataclass
 class ApiServer:
     """`python -m uvicorn slothold.app:create_app --factory` with `workers` workers, in its own session."""
@@ -61,6 +85,7 @@ class ApiServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> None:
+        issue_bench_token(self.database_url)
         env = {**os.environ, "DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url,
                "SLOTHOLD_LOG_LEVEL": "WARNING"}
         cmd = [sys.executable, "-m", "uvicorn", "slothold.app:create_app", "--factory",

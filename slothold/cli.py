@@ -396,6 +396,15 @@ def cmd_dev(args: argparse.Namespace, settings: Settings) -> int:
             run_migrate(database_url)
             _say("Loading demo data…")
             _say(f"  {run_seed_demo(database_url)}")
+            from slothold.demo import demo_owner_token
+
+            token_file = settings.data_dir / "demo-owner-token"
+            saved = token_file.read_text().strip() if token_file.exists() else None
+            token = _db_step("demo token", database_url, lambda: asyncio.run(demo_owner_token(database_url, saved)))
+            if token != saved:
+                token_file.parent.mkdir(parents=True, exist_ok=True)
+                token_file.touch(mode=0o600)
+                token_file.write_text(token + "\n")
 
             children["API server"] = _spawn("api", ["serve", "--host", host, "--port", str(port)], env)
             children["worker"] = _spawn("worker", ["worker"], env)
@@ -406,6 +415,8 @@ def cmd_dev(args: argparse.Namespace, settings: Settings) -> int:
             _say(f"  GraphQL API   {base}/graphql   (open it in a browser for GraphiQL)")
             _say(f"  web demo      {base}/")
             _say(f"  health        {base}/healthz")
+            _say(f"  owner token   {token}")
+            _say("                (demo venue; in GraphiQL: Headers → {\"Authorization\": \"Bearer <token>\"})")
             _say(f"  database      {redact(database_url)}")
             _say(f"  redis         {redact(redis_url)}")
             _say("Press Ctrl-C to stop.")
@@ -520,6 +531,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", help="interface for the API (default: $SLOTHOLD_HOST or 127.0.0.1)")
     p.add_argument("--port", type=int, help="port for the API (default: $SLOTHOLD_PORT or 8000)")
     p.set_defaults(func=cmd_dev)
+
+    from slothold.tokens_cli import add_token_commands
+
+    add_token_commands(sub)
     return parser
 
 

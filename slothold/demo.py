@@ -35,3 +35,23 @@ async def seed_demo(database_url: str) -> str:
         return f"demo venue loaded: {DEMO.unit_name}, unit {DEMO_UNIT_ID} (4 fields, 1 class of 12)"
     finally:
         await pool.close()
+
+
+async def demo_owner_token(database_url: str, saved: str | None) -> str:
+    """The demo venue's owner token for local development: `saved` (kept by `slothold dev` in its data folder)
+    while it is live in the database, else a new one."""
+    from store.access import PgAccess, digest
+
+    pool = await create_pool(database_url, 1, 2)
+    try:
+        if saved and await pool.fetchval(
+                "SELECT 1 FROM access_tokens WHERE secret_hash = $1 AND revoked_at IS NULL AND unit_id = $2",
+                digest(saved), DEMO_UNIT_ID):
+            return saved
+        tenant = await pool.fetchval(
+            "SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = u.organization_id WHERE u.id = $1",
+            DEMO_UNIT_ID)
+        _, token = await PgAccess(pool).issue_token(tenant, DEMO_UNIT_ID, "staff", "owner", [], "demo owner (dev)")
+        return token  # type: ignore[no-any-return]
+    finally:
+        await pool.close()
