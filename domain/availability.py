@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
-from typing import NamedTuple
+from typing import NamedTuple, overload
 from uuid import UUID
 from zoneinfo import ZoneInfo
 
@@ -57,6 +57,72 @@ class Occupancy(NamedTuple):
         if self.status in LOCKED and self.hold_expires_at is not None and self.hold_expires_at <= now:
             return False
         return True
+
+
+_MIN_INSTANT = datetime.min.replace(tzinfo=UTC)
+_MAX_INSTANT = datetime.max.replace(tzinfo=UTC)
+
+
+def _instant(seconds: float) -> datetime:
+    """POSIX seconds as a UTC datetime, exact to the microsecond (PostgreSQL's infinities: the first and last)."""
+    try:
+        return datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, ValueError, OSError):
+        return _MAX_INSTANT if seconds > 0 else _MIN_INSTANT
+
+
+class OccupancyColumns(Sequence[Occupancy]):
+    """Occupancies of one resource as parallel columns: entry i of every list belongs to occupancy i.
+
+    A month's grid reads thousands of occupancies and needs only their times and states: as columns they cost a
+    few lists of numbers instead of thousands of tuples and datetimes. `self[i]` builds occupancy i (once), for
+    what shows a slot's booking (segments). Times are POSIX seconds.
+    """
+
+    __slots__ = ("_built", "booking_ids", "deadlines", "ends", "hold_types", "quantities", "resource_id", "starts",
+                 "statuses")
+
+    def __init__(self, resource_id: UUID, starts: list[float], ends: list[float], quantities: list[int],
+                 booking_ids: list[UUID | None], statuses: list[BookingStatus | None],
+                 hold_types: list[str | None], deadlines: list[float | None],
+                 built: list[Occupancy] | None = None) -> None:
+        self.resource_id = resource_id
+        self.starts, self.ends, self.quantities, self.booking_ids = starts, ends, quantities, booking_ids
+        self.statuses, self.hold_types, self.deadlines = statuses, hold_types, deadlines
+        self._built: list[Occupancy | None] = list(built) if built is not None else [None] * len(starts)
+
+    @classmethod
+    def of(cls, resource_id: UUID, occupancies: Iterable[Occupancy]) -> OccupancyColumns:
+        """The columns of occupancies given as tuples (`self[i]` is then the i-th of them, itself)."""
+        occ = list(occupancies)
+        return cls(resource_id, [o.starts_at.timestamp() for o in occ], [o.ends_at.timestamp() for o in occ],
+                   [o.quantity for o in occ], [o.booking_id for o in occ], [o.status for o in occ],
+                   [o.hold_type for o in occ],
+                   [None if o.hold_expires_at is None else o.hold_expires_at.timestamp() for o in occ], occ)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, i: int) -> Occupancy: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Occupancy]: ...
+
+    def __getitem__(self, i: int | slice) -> Occupancy | list[Occupancy]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        o = self._built[i]
+        if o is None:
+            deadline = self.deadlines[i]
+            o = self._built[i] = Occupancy(
+                self.resource_id, _instant(self.starts[i]), _instant(self.ends[i]), self.quantities[i],
+                self.booking_ids[i], self.statuses[i], self.hold_types[i],
+                None if deadline is None else _instant(deadline))
+        return o
+
+    def __repr__(self) -> str:
+        return f"OccupancyColumns({self.resource_id}, {len(self)} occupancies)"
 
 
 @dataclass(frozen=True)
@@ -147,7 +213,7 @@ _BY_CODE = {ord(v): k for k, v in CODES.items()}
 _ONE_IF_FREE = bytes(1 if i == ord("F") else 0 for i in range(256))
 
 
-def _by_priority(a: tuple[float, float, int, int, Occupancy]) -> int:
+def _by_priority(a: tuple[float, float, int, int, object]) -> int:
     return a[2]
 
 
@@ -175,7 +241,7 @@ class WindowRow:
     codes: bytearray
     available: list[int]
     owners: list[int]
-    occupancies: list[Occupancy]
+    occupancies: Sequence[Occupancy]
 
     def __len__(self) -> int:
         return len(self.codes)
@@ -194,53 +260,161 @@ class WindowRow:
         return self.occupancies[k] if k >= 0 else None
 
 
+class _Frame(NamedTuple):
+    """Where one opening window's slots inside [start, end) lie: its first slot, as a datetime and as POSIX
+    seconds, the window's closing time in POSIX seconds, and how many whole slots fit."""
+
+    first: datetime
+    f: float
+    close: float
+    n: int
+
+
+def _frames(windows: Sequence[tuple[datetime, datetime]], start: datetime, end: datetime,
+            step: timedelta) -> list[_Frame]:
+    """The opening windows that have at least one slot inside [start, end), in the order given."""
+    step_s = step.total_seconds()
+    start_s, end_s = start.timestamp(), end.timestamp()
+    out: list[_Frame] = []
+    for o, c in windows:
+        o_s, c_s = o.timestamp(), c.timestamp()
+        skip = max(0, -int((o_s - start_s) // step_s))  # slots of the window before `start`
+        f = o_s + skip * step_s
+        n = int(min((c_s - f) // step_s, (end_s - f) // step_s)) if f < end_s else 0
+        if n > 0:
+            out.append(_Frame(o + step * skip, f, c_s, n))
+    return out
+
+
+# (priority, state letter) of what a slot shows for an occupancy of a booking in each status (None: no status);
+# blocks (no booking) show X whatever their status. The same as _state_of, as one dict lookup.
+_SHOWN: dict[BookingStatus | None, tuple[int, int]] = {
+    s: (_PRIORITY[st], ord(CODES[st]))
+    for s in (None, *BookingStatus)
+    for st in (_state_of(Occupancy(UUID(int=0), datetime.min, datetime.min, booking_id=UUID(int=0), status=s)),)
+}
+_BLOCK = (_PRIORITY[SlotState.BLOCKED], ord(CODES[SlotState.BLOCKED]))
+
+
+def _active(occupancies: Iterable[Occupancy], now: datetime) -> list[tuple[float, float, int, int, Occupancy]]:
+    """(start, end) as POSIX seconds, priority, state letter and occupancy of each occupancy still active at
+    `now`, sorted (by start)."""
+    return sorted(
+        (o.starts_at.timestamp(), o.ends_at.timestamp(), _PRIORITY[st], ord(CODES[st]), o)
+        for o in occupancies if o.is_active(now) for st in (_state_of(o),)
+    )
+
+
+def _active_columns(cols: OccupancyColumns, now_s: float) -> list[tuple[float, float, int, int, int]]:
+    """The same as _active, with the occupancy's index instead of the occupancy: Occupancy.is_active and
+    _state_of inlined over the columns (`now_s`: now in POSIX seconds). Sorted the same way: occupancies
+    only tie on (start, end, priority, letter) when two start together, and then the tuples decide as in
+    _active."""
+    out = []
+    shown, locked, block = _SHOWN, LOCKED, _BLOCK
+    for i, (s0, s1, booking, status, deadline) in enumerate(zip(cols.starts, cols.ends, cols.booking_ids,
+                                                                 cols.statuses, cols.deadlines, strict=True)):
+        if status is not None and status in locked and deadline is not None and deadline <= now_s:
+            continue  # a lapsed hold
+        prio, code = block if booking is None else shown[status]
+        out.append((s0, s1, prio, code, i))
+    if len(set(cols.starts)) < len(cols.starts):  # two start together: let the occupancies break ties
+        return [(s0, s1, p, c, i) for s0, s1, p, c, _o, i in sorted((*a[:4], cols[a[4]], a[4]) for a in out)]
+    out.sort()
+    return out
+
+
+def _columns(resource: Resource, occupancies: Iterable[Occupancy] | OccupancyColumns) -> OccupancyColumns:
+    return occupancies if isinstance(occupancies, OccupancyColumns) else OccupancyColumns.of(resource.id,
+                                                                                              occupancies)
+
+
 def window_rows(
     unit: Unit, resource: Resource, occupancies: Sequence[Occupancy], start: datetime, end: datetime,
     now: datetime, windows: list[tuple[datetime, datetime]] | None = None,
 ) -> list[WindowRow]:
     """One resource's slots in [start, end) with their states, one row per opening window.
 
-    `windows` may pass the resource's opening windows when the caller already has them.
+    `windows` may pass the resource's opening windows when the caller already has them; `occupancies` may be
+    OccupancyColumns.
     """
     step = timedelta(minutes=unit.params.slot_minutes)
-    step_s = step.total_seconds()
-    # (start, end) as POSIX seconds, priority, state letter, occupancy: computed once, sorted by start.
-    active = sorted(
-        (o.starts_at.timestamp(), o.ends_at.timestamp(), _PRIORITY[st], ord(CODES[st]), o)
-        for o in occupancies if o.is_active(now) for st in (_state_of(o),)
-    )
-    starts = [a[0] for a in active]
-    longest = max((a[1] - a[0] for a in active), default=0.0)
-    pooled = resource.kind is ResourceKind.POOLED
-    rows: list[WindowRow] = []
     if windows is None:
         windows = opening_windows(unit.hours_of(resource), unit.tz, start, end)
-    start_s, end_s = start.timestamp(), end.timestamp()
-    for o, c in windows:
-        o_s, c_s = o.timestamp(), c.timestamp()
-        skip = max(0, -int((o_s - start_s) // step_s))  # slots of the window before `start`
-        f = o_s + skip * step_s
-        n = int(min((c_s - f) // step_s, (end_s - f) // step_s)) if f < end_s else 0
-        if n <= 0:
-            continue
-        first = o + step * skip
+    return _rows(resource, _columns(resource, occupancies), now, _frames(windows, start, end, step), step)
+
+
+def _rows(resource: Resource, cols: OccupancyColumns, now: datetime, frames: Sequence[_Frame],
+          step: timedelta) -> list[WindowRow]:
+    if resource.kind is ResourceKind.POOLED:
+        return _pooled_rows(resource, _active(cols, now), frames, step)
+    return _exclusive_rows(resource, cols, _active_columns(cols, now.timestamp()), frames, step)
+
+
+def _exclusive_rows(resource: Resource, cols: OccupancyColumns, active: list[tuple[float, float, int, int, int]],
+                    frames: Sequence[_Frame], step: timedelta) -> list[WindowRow]:
+    """An exclusive resource's rows in one pass over its occupancies: each slot shows the highest-priority
+    occupancy that overlaps it (on ties the last in `active`'s order), painted into the letters of all windows
+    end to end; owners are indices in `cols`."""
+    if not active:  # nothing takes the resource: every slot free
+        return [WindowRow(resource, fr.first, step, bytearray(b"F" * fr.n), [1] * fr.n, [-1] * fr.n, cols)
+                for fr in frames]
+    step_s = step.total_seconds()
+    offsets, total = [], 0
+    for fr in frames:
+        offsets.append(total)
+        total += fr.n
+    codes, owners = bytearray(b"F" * total), [-1] * total
+    # Windows by first slot: those an occupancy [s0, s1) may touch start after s0 - (longest window) and before s1.
+    by_first = sorted(range(len(frames)), key=lambda w: frames[w].f)
+    firsts = [frames[w].f for w in by_first]
+    starts = [offsets[w] for w in by_first]
+    sizes = [frames[w].n for w in by_first]
+    reach = max(sizes, default=0) * step_s + step_s
+    nf = len(firsts)
+    # Lowest priority first so that the highest decides; among equals, in `active`'s order (a stable sort).
+    for s0, s1, _prio, code, k in sorted(active, key=_by_priority):
+        j = bisect_right(firsts, s0 - reach)
+        while j < nf:
+            f = firsts[j]
+            if f >= s1:
+                break
+            i0 = int((s0 - f) // step_s)
+            i1 = -int((f - s1) // step_s)
+            if i0 < 0:
+                i0 = 0
+            if i1 > sizes[j]:
+                i1 = sizes[j]
+            if i0 < i1:
+                a = starts[j]
+                codes[a + i0:a + i1] = _LETTER[code] * (i1 - i0)
+                owners[a + i0:a + i1] = [k] * (i1 - i0)
+            j += 1
+    rows = []
+    for fr, a in zip(frames, offsets, strict=True):
+        b = a + fr.n
+        c = codes[a:b]
+        rows.append(WindowRow(resource, fr.first, step, c, list(c.translate(_ONE_IF_FREE)), owners[a:b], cols))
+    return rows
+
+
+_LETTER = [bytes((c,)) for c in range(256)]
+
+
+def _pooled_rows(resource: Resource, active: list[tuple[float, float, int, int, Occupancy]],
+                 frames: Sequence[_Frame], step: timedelta) -> list[WindowRow]:
+    """A pooled resource's rows, window by window: places left, and the strongest state where none are."""
+    step_s = step.total_seconds()
+    starts = [a[0] for a in active]
+    longest = max((a[1] - a[0] for a in active), default=0.0)
+    rows: list[WindowRow] = []
+    for first, f, c_s, n in frames:
         # What overlaps this window, lowest priority first so that the highest decides.
         here = [a for a in active[bisect_left(starts, f - longest):bisect_left(starts, c_s)] if a[1] > f]
         if len(here) > 1:
             here.sort(key=_by_priority)
-        codes, owners = bytearray(b"F" * n), [-1] * n
-        if not pooled:
-            for k, (s0, s1, _prio, code, _occ) in enumerate(here):
-                i0 = max(0, int((s0 - f) // step_s))
-                i1 = min(n, -int((f - s1) // step_s))
-                if i0 < i1:
-                    codes[i0:i1] = bytes((code,)) * (i1 - i0)
-                    owners[i0:i1] = [k] * (i1 - i0)
-            row = WindowRow(resource, first, step, codes, list(codes.translate(_ONE_IF_FREE)), owners,
-                            [a[4] for a in here])
-            rows.append(row)
-            continue
-        row = WindowRow(resource, first, step, codes, [resource.capacity] * n, owners, [a[4] for a in here])
+        row = WindowRow(resource, first, step, bytearray(b"F" * n), [resource.capacity] * n, [-1] * n,
+                        [a[4] for a in here])
         top = [0] * n
         for k, (s0, s1, prio, code, occ) in enumerate(here):
             i0 = max(0, int((s0 - f) // step_s))
@@ -287,19 +461,26 @@ def _by_resource(occupancies: Iterable[Occupancy]) -> dict[UUID, list[Occupancy]
     return out
 
 
+_NO_OCCUPANCY = OccupancyColumns(UUID(int=0), [], [], [], [], [], [], [])
+
+
 def grid_rows(
-    unit: Unit, resources: Sequence[Resource], occupancies: Iterable[Occupancy], start: datetime,
-    end: datetime, now: datetime,
+    unit: Unit, resources: Sequence[Resource], occupancies: Iterable[Occupancy] | Mapping[UUID, OccupancyColumns],
+    start: datetime, end: datetime, now: datetime,
 ) -> dict[UUID, list[WindowRow]]:
-    """Staff grid as window rows per resource (SPEC §5)."""
-    by_resource = _by_resource(occupancies)
-    windows: dict[tuple[OpeningWindow, ...], list[tuple[datetime, datetime]]] = {}
+    """Staff grid as window rows per resource (SPEC §5). `occupancies` may come as columns per resource."""
+    if isinstance(occupancies, Mapping):
+        by_resource: Mapping[UUID, OccupancyColumns] = occupancies
+    else:
+        by_resource = {rid: OccupancyColumns.of(rid, occ) for rid, occ in _by_resource(occupancies).items()}
+    step = timedelta(minutes=unit.params.slot_minutes)
+    frames: dict[tuple[OpeningWindow, ...], list[_Frame]] = {}
     out: dict[UUID, list[WindowRow]] = {}
     for r in resources:
         hours = unit.hours_of(r)
-        if hours not in windows:  # resources usually share the unit's hours: compute them once
-            windows[hours] = opening_windows(hours, unit.tz, start, end)
-        out[r.id] = window_rows(unit, r, by_resource.get(r.id, []), start, end, now, windows[hours])
+        if hours not in frames:  # resources usually share the unit's hours: compute them once
+            frames[hours] = _frames(opening_windows(hours, unit.tz, start, end), start, end, step)
+        out[r.id] = _rows(r, by_resource.get(r.id, _NO_OCCUPANCY), now, frames[hours], step)
     return out
 
 

@@ -7,7 +7,7 @@ from types import TracebackType
 from typing import Any, Protocol, Self
 from uuid import UUID
 
-from domain.availability import Occupancy
+from domain.availability import Occupancy, OccupancyColumns
 from domain.bookings import Allocation, Booking
 from domain.customers import Customer, CustomerIdentity
 from domain.payments import ChargeLookup, ProviderCharge, ReceivedPix
@@ -58,6 +58,12 @@ class BookingRepository(Protocol):
     async def occupancy(
         self, unit_id: UUID, resource_ids: list[UUID] | None, start: datetime, end: datetime
     ) -> list[Occupancy]: ...
+
+    async def grid_occupancy(
+        self, unit_id: UUID, resource_ids: list[UUID] | None, start: datetime, end: datetime
+    ) -> dict[UUID, OccupancyColumns]:
+        """The same as occupancy(), as columns per resource (a month's grid reads thousands)."""
+        ...
 
 
 class CustomerRepository(Protocol):

@@ -52,7 +52,7 @@ async def availability_grid(
     async with deps.uow() as uow:
         unit = await uow.units.get(unit_id)
         resources = _select(await uow.units.resources(unit_id), resource_ids)
-        occ = await uow.bookings.occupancy(unit_id, resource_ids, start, end)
+        occ = await uow.bookings.grid_occupancy(unit_id, resource_ids, start, end)
     rows = grid_rows(unit, resources, occ, start, end, now)
     return unit, [(r, rows[r.id]) for r in resources]
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
 import asyncpg
 
-from domain.availability import Occupancy
+from domain.availability import Occupancy, OccupancyColumns
 from domain.bookings import OCCUPYING, Allocation, Booking, BookingStatus
 from domain.errors import NotFound, SlotTaken
 from domain.events import BookingEvent
@@ -168,7 +169,21 @@ WHERE a.unit_id = $1::uuid AND a.occupies AND a.during && tstzrange($2::timestam
 """
 
 
+# The same rows as _OCCUPANCY, as columns per resource (what a month's grid reads: thousands of rows). Times
+# as POSIX seconds: date_part keeps the microseconds, and floats decode several times faster than timestamptz.
+_GRID_OCCUPANCY = """
+SELECT a.resource_id, array_agg(date_part('epoch', lower(a.during))) AS s,
+       array_agg(date_part('epoch', upper(a.during))) AS e, array_agg(a.quantity) AS q,
+       array_agg(a.booking_id) AS b, array_agg(a.status) AS st, array_agg(a.hold_type) AS ht,
+       array_agg(date_part('epoch', a.hold_expires_at)) AS x
+FROM allocations a
+WHERE a.unit_id = $1::uuid AND a.occupies AND a.during && tstzrange($2::timestamptz, $3::timestamptz)
+  AND ($4::uuid[] IS NULL OR a.resource_id = ANY($4::uuid[]))
+GROUP BY a.resource_id
+"""
+
 _STATUSES = {s.value: s for s in BookingStatus}
+_FIRST, _LAST = datetime.min.replace(tzinfo=UTC).timestamp(), datetime.max.replace(tzinfo=UTC).timestamp()
 
 
 def lock_key(resource_id: UUID) -> int:
@@ -350,4 +365,22 @@ class PgBookings:
         # Positional: a month's grid reads thousands of rows (resource, start, end, quantity, booking,
         # status, hold type, deadline).
         return [Occupancy(r[0], r[1], r[2], r[3], r[4], status(r[5]), r[6], r[7]) for r in rows]
+
+    async def grid_occupancy(
+        self, unit_id: UUID, resource_ids: list[UUID] | None, start: datetime, end: datetime
+    ) -> dict[UUID, OccupancyColumns]:
+        """The same as occupancy(), as columns per resource."""
+        conn = await self._conn()
+        rows = await conn.fetch(_GRID_OCCUPANCY, unit_id, start, end, resource_ids)
+        status = _STATUSES.get
+        return {r[0]: OccupancyColumns(r[0], _finite(r[1]), _finite(r[2]), r[3], r[4], [status(v) for v in r[5]],
+                                       r[6], r[7]) for r in rows}
+
+
+def _finite(seconds: list[float]) -> list[float]:
+    """Range bounds at ±infinity as the first and last instants datetime can hold (asyncpg decodes them as
+    datetime.max and datetime.min)."""
+    if seconds and (max(seconds) == math.inf or min(seconds) == -math.inf):
+        return [min(max(x, _FIRST), _LAST) for x in seconds]
+    return seconds
 
