@@ -1,0 +1,351 @@
+"""Access (SPEC §14): every operation × every kind of caller, across tenants, customers' own data, websockets.
+
+Refusals are top-level errors with `extensions.code` `unauthenticated` or `forbidden`, and write nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import secrets
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID, uuid4
+
+import httpx
+import pytest
+import uvicorn
+import websockets
+
+from domain.access import Action
+from slothold.app import create_app
+from slothold.embedded import free_port
+from slothold.settings import Settings
+from slothold.tokens_cli import TokenError, create_token
+from store.access import PgAccess
+from tests.api.conftest import system_token
+from tests.conftest import MutableClock
+from tests.venues import arena, at, cpf
+
+ALLOWED = {Action.PUBLIC: {"operator", "manager", "owner", "read", "book", "customer", "anonymous", "stranger"},
+           Action.READ: {"operator", "manager", "owner", "read"},
+           Action.BOOK: {"operator", "manager", "owner", "book", "customer"},
+           Action.COUNTER: {"operator", "manager", "owner"},
+           Action.DROP: {"manager", "owner"},
+           Action.CONFIGURE: {"owner"}}
+"""Who may run an operation of each action here (customers on a unit-level booking action; `stranger`: an owner
+of another tenant). Customers on someone else's booking are refused: see the per-booking tests below."""
+
+CALLERS = ["anonymous", "stranger", "customer", "read", "book", "operator", "manager", "owner"]
+
+
+@dataclass
+class World:
+    client: httpx.AsyncClient
+    tokens: dict[str, str | None]
+    unit: UUID
+    fields: list[UUID]
+    booking: UUID
+    walk_in: UUID
+    queue_item: UUID
+    pool: Any
+    customer_phone: str
+
+    async def gql(self, caller: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        token = self.tokens[caller]
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        r = await self.client.post("/graphql", json={"query": query, "variables": variables or {}},
+                                   headers=headers)
+        assert r.status_code in (200, 400, 401, 403), r.text
+        return r.json()  # type: ignore[no-any-return]
+
+
+async def _footprint(pool: Any) -> tuple[int, ...]:
+    return tuple(await pool.fetchrow(
+        "SELECT (SELECT count(*) FROM bookings), (SELECT count(*) FROM booking_events), "
+        "(SELECT count(*) FROM outbox), (SELECT count(*) FROM walkin_queue), (SELECT count(*) FROM slot_waitlist), "
+        "(SELECT count(*) FROM capacity_waitlist), (SELECT count(*) FROM service_prices), "
+        "(SELECT count(*) FROM queue_items WHERE status <> 'open'), (SELECT count(*) FROM customers)"))
+
+
+async def _sign_in(client: httpx.AsyncClient, system: str, unit: UUID, phone: str) -> str:
+    sys_h = {"authorization": f"Bearer {system}"}
+    r = await client.post("/graphql", json={"query": "mutation($u: ID!, $p: String) { requestLoginCode(unitId: $u, "
+                                                     "phone: $p) { __typename ... on LoginCodeSent { channel } } }",
+                                            "variables": {"u": str(unit), "p": phone}})
+    assert r.json()["data"]["requestLoginCode"] == {"__typename": "LoginCodeSent", "channel": "whatsapp"}
+    r = await client.post("/graphql", headers=sys_h, json={
+        "query": "query($t: String!) { sandboxMessages(to: $t) { kind text } }", "variables": {"t": phone}})
+    (msg, *_) = r.json()["data"]["sandboxMessages"]
+    assert msg["kind"] == "login_code"
+    code = re.search(r"\b(\d{6})\b", msg["text"]).group(1)  # type: ignore[union-attr]
+    r = await client.post("/graphql", json={
+        "query": "mutation($u: ID!, $p: String, $c: String!) { verifyLoginCode(unitId: $u, phone: $p, code: $c) { "
+                 "__typename ... on CustomerSession { token customerId } ... on Error { code } } }",
+        "variables": {"u": str(unit), "p": phone, "c": code}})
+    session = r.json()["data"]["verifyLoginCode"]
+    assert session["__typename"] == "CustomerSession", session
+    return session["token"]  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+async def world(database_url: str, redis_url: str, clock: MutableClock, pool: Any) -> AsyncIterator[World]:
+    app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=10), clock=clock)
+    async with app.router.lifespan_context(app):
+        access: PgAccess = app.state.slothold["access"]
+        v, other = await arena(pool), await arena(pool)
+        tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = "
+                                     "u.organization_id WHERE u.id = $1", v.unit_id)
+        other_tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = "
+                                           "u.organization_id WHERE u.id = $1", other.unit_id)
+        tokens: dict[str, str | None] = {"anonymous": None, "system": await system_token(access)}
+        for role in ("operator", "manager", "owner"):
+            tokens[role] = (await access.issue_token(tenant, v.unit_id, "staff", role, [], role))[1]
+        for scope in ("read", "book"):
+            tokens[scope] = (await access.issue_token(tenant, None, "client", None, [scope], scope))[1]
+        tokens["stranger"] = (await access.issue_token(other_tenant, None, "staff", "owner", [], "other"))[1]
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://slothold.test") as client:
+            phone = f"+55119{secrets.randbelow(10**8):08d}"  # limits are counted in the shared Redis
+            tokens["customer"] = await _sign_in(client, tokens["system"], v.unit_id, phone)  # type: ignore[arg-type]
+            sys_h = {"authorization": f"Bearer {tokens['system']}"}
+            r = await client.post("/graphql", headers=sys_h, json={"query": HOLD, "variables": {"i": _hold_input(
+                v.unit_id, v.resource_ids["Campo 1"], 9, cpf(900_001))}})
+            booking = r.json()["data"]["hold"]["booking"]["id"]
+            r = await client.post("/graphql", headers=sys_h, json={
+                "query": 'mutation($u: ID!) { addWalkIn(unitId: $u, area: "bar", name: "Ana", phone: "+5511900000001")'
+                         ' { ... on WalkIn { id } } }', "variables": {"u": str(v.unit_id)}})
+            walk_in = r.json()["data"]["addWalkIn"]["id"]
+            item = uuid4()
+            await pool.execute("INSERT INTO queue_items (id, unit_id, type, priority) VALUES ($1, $2, 'pix_failing', "
+                               "'critical')", item, v.unit_id)
+            yield World(client, tokens, v.unit_id, list(v.resource_ids.values()), UUID(booking), UUID(walk_in), item,
+                        pool, phone)
+
+
+HOLD = """mutation($i: HoldInput!) { hold(input: $i) { __typename
+  ... on BookingPayload { booking { id status customerId } } ... on Error { code message } } }"""
+
+
+def _hold_input(unit: UUID, resource: UUID, hour: int, who: str, phone: str | None = None) -> dict[str, Any]:
+    customer: dict[str, Any] = {"cpf": who} if phone is None else {"phone": phone}
+    return {"unitId": str(unit), "resourceIds": [str(resource)], "startsAt": at(8, hour).isoformat(),
+            "endsAt": at(8, hour + 1).isoformat(), "customer": customer}
+
+
+def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
+    u, b, f = str(w.unit), str(w.booking), str(w.fields[1])
+    day = {"from": at(8, 0).isoformat(), "to": at(9, 0).isoformat()}
+    return [
+        ("unit", Action.PUBLIC, "query($u: ID!) { unit(id: $u) { __typename } }", {"u": u}),
+        ("bookableSlots", Action.PUBLIC, "query($u: ID!, $from: DateTime!, $to: DateTime!) { bookableSlots("
+         "unitId: $u, from: $from, to: $to) { __typename } }", {"u": u, **day}),
+        ("availabilityGrid", Action.READ, "query($u: ID!, $from: DateTime!, $to: DateTime!) { availabilityGrid("
+         "unitId: $u, from: $from, to: $to) { __typename } }", {"u": u, **day}),
+        ("queue", Action.READ, "query($u: ID!) { queue(unitId: $u) { id } }", {"u": u}),
+        ("waitlists", Action.READ, "query($u: ID!) { waitlists(unitId: $u) { __typename } }", {"u": u}),
+        ("booking", Action.READ, "query($b: ID!) { booking(id: $b) { __typename } }", {"b": b}),
+        ("charges", Action.READ, "query($b: ID!) { charges(bookingId: $b) { id } }", {"b": b}),
+        ("hold", Action.BOOK, HOLD, {"i": _hold_input(w.unit, w.fields[1], 10, cpf(900_002), w.customer_phone)}),
+        ("counterBooking", Action.COUNTER, "mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!) { "
+         "counterBooking(input: {unitId: $u, resourceIds: [$r], startsAt: $s, endsAt: $e}) { __typename } }",
+         {"u": u, "r": f, "s": at(8, 11).isoformat(), "e": at(8, 12).isoformat()}),
+        ("joinSlotWaitlist", Action.BOOK, "mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $p: String) { "
+         "joinSlotWaitlist(unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, customer: {phone: $p}) "
+         "{ __typename } }", {"u": u, "r": str(w.fields[0]), "s": at(8, 9).isoformat(), "e": at(8, 10).isoformat(),
+                              "p": w.customer_phone}),
+        ("addWalkIn", Action.COUNTER, 'mutation($u: ID!) { addWalkIn(unitId: $u, area: "bar", name: "Bia", '
+         'phone: "+5511900000002") { __typename } }', {"u": u}),
+        ("offerWalkIn", Action.COUNTER, "mutation($e: ID!) { offerWalkIn(entryId: $e) { __typename } }",
+         {"e": str(w.walk_in)}),
+        ("acknowledgeQueueItem", Action.COUNTER, "mutation($i: ID!) { acknowledgeQueueItem(itemId: $i) "
+         "{ __typename } }", {"i": str(w.queue_item)}),
+        ("confirmPayment", Action.COUNTER, "mutation($b: ID!) { confirmPayment(bookingId: $b) { __typename } }",
+         {"b": b}),
+        ("publishCancellationPolicy", Action.CONFIGURE, "mutation($u: ID!) { publishCancellationPolicy(unitId: $u, "
+         "tiers: [{minHours: 24, percent: 100}]) { __typename } }", {"u": u}),
+        ("drop", Action.DROP, 'mutation($b: ID!) { drop(bookingId: $b, reason: "test") { __typename } }', {"b": b}),
+    ]
+
+
+async def test_every_operation_against_every_kind_of_caller(world: World) -> None:
+    refused_codes = {"anonymous": "unauthenticated"}
+    for name, action, query, variables in _operations(world):
+        for caller in CALLERS:
+            before = await _footprint(world.pool)
+            body = await world.gql(caller, query, variables)
+            errors = body.get("errors") or []
+            codes = [e.get("extensions", {}).get("code") for e in errors]
+            allowed = caller in ALLOWED[action]
+            if caller == "customer" and name in ("booking", "charges", "confirmPayment", "drop"):
+                allowed = False  # not their booking
+            if allowed:
+                assert not {"unauthenticated", "forbidden"} & set(codes), (name, caller, body)
+                assert body.get("data") and body["data"].get(name) is not None, (name, caller, body)
+            else:
+                assert codes and codes[0] == refused_codes.get(caller, "forbidden"), (name, caller, body)
+                assert not (body.get("data") or {}).get(name), (name, caller, body)
+                assert await _footprint(world.pool) == before, f"{name} refused for {caller} but wrote something"
+
+
+async def test_customers_see_and_change_only_their_own_bookings(world: World) -> None:
+    mine = await world.gql("customer", HOLD, {"i": _hold_input(world.unit, world.fields[2], 14, cpf(900_003),
+                                                               world.customer_phone)})
+    assert mine["data"] and mine["data"]["hold"]["__typename"] == "BookingPayload", mine
+    booking = mine["data"]["hold"]["booking"]
+    q = "query($b: ID!) { booking(id: $b) { __typename ... on Booking { id } } }"
+    assert (await world.gql("customer", q, {"b": booking["id"]}))["data"]["booking"]["id"] == booking["id"]
+    other = await world.gql("customer", q, {"b": str(world.booking)})
+    assert other["errors"][0]["extensions"]["code"] == "forbidden" and other["data"] is None
+    # Booking for someone else's phone is refused; a CPF of their own may be added.
+    theirs = await world.gql("customer", HOLD, {"i": _hold_input(world.unit, world.fields[3], 15, cpf(1),
+                                                                 "+5511911112222")})
+    assert theirs["errors"][0]["extensions"]["code"] == "forbidden"
+    cancel = 'mutation($b: ID!) { cancel(bookingId: $b) { __typename ... on BookingPayload { booking { status } } } }'
+    refused = await world.gql("customer", cancel, {"b": str(world.booking)})
+    assert refused["errors"][0]["extensions"]["code"] == "forbidden"
+    done = await world.gql("customer", cancel, {"b": booking["id"]})
+    assert done["data"]["cancel"]["booking"]["status"] == "CANCELLED", done
+    actor = await world.pool.fetchval("SELECT actor FROM booking_events WHERE booking_id = $1 AND new_status = "
+                                      "'cancelled'", UUID(booking["id"]))
+    assert actor == "customer"
+    # Signing out ends the session.
+    assert (await world.gql("customer", "mutation { signOut }"))["data"]["signOut"] is True
+    world_token = world.tokens["customer"]
+    r = await world.client.post("/graphql", json={"query": "{ me { kind } }"},
+                                headers={"authorization": f"Bearer {world_token}"})
+    await asyncio.sleep(2.1)  # the authenticator's cache
+    r = await world.client.post("/graphql", json={"query": "{ me { kind } }"},
+                                headers={"authorization": f"Bearer {world_token}"})
+    assert r.json()["errors"][0]["extensions"]["code"] == "unauthenticated"
+
+
+async def test_bad_tokens_and_who_am_i(world: World) -> None:
+    me = "{ me { kind role scopes unitId } }"
+    assert (await world.gql("manager", me))["data"]["me"] == {"kind": "staff", "role": "manager", "scopes": [],
+                                                              "unitId": str(world.unit)}
+    assert (await world.gql("read", me))["data"]["me"]["scopes"] == ["read"]
+    assert (await world.gql("anonymous", me))["data"]["me"]["kind"] == "anonymous"
+    for bad in ("slh_s_" + "x" * 43, "garbage", "slh_c_nope"):
+        r = await world.client.post("/graphql", json={"query": "query($u: ID!) { unit(id: $u) { __typename } }",
+                                                      "variables": {"u": str(world.unit)}},
+                                    headers={"authorization": f"Bearer {bad}"})
+        assert r.json()["errors"][0]["extensions"]["code"] == "unauthenticated", r.text
+
+
+async def test_revoked_tokens_stop_working(world: World, pool: Any) -> None:
+    access = PgAccess(pool)
+    tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = u.organization_id "
+                                 "WHERE u.id = $1", world.unit)
+    token_id, token = await access.issue_token(tenant, world.unit, "staff", "operator", [], "temp")
+    world.tokens["temp"] = token
+    q = "query($u: ID!) { queue(unitId: $u) { id } }"
+    assert "errors" not in await world.gql("temp", q, {"u": str(world.unit)})
+    assert await access.revoke_token(token_id)
+    await asyncio.sleep(2.1)
+    assert (await world.gql("temp", q, {"u": str(world.unit)}))["errors"][0]["extensions"]["code"] == \
+        "unauthenticated"
+
+
+async def test_login_codes_expire_and_resist_guessing(world: World, clock: MutableClock) -> None:
+    phone = f"+55119{secrets.randbelow(10**8):08d}"
+    ask = ("mutation($u: ID!, $p: String) { requestLoginCode(unitId: $u, phone: $p) { __typename "
+           "... on Error { code } } }")
+    verify = ("mutation($u: ID!, $p: String, $c: String!) { verifyLoginCode(unitId: $u, phone: $p, code: $c) { "
+              "__typename ... on Error { code } } }")
+    v = {"u": str(world.unit), "p": phone}
+    assert (await world.gql("anonymous", ask, v))["data"]["requestLoginCode"]["__typename"] == "LoginCodeSent"
+    for _ in range(5):
+        r = await world.gql("anonymous", verify, {**v, "c": "000000"})
+        assert r["data"]["verifyLoginCode"]["code"] in ("wrong_code",)
+    r = await world.gql("anonymous", verify, {**v, "c": "000000"})
+    assert r["data"]["verifyLoginCode"]["code"] == "too_many_attempts"
+    for _ in range(2):
+        assert (await world.gql("anonymous", ask, v))["data"]["requestLoginCode"]["__typename"] == "LoginCodeSent"
+    r = await world.gql("anonymous", ask, v)
+    assert r["data"]["requestLoginCode"]["code"] == "too_many_attempts"  # 3 per 15 minutes
+    clock.advance(minutes=16)
+    assert (await world.gql("anonymous", ask, v))["data"]["requestLoginCode"]["__typename"] == "LoginCodeSent"
+    text = (await world.gql("system", "query($t: String!) { sandboxMessages(to: $t) { text } }",
+                            {"t": phone}))["data"]["sandboxMessages"][0]["text"]
+    code = re.search(r"\b(\d{6})\b", text).group(1)  # type: ignore[union-attr]
+    clock.advance(minutes=11)  # codes live 10 minutes
+    assert (await world.gql("anonymous", verify, {**v, "c": code}))["data"]["verifyLoginCode"]["code"] == "wrong_code"
+    bad = await world.gql("anonymous", ask, {"u": str(world.unit), "p": "12"})
+    assert bad["data"]["requestLoginCode"]["__typename"] == "InvalidInput"
+
+
+async def test_token_cli_checks_its_arguments(pool: Any) -> None:
+    access = PgAccess(pool)
+    v = await arena(pool)
+    with pytest.raises(TokenError, match="--role"):
+        await create_token(access, unit=v.unit_id, tenant=None, role="boss", scopes=None, system=False, name="x")
+    with pytest.raises(TokenError, match="unknown scope"):
+        await create_token(access, unit=v.unit_id, tenant=None, role=None, scopes=["fly"], system=False, name="x")
+    with pytest.raises(TokenError, match="no unit"):
+        await create_token(access, unit=uuid4(), tenant=None, role="owner", scopes=None, system=False, name="x")
+    with pytest.raises(TokenError, match="one of them"):
+        await create_token(access, unit=v.unit_id, tenant=None, role="owner", scopes=["read"], system=False,
+                           name="x")
+    token_id, token = await create_token(access, unit=v.unit_id, tenant=None, role="owner", scopes=None,
+                                         system=False, name="x")
+    stored = await pool.fetchrow("SELECT secret_hash, role FROM access_tokens WHERE id = $1", token_id)
+    assert stored["role"] == "owner" and token.encode() not in bytes(stored["secret_hash"])
+
+
+@pytest.fixture
+async def live(database_url: str, redis_url: str, pool: Any) -> AsyncIterator[tuple[int, dict[str, str], UUID]]:
+    app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=10, log_level="WARNING"))
+    port = free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    task = asyncio.create_task(srv.serve())
+    try:
+        for _ in range(300):
+            if srv.started:
+                break
+            await asyncio.sleep(0.05)
+        access: PgAccess = app.state.slothold["access"]
+        v, other = await arena(pool), await arena(pool)
+        tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = "
+                                     "u.organization_id WHERE u.id = $1", v.unit_id)
+        other_tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = "
+                                           "u.organization_id WHERE u.id = $1", other.unit_id)
+        tokens = {"operator": (await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "op"))[1],
+                  "stranger": (await access.issue_token(other_tenant, None, "staff", "owner", [], "st"))[1]}
+        yield port, tokens, v.unit_id
+    finally:
+        srv.should_exit = True
+        await asyncio.wait_for(task, 15)
+
+
+async def _ws(port: int, payload: dict[str, Any]) -> Any:
+    ws = await websockets.connect(f"ws://127.0.0.1:{port}/graphql", subprotocols=["graphql-transport-ws"])
+    await ws.send(json.dumps({"type": "connection_init", "payload": payload}))
+    return ws
+
+
+async def test_subscriptions_authenticate_in_connection_init_and_stay_in_their_tenant(
+    live: tuple[int, dict[str, str], UUID]
+) -> None:
+    port, tokens, unit = live
+    sub = {"id": "1", "type": "subscribe", "payload": {
+        "query": "subscription($u: ID!) { queueChanged(unitId: $u) { seq } }", "variables": {"u": str(unit)}}}
+    ws = await _ws(port, {"authorization": f"Bearer {tokens['operator']}"})
+    assert json.loads(await ws.recv())["type"] == "connection_ack"
+    await ws.send(json.dumps(sub))
+    with pytest.raises(TimeoutError):  # accepted: waiting for events
+        await asyncio.wait_for(ws.recv(), 0.5)
+    await ws.close()
+    for payload, code in (({"authorization": f"Bearer {tokens['stranger']}"}, "forbidden"), ({}, "unauthenticated")):
+        ws = await _ws(port, payload)
+        assert json.loads(await ws.recv())["type"] == "connection_ack"
+        await ws.send(json.dumps(sub))
+        msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        assert msg["type"] == "next" and msg["payload"]["errors"][0]["extensions"]["code"] == code, msg
+        await ws.close()
+    ws = await _ws(port, {"authorization": "Bearer slh_s_not-a-token"})
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await asyncio.wait_for(ws.recv(), 5)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
