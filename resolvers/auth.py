@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import strawberry
 
 from domain import login
-from domain.access import Action
+from domain.access import Action, Forbidden, Unauthenticated
 from domain.errors import DomainError
 from domain.errors import InvalidInput as DomainInvalidInput
 from resolvers.context import Info, parse_id
@@ -128,14 +128,25 @@ class AuthQuery:
         return Me(kind=p.kind, role=p.role.value if p.role else None, scopes=sorted(p.scopes),
                   tenant_id=_id(p.tenant_id), unit_id=_id(p.unit_id), customer_id=_id(p.customer_id), name=p.name)
 
-    @strawberry.field(description="Sandbox notification channel only (development and tests): the newest messages "
-                      "sent to an address (a phone in E.164 or an e-mail), such as sign-in codes.")
+    @strawberry.field(description="Sandbox notification channel only (development and tests), for staff and the "
+                      "system: the newest messages sent to an address (a phone in E.164 or an e-mail) from the "
+                      "caller's units, such as sign-in codes.")
     async def sandbox_messages(self, info: Info, to: str, limit: int = 10) -> list[SandboxMessage]:
+        if info.context.auth_failure is not None:
+            raise info.context.auth_failure
+        p = info.context.principal
+        if p.kind == "anonymous":
+            raise Unauthenticated("sign in first: sandbox messages are for staff and the system")
+        if p.kind not in ("staff", "system"):
+            raise Forbidden("sandbox messages are for staff (of the units they were sent from) and the system")
         if info.context.sandbox_pay is None:
             raise DomainInvalidInput("to", "the sandbox is not the configured provider", code="not_sandbox")
         rows = await info.context.access.pool.fetch(
-            "SELECT payload, created_at FROM outbox WHERE topic = 'notification' AND payload->>'to' = $1 "
-            "ORDER BY id DESC LIMIT $2", to.strip().lower() if "@" in to else to.strip(), max(1, min(limit, 50)))
+            "SELECT o.payload, o.created_at FROM outbox o JOIN units u ON u.id = o.unit_id "
+            "JOIN organizations g ON g.id = u.organization_id WHERE o.topic = 'notification' "
+            "AND o.payload->>'to' = $1 AND ($3::uuid IS NULL OR g.tenant_id = $3) AND ($4::uuid IS NULL OR u.id = $4) "
+            "ORDER BY o.id DESC LIMIT $2", to.strip().lower() if "@" in to else to.strip(), max(1, min(limit, 50)),
+            p.tenant_id, p.unit_id)
         return [SandboxMessage(to=r["payload"]["to"], channel=r["payload"].get("channel", ""),
                                kind=r["payload"].get("kind", ""), text=r["payload"].get("text", ""),
                                sent_at=r["created_at"]) for r in rows]

@@ -34,6 +34,7 @@ ALLOWED = {Action.PUBLIC: {"operator", "manager", "owner", "read", "book", "cust
            Action.BOOK: {"operator", "manager", "owner", "book", "customer"},
            Action.COUNTER: {"operator", "manager", "owner"},
            Action.DROP: {"manager", "owner"},
+           Action.MANAGE: {"manager", "owner"},
            Action.CONFIGURE: {"owner"}}
 """Who may run an operation of each action here (customers on a unit-level booking action; `stranger`: an owner
 of another tenant). Customers on someone else's booking are refused: see the per-booking tests below."""
@@ -50,6 +51,8 @@ class World:
     booking: UUID
     walk_in: UUID
     queue_item: UUID
+    slot_entry: UUID
+    capacity_entry: UUID
     pool: Any
     customer_phone: str
 
@@ -95,7 +98,7 @@ async def world(database_url: str, redis_url: str, clock: MutableClock, pool: An
     app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=10), clock=clock)
     async with app.router.lifespan_context(app):
         access: PgAccess = app.state.slothold["access"]
-        v, other = await arena(pool), await arena(pool)
+        v, other = await arena(pool, pooled={"Aula": 12}), await arena(pool)
         tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = "
                                      "u.organization_id WHERE u.id = $1", v.unit_id)
         other_tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = "
@@ -121,8 +124,21 @@ async def world(database_url: str, redis_url: str, clock: MutableClock, pool: An
             item = uuid4()
             await pool.execute("INSERT INTO queue_items (id, unit_id, type, priority) VALUES ($1, $2, 'pix_failing', "
                                "'critical')", item, v.unit_id)
+            r = await client.post("/graphql", headers=sys_h, json={
+                "query": "mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!) { joinSlotWaitlist(unitId: $u, "
+                         "resourceId: $r, startsAt: $s, endsAt: $e, customer: {cpf: \"" + cpf(900_010) + "\"}) "
+                         "{ __typename ... on SlotWaitlistEntry { id } ... on Error { code message } } }",
+                "variables": {"u": str(v.unit_id), "r": str(v.resource_ids["Campo 1"]), "s": at(8, 9).isoformat(),
+                              "e": at(8, 10).isoformat()}})
+            slot_entry = r.json()["data"]["joinSlotWaitlist"].get("id")
+            assert slot_entry, r.text
+            capacity_entry = uuid4()
+            await pool.execute(
+                "INSERT INTO capacity_waitlist (id, unit_id, resource_id, during, party_size, user_ref, joined_at) "
+                "VALUES ($1, $2, $3, tstzrange($4, $5), 2, 'u9', now())", capacity_entry, v.unit_id,
+                v.resource_ids["Aula"], at(8, 9), at(8, 10))
             yield World(client, tokens, v.unit_id, list(v.resource_ids.values()), UUID(booking), UUID(walk_in), item,
-                        pool, phone)
+                        UUID(slot_entry), capacity_entry, pool, phone)
 
 
 HOLD = """mutation($i: HoldInput!) { hold(input: $i) { __typename
@@ -135,55 +151,113 @@ def _hold_input(unit: UUID, resource: UUID, hour: int, who: str, phone: str | No
             "endsAt": at(8, hour + 1).isoformat(), "customer": customer}
 
 
+BOOKING_LEVEL = {"booking", "charges", "cancel", "confirm", "swapHold", "claimPaid", "confirmPayment", "linkPayment",
+                 "denyPaymentClaim", "drop", "checkIn", "complete", "slotWaitlistEntry", "capacityWaitlistEntry"}
+"""Operations on one existing booking or entry: a customer may run them only on their own (here: not theirs)."""
+AS_SOMEONE_ELSE = {"joinCapacityWaitlist", "claimWaitlistOffer", "declineWaitlistOffer"}
+"""The matrix names a `user`: a customer may act only as themselves (tested without `user` below)."""
+
+
 def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
     u, b, f = str(w.unit), str(w.booking), str(w.fields[1])
     day = {"from": at(8, 0).isoformat(), "to": at(9, 0).isoformat()}
+    slot = {"u": u, "r": str(w.fields[0]), "s": at(8, 9).isoformat(), "e": at(8, 10).isoformat()}
+    b_only = {"b": b}
     return [
         ("unit", Action.PUBLIC, "query($u: ID!) { unit(id: $u) { __typename } }", {"u": u}),
         ("bookableSlots", Action.PUBLIC, "query($u: ID!, $from: DateTime!, $to: DateTime!) { bookableSlots("
          "unitId: $u, from: $from, to: $to) { __typename } }", {"u": u, **day}),
+        ("me", Action.PUBLIC, "{ me { kind } }", {}),
         ("availabilityGrid", Action.READ, "query($u: ID!, $from: DateTime!, $to: DateTime!) { availabilityGrid("
          "unitId: $u, from: $from, to: $to) { __typename } }", {"u": u, **day}),
         ("queue", Action.READ, "query($u: ID!) { queue(unitId: $u) { id } }", {"u": u}),
         ("waitlists", Action.READ, "query($u: ID!) { waitlists(unitId: $u) { __typename } }", {"u": u}),
-        ("booking", Action.READ, "query($b: ID!) { booking(id: $b) { __typename } }", {"b": b}),
-        ("charges", Action.READ, "query($b: ID!) { charges(bookingId: $b) { id } }", {"b": b}),
+        ("booking", Action.READ, "query($b: ID!) { booking(id: $b) { __typename } }", b_only),
+        ("charges", Action.READ, "query($b: ID!) { charges(bookingId: $b) { id } }", b_only),
+        ("slotWaitlistEntry", Action.READ, "query($i: ID!) { slotWaitlistEntry(id: $i) { __typename } }",
+         {"i": str(w.slot_entry)}),
+        ("capacityWaitlistEntry", Action.READ, "query($i: ID!) { capacityWaitlistEntry(id: $i) { __typename } }",
+         {"i": str(w.capacity_entry)}),
+        ("sandboxMessages", Action.READ, 'query { sandboxMessages(to: "+5511900000001") { text } }', {}),
         ("hold", Action.BOOK, HOLD, {"i": _hold_input(w.unit, w.fields[1], 10, cpf(900_002), w.customer_phone)}),
         ("counterBooking", Action.COUNTER, "mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!) { "
          "counterBooking(input: {unitId: $u, resourceIds: [$r], startsAt: $s, endsAt: $e}) { __typename } }",
          {"u": u, "r": f, "s": at(8, 11).isoformat(), "e": at(8, 12).isoformat()}),
+        ("confirm", Action.BOOK, "mutation($b: ID!) { confirm(bookingId: $b) { __typename } }", b_only),
+        ("swapHold", Action.BOOK, "mutation($b: ID!, $s: DateTime!, $e: DateTime!) { swapHold(bookingId: $b, "
+         "input: {startsAt: $s, endsAt: $e}) { __typename } }",
+         {"b": b, "s": at(8, 16).isoformat(), "e": at(8, 17).isoformat()}),
+        ("claimPaid", Action.BOOK, "mutation($b: ID!) { claimPaid(bookingId: $b) { __typename } }", b_only),
+        ("confirmPayment", Action.COUNTER, "mutation($b: ID!) { confirmPayment(bookingId: $b) { __typename } }",
+         b_only),
+        ("linkPayment", Action.COUNTER, "mutation($b: ID!, $p: ID!) { linkPayment(bookingId: $b, paymentId: $p) "
+         "{ __typename } }", {"b": b, "p": str(uuid4())}),
+        ("denyPaymentClaim", Action.COUNTER, "mutation($b: ID!) { denyPaymentClaim(bookingId: $b) { __typename } }",
+         b_only),
+        ("sandboxPay", Action.PUBLIC, 'mutation { sandboxPay(txid: "nope") { __typename } }', {}),
+        ("acknowledgeQueueItem", Action.COUNTER, "mutation($i: ID!) { acknowledgeQueueItem(itemId: $i) "
+         "{ __typename } }", {"i": str(w.queue_item)}),
+        ("resolveQueueItem", Action.COUNTER, "mutation($i: ID!) { resolveQueueItem(itemId: $i) { __typename } }",
+         {"i": str(w.queue_item)}),
+        ("publishServicePrice", Action.CONFIGURE, 'mutation($u: ID!, $s: ID!) { publishServicePrice(unitId: $u, '
+         'serviceId: $s, priceCents: 1000, paymentRule: "full") { __typename } }', {"u": u, "s": str(uuid4())}),
+        ("publishCancellationPolicy", Action.CONFIGURE, "mutation($u: ID!) { publishCancellationPolicy(unitId: $u, "
+         "tiers: [{minHours: 24, percent: 100}]) { __typename } }", {"u": u}),
+        ("updateUnitParameters", Action.CONFIGURE, "mutation($u: ID!) { updateUnitParameters(unitId: $u, "
+         "input: {holdCeilingPercent: 90}) { __typename } }", {"u": u}),
+        ("setCustomerBlacklisted", Action.MANAGE, "mutation($u: ID!) { setCustomerBlacklisted(unitId: $u, "
+         'customer: {phone: "+5511900000077"}, blacklisted: false) { __typename } }', {"u": u}),
         ("joinSlotWaitlist", Action.BOOK, "mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $p: String) { "
          "joinSlotWaitlist(unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, customer: {phone: $p}) "
-         "{ __typename } }", {"u": u, "r": str(w.fields[0]), "s": at(8, 9).isoformat(), "e": at(8, 10).isoformat(),
-                              "p": w.customer_phone}),
+         "{ __typename } }", {**slot, "p": w.customer_phone}),
+        ("joinCapacityWaitlist", Action.BOOK, "mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!) { "
+         'joinCapacityWaitlist(unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, partySize: 2, user: "u1") '
+         "{ __typename } }", slot),
+        ("claimWaitlistOffer", Action.BOOK, 'mutation($u: ID!) { claimWaitlistOffer(unitId: $u, token: "t", '
+         'user: "u1") { __typename } }', {"u": u}),
+        ("declineWaitlistOffer", Action.BOOK, 'mutation($u: ID!) { declineWaitlistOffer(unitId: $u, token: "t", '
+         'user: "u1") { __typename } }', {"u": u}),
         ("addWalkIn", Action.COUNTER, 'mutation($u: ID!) { addWalkIn(unitId: $u, area: "bar", name: "Bia", '
          'phone: "+5511900000002") { __typename } }', {"u": u}),
         ("offerWalkIn", Action.COUNTER, "mutation($e: ID!) { offerWalkIn(entryId: $e) { __typename } }",
          {"e": str(w.walk_in)}),
-        ("acknowledgeQueueItem", Action.COUNTER, "mutation($i: ID!) { acknowledgeQueueItem(itemId: $i) "
-         "{ __typename } }", {"i": str(w.queue_item)}),
-        ("confirmPayment", Action.COUNTER, "mutation($b: ID!) { confirmPayment(bookingId: $b) { __typename } }",
-         {"b": b}),
-        ("publishCancellationPolicy", Action.CONFIGURE, "mutation($u: ID!) { publishCancellationPolicy(unitId: $u, "
-         "tiers: [{minHours: 24, percent: 100}]) { __typename } }", {"u": u}),
-        ("drop", Action.DROP, 'mutation($b: ID!) { drop(bookingId: $b, reason: "test") { __typename } }', {"b": b}),
+        ("seatWalkIn", Action.COUNTER, "mutation($e: ID!) { seatWalkIn(entryId: $e) { __typename } }",
+         {"e": str(w.walk_in)}),
+        ("claimWalkIn", Action.PUBLIC, 'mutation($u: ID!) { claimWalkIn(unitId: $u, token: "t") { __typename } }',
+         {"u": u}),
+        ("requestLoginCode", Action.PUBLIC, 'mutation($u: ID!) { requestLoginCode(unitId: $u, phone: "12") '
+         "{ __typename } }", {"u": u}),
+        ("verifyLoginCode", Action.PUBLIC, 'mutation($u: ID!) { verifyLoginCode(unitId: $u, phone: "12", '
+         'code: "1") { __typename } }', {"u": u}),
+        ("checkIn", Action.COUNTER, "mutation($b: ID!) { checkIn(bookingId: $b) { __typename } }", b_only),
+        ("complete", Action.COUNTER, "mutation($b: ID!) { complete(bookingId: $b) { __typename } }", b_only),
+        ("cancel", Action.BOOK, "mutation($b: ID!) { cancel(bookingId: $b) { __typename } }", b_only),
+        ("drop", Action.DROP, 'mutation($b: ID!) { drop(bookingId: $b, reason: "test") { __typename } }', b_only),
     ]
 
 
 async def test_every_operation_against_every_kind_of_caller(world: World) -> None:
+    schema = (await world.gql("system", "{ __schema { queryType { fields { name } } "
+                                        "mutationType { fields { name } } } }"))["data"]["__schema"]
+    every = {f["name"] for t in ("queryType", "mutationType") for f in schema[t]["fields"]} - {"signOut"}
+    table = _operations(world)
+    assert {name for name, *_ in table} == every, "each query and mutation needs a row in this matrix"
+    sandbox_readers = {"operator", "manager", "owner", "stranger"}  # staff (and the system), of their own units
     refused_codes = {"anonymous": "unauthenticated"}
-    for name, action, query, variables in _operations(world):
+    for name, action, query, variables in table:
         for caller in CALLERS:
             before = await _footprint(world.pool)
             body = await world.gql(caller, query, variables)
             errors = body.get("errors") or []
             codes = [e.get("extensions", {}).get("code") for e in errors]
-            allowed = caller in ALLOWED[action]
-            if caller == "customer" and name in ("booking", "charges", "confirmPayment", "drop"):
+            allowed = caller in (sandbox_readers if name == "sandboxMessages" else ALLOWED[action])
+            if caller == "customer" and name in BOOKING_LEVEL | AS_SOMEONE_ELSE:
                 allowed = False  # not their booking
             if allowed:
                 assert not {"unauthenticated", "forbidden"} & set(codes), (name, caller, body)
                 assert body.get("data") and body["data"].get(name) is not None, (name, caller, body)
+                if name == "sandboxMessages" and caller == "stranger":
+                    assert body["data"][name] == []  # another tenant's messages are not theirs to read
             else:
                 assert codes and codes[0] == refused_codes.get(caller, "forbidden"), (name, caller, body)
                 assert not (body.get("data") or {}).get(name), (name, caller, body)
@@ -211,6 +285,12 @@ async def test_customers_see_and_change_only_their_own_bookings(world: World) ->
     actor = await world.pool.fetchval("SELECT actor FROM booking_events WHERE booking_id = $1 AND new_status = "
                                       "'cancelled'", UUID(booking["id"]))
     assert actor == "customer"
+    # Capacity waitlists: a customer is themselves, without naming a user.
+    join = await world.gql("customer", "mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!) { "
+                           "joinCapacityWaitlist(unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, partySize: 2) "
+                           "{ __typename } }", {"u": str(world.unit), "r": str(world.fields[-1]),
+                                                "s": at(8, 9).isoformat(), "e": at(8, 10).isoformat()})
+    assert "errors" not in join and join["data"]["joinCapacityWaitlist"]["__typename"], join
     # Signing out ends the session.
     assert (await world.gql("customer", "mutation { signOut }"))["data"]["signOut"] is True
     world_token = world.tokens["customer"]

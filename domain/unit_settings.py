@@ -1,0 +1,73 @@
+"""Owners change their unit's parameters (SPEC §17): each value checked and named when refused."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from domain.errors import InvalidInput
+
+
+@dataclass(frozen=True)
+class Bound:
+    """One changeable parameter: its column, the GraphQL field naming it, and its allowed range."""
+
+    column: str
+    field: str
+    low: int
+    high: int
+    unit: str
+
+
+DAY = 86_400
+PARAMETERS = {b.field: b for b in (
+    Bound("min_advance_minutes", "minAdvanceMinutes", 0, 30 * 24 * 60, "minutes"),
+    Bound("max_advance_days", "maxAdvanceDays", 1, 730, "days"),
+    Bound("hold_ttl_seconds", "holdTtlSeconds", 60, DAY, "seconds"),
+    Bound("hold_ttl_payment_seconds", "holdTtlPaymentSeconds", 60, DAY, "seconds"),
+    Bound("hold_min_seconds", "holdMinSeconds", 0, DAY, "seconds"),
+    Bound("waitlist_hold_seconds", "waitlistHoldSeconds", 60, DAY, "seconds"),
+    Bound("capacity_offer_ttl_seconds", "capacityOfferTtlSeconds", 60, 14 * DAY, "seconds"),
+    Bound("charge_margin_seconds", "chargeMarginSeconds", 0, 3600, "seconds"),
+    Bound("pix_failures_before_alert", "pixFailuresBeforeAlert", 1, 100, "failures"),
+    Bound("open_holds_per_customer", "openHoldsPerCustomer", 1, 100, "holds"),
+    Bound("cooldown_expirations", "cooldownExpirations", 1, 100, "expirations"),
+    Bound("cooldown_window_days", "cooldownWindowDays", 1, 365, "days"),
+    Bound("cooldown_hours", "cooldownHours", 0, 24 * 365, "hours"),
+    Bound("hold_ceiling_percent", "holdCeilingPercent", 0, 100, "percent"),
+    Bound("verification_wait_seconds", "verificationWaitSeconds", 60, DAY, "seconds"),
+    Bound("hold_reminder_seconds", "holdReminderSeconds", 0, DAY, "seconds"),
+    Bound("sweep_interval_seconds", "sweepIntervalSeconds", 1, 3600, "seconds"),
+)}
+PAYMENT_RULES = ("full", "deposit_percent", "deposit_cents")
+_E164 = re.compile(r"^\+[1-9][0-9]{7,14}$")
+
+
+def checked_changes(values: dict[str, object]) -> dict[str, object]:
+    """Column → value for the given GraphQL fields (None: unchanged), or InvalidInput naming the first bad one.
+    `ownerAlertWhatsapp: ""` clears the number."""
+    out: dict[str, object] = {}
+    for name, value in values.items():
+        if value is None:
+            continue
+        if name == "paymentRule":
+            if value not in PAYMENT_RULES:
+                raise InvalidInput(name, f"paymentRule must be one of {', '.join(PAYMENT_RULES)}",
+                                   code="invalid_parameter")
+            out["payment_rule"] = value
+            continue
+        if name == "ownerAlertWhatsapp":
+            text = str(value).strip()
+            if text and not _E164.match(text):
+                raise InvalidInput(name, "ownerAlertWhatsapp must be an E.164 phone such as +5511999990000, or \"\" "
+                                   "to clear it", code="invalid_parameter")
+            out["owner_alert_whatsapp"] = text or None
+            continue
+        bound = PARAMETERS[name]
+        if not isinstance(value, int) or isinstance(value, bool) or not bound.low <= value <= bound.high:
+            raise InvalidInput(name, f"{name} must be between {bound.low} and {bound.high} {bound.unit}",
+                               code="invalid_parameter")
+        out[bound.column] = value
+    if not out:
+        raise InvalidInput("input", "give at least one parameter to change", code="nothing_to_change")
+    return out

@@ -1,0 +1,68 @@
+"""Owners change the unit's parameters (SPEC §14, §17)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+
+from domain import queries
+from domain.access import Action
+from domain.errors import DomainError, NotFound
+from domain.unit_settings import checked_changes
+from resolvers.context import Info, parse_id
+from resolvers.permissions import authorize_unit
+from schema.errors import InvalidInput, error_from_domain
+from schema.errors import NotFound as NotFoundType
+from schema.types import Unit
+from store.unit_settings import update_parameters
+
+
+@strawberry.input(description="The unit parameters to change (SPEC §17); leave out what stays. Each value is "
+                  "checked against its range and refused by name. The grid's slot length is not changeable here.")
+class UnitParametersInput:
+    min_advance_minutes: int | None = None
+    max_advance_days: int | None = None
+    hold_ttl_seconds: int | None = None
+    hold_ttl_payment_seconds: int | None = None
+    hold_min_seconds: int | None = None
+    waitlist_hold_seconds: int | None = None
+    capacity_offer_ttl_seconds: int | None = None
+    charge_margin_seconds: int | None = None
+    pix_failures_before_alert: int | None = None
+    owner_alert_whatsapp: str | None = None
+    open_holds_per_customer: int | None = None
+    cooldown_expirations: int | None = None
+    cooldown_window_days: int | None = None
+    cooldown_hours: int | None = None
+    hold_ceiling_percent: int | None = None
+    verification_wait_seconds: int | None = None
+    hold_reminder_seconds: int | None = None
+    sweep_interval_seconds: int | None = None
+    payment_rule: str | None = None
+
+
+UnitSettingsResult = Annotated[Unit | InvalidInput | NotFoundType, strawberry.union("UnitSettingsResult")]
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p.title() for p in rest)
+
+
+@strawberry.type
+class UnitSettingsMutation:
+    @strawberry.mutation(description="Owner: change the unit's parameters (hold TTLs, advance limits, anti-fraud "
+                         "numbers...). Other API processes apply them within 5 s.")
+    async def update_unit_parameters(self, info: Info, unit_id: strawberry.ID, input: UnitParametersInput
+                                     ) -> UnitSettingsResult:
+        try:
+            uid = parse_id(unit_id, "unitId")
+            await authorize_unit(info.context, uid, Action.CONFIGURE)
+            changes = checked_changes({_camel(k): v for k, v in vars(input).items()})
+            if not await update_parameters(info.context.access.pool, uid, changes):
+                raise NotFound("unit", uid, field="unitId")
+            unit, resources = await queries.unit_with_resources(info.context.deps, uid)
+        except DomainError as e:
+            return error_from_domain(e)  # type: ignore[return-value]
+        return Unit.from_domain(unit, resources)
