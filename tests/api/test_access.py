@@ -407,24 +407,42 @@ async def _ws(port: int, payload: dict[str, Any]) -> Any:
 
 
 async def test_subscriptions_authenticate_in_connection_init_and_stay_in_their_tenant(
-    live: tuple[int, dict[str, str], UUID]
+    live: tuple[int, dict[str, str], UUID], pool: Any
 ) -> None:
     port, tokens, unit = live
-    sub = {"id": "1", "type": "subscribe", "payload": {
-        "query": "subscription($u: ID!) { queueChanged(unitId: $u) { seq } }", "variables": {"u": str(unit)}}}
-    ws = await _ws(port, {"authorization": f"Bearer {tokens['operator']}"})
-    assert json.loads(await ws.recv())["type"] == "connection_ack"
-    await ws.send(json.dumps(sub))
-    with pytest.raises(TimeoutError):  # accepted: waiting for events
-        await asyncio.wait_for(ws.recv(), 0.5)
-    await ws.close()
-    for payload, code in (({"authorization": f"Bearer {tokens['stranger']}"}, "forbidden"), ({}, "unauthenticated")):
-        ws = await _ws(port, payload)
+    resource = await pool.fetchval("SELECT id FROM resources WHERE unit_id = $1 LIMIT 1", unit)
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+        r = await http.post("/graphql", headers={"authorization": f"Bearer {tokens['operator']}"}, json={
+            "query": "mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!) { counterBooking(input: {unitId: $u, "
+                     "resourceIds: [$r], startsAt: $s, endsAt: $e}) { ... on BookingPayload { booking { id } } } }",
+            "variables": {"u": str(unit), "r": str(resource), "s": at(20, 10).isoformat(),
+                          "e": at(20, 11).isoformat()}})
+    booking = r.json()["data"]["counterBooking"]["booking"]["id"]
+    window = {"from": at(8, 0).isoformat(), "to": at(9, 0).isoformat()}
+    subscriptions = [
+        ("subscription($u: ID!) { queueChanged(unitId: $u) { seq } }", {"u": str(unit)}),
+        ("subscription($u: ID!) { waitlistChanged(unitId: $u) { seq } }", {"u": str(unit)}),
+        ("subscription($u: ID!, $from: DateTime!, $to: DateTime!) { slotChanged(unitId: $u, from: $from, to: $to) "
+         "{ seq } }", {"u": str(unit), **window}),
+        ("subscription($b: ID!) { bookingChanged(bookingId: $b) { seq } }", {"b": booking}),
+    ]
+    for query, variables in subscriptions:
+        sub = {"id": "1", "type": "subscribe", "payload": {"query": query, "variables": variables}}
+        ws = await _ws(port, {"authorization": f"Bearer {tokens['operator']}"})
         assert json.loads(await ws.recv())["type"] == "connection_ack"
         await ws.send(json.dumps(sub))
-        msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
-        assert msg["type"] == "next" and msg["payload"]["errors"][0]["extensions"]["code"] == code, msg
+        with pytest.raises(TimeoutError):  # accepted: waiting for events
+            await asyncio.wait_for(ws.recv(), 0.3)
         await ws.close()
+        for payload, code in (({"authorization": f"Bearer {tokens['stranger']}"}, "forbidden"),
+                              ({}, "unauthenticated")):
+            ws = await _ws(port, payload)
+            assert json.loads(await ws.recv())["type"] == "connection_ack"
+            await ws.send(json.dumps(sub))
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+            assert msg["type"] == "next" and msg["payload"]["errors"][0]["extensions"]["code"] == code, (query, msg)
+            assert msg["payload"]["data"] is None
+            await ws.close()
     ws = await _ws(port, {"authorization": "Bearer slh_s_not-a-token"})
     with pytest.raises(websockets.ConnectionClosed) as closed:
         await asyncio.wait_for(ws.recv(), 5)
