@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
@@ -227,24 +227,52 @@ def _state_of(occ: Occupancy) -> SlotState:
     return SlotState.BOOKED
 
 
-@dataclass(slots=True)
 class WindowRow:
     """The slots of one resource inside one opening window, as parallel arrays (fast to build and scan).
 
     `codes[i]` is the state letter of slot i (see CODES), `available[i]` the places left, `owners[i]` the
-    index in `occupancies` of what decides the slot's state (-1: nothing).
+    index in `occupancies` of what decides the slot's state (-1: nothing). The compact grid reads only the
+    letters: an exclusive resource's rows work out `available` and `owners` when first asked for them.
     """
 
-    resource: Resource
-    first: datetime
-    step: timedelta
-    codes: bytearray
-    available: list[int]
-    owners: list[int]
-    occupancies: Sequence[Occupancy]
+    __slots__ = ("_available", "_owners", "_paint_owners", "codes", "first", "occupancies", "resource", "step")
+
+    def __init__(self, resource: Resource, first: datetime, step: timedelta, codes: bytearray,
+                 available: list[int] | None, owners: list[int] | None, occupancies: Sequence[Occupancy],
+                 paint_owners: Callable[[], None] | None = None) -> None:
+        self.resource, self.first, self.step, self.codes, self.occupancies = resource, first, step, codes, occupancies
+        self._available, self._owners, self._paint_owners = available, owners, paint_owners
+
+    @property
+    def available(self) -> list[int]:
+        """Places left in each slot (an exclusive resource: 1 if free, else 0)."""
+        if self._available is None:
+            self._available = list(self.codes.translate(_ONE_IF_FREE))
+        return self._available
+
+    @property
+    def owners(self) -> list[int]:
+        """Index in `occupancies` of what decides each slot's state (-1: nothing)."""
+        if self._owners is None:
+            assert self._paint_owners is not None
+            self._paint_owners()  # sets them on every row of the resource
+            assert self._owners is not None
+        return self._owners
 
     def __len__(self) -> int:
         return len(self.codes)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, WindowRow):
+            return NotImplemented
+        return (self.resource, self.first, self.step, self.codes, self.available, self.owners,
+                self.occupancies) == (other.resource, other.first, other.step, other.codes, other.available,
+                                      other.owners, other.occupancies)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"WindowRow({self.resource.name!r}, {self.first.isoformat()}, {self.codes.decode()!r})"
 
     def start(self, i: int) -> datetime:
         """Start of slot i."""
@@ -341,39 +369,65 @@ def window_rows(
     step = timedelta(minutes=unit.params.slot_minutes)
     if windows is None:
         windows = opening_windows(unit.hours_of(resource), unit.tz, start, end)
-    return _rows(resource, _columns(resource, occupancies), now, _frames(windows, start, end, step), step)
+    return _rows(resource, _columns(resource, occupancies), now, _Layout(_frames(windows, start, end, step), step))
 
 
-def _rows(resource: Resource, cols: OccupancyColumns, now: datetime, frames: Sequence[_Frame],
-          step: timedelta) -> list[WindowRow]:
+def _rows(resource: Resource, cols: OccupancyColumns, now: datetime, layout: _Layout) -> list[WindowRow]:
     if resource.kind is ResourceKind.POOLED:
-        return _pooled_rows(resource, _active(cols, now), frames, step)
-    return _exclusive_rows(resource, cols, _active_columns(cols, now.timestamp()), frames, step)
+        return _pooled_rows(resource, _active(cols, now), layout.frames, layout.step)
+    return _exclusive_rows(resource, cols, _active_columns(cols, now.timestamp()), layout)
 
 
-def _exclusive_rows(resource: Resource, cols: OccupancyColumns, active: list[tuple[float, float, int, int, int]],
-                    frames: Sequence[_Frame], step: timedelta) -> list[WindowRow]:
-    """An exclusive resource's rows in one pass over its occupancies: each slot shows the highest-priority
-    occupancy that overlaps it (on ties the last in `active`'s order), painted into the letters of all windows
-    end to end; owners are indices in `cols`."""
-    if not active:  # nothing takes the resource: every slot free
-        return [WindowRow(resource, fr.first, step, bytearray(b"F" * fr.n), [1] * fr.n, [-1] * fr.n, cols)
-                for fr in frames]
-    step_s = step.total_seconds()
-    offsets, total = [], 0
-    for fr in frames:
-        offsets.append(total)
-        total += fr.n
-    codes, owners = bytearray(b"F" * total), [-1] * total
-    # Windows by first slot: those an occupancy [s0, s1) may touch start after s0 - (longest window) and before s1.
-    by_first = sorted(range(len(frames)), key=lambda w: frames[w].f)
-    firsts = [frames[w].f for w in by_first]
-    starts = [offsets[w] for w in by_first]
-    sizes = [frames[w].n for w in by_first]
-    reach = max(sizes, default=0) * step_s + step_s
-    nf = len(firsts)
-    # Lowest priority first so that the highest decides; among equals, in `active`'s order (a stable sort).
-    for s0, s1, _prio, code, k in sorted(active, key=_by_priority):
+class _Layout:
+    """The frames of one set of hours laid end to end: the slots of frame w are slots offsets[w]... of the whole.
+
+    To find the frames an occupancy [s0, s1) touches: `firsts` (POSIX seconds) are the frames' first slots in
+    time order (`by_first[j]` is the frame, `starts[j]` its offset, `sizes[j]` its slots, `ends[j]` the end of
+    its last slot); those touched start after s0 - reach and before s1. When no two frames overlap,
+    `frame_at[s0]` gives the j of the frame where s0 is a slot start: the one frame touched if s1 <= ends[j].
+    """
+
+    __slots__ = ("by_first", "ends", "firsts", "frame_at", "frames", "offsets", "reach", "sizes", "starts",
+                 "step", "step_s", "total")
+
+    def __init__(self, frames: list[_Frame], step: timedelta) -> None:
+        self.frames, self.step = frames, step
+        self.step_s = step_s = step.total_seconds()
+        self.offsets, total = [], 0
+        for fr in frames:
+            self.offsets.append(total)
+            total += fr.n
+        self.total = total
+        self.by_first = sorted(range(len(frames)), key=lambda w: frames[w].f)
+        self.firsts = [frames[w].f for w in self.by_first]
+        self.starts = [self.offsets[w] for w in self.by_first]
+        self.sizes = [frames[w].n for w in self.by_first]
+        self.ends = [f + n * step_s for f, n in zip(self.firsts, self.sizes, strict=True)]
+        self.reach = max(self.sizes, default=0) * step_s + step_s
+        self.frame_at: dict[float, int] = {}
+        if all(e <= f for e, f in zip(self.ends, self.firsts[1:], strict=False)):
+            self.frame_at = {f + i * step_s: j for j, (f, n) in enumerate(zip(self.firsts, self.sizes, strict=True))
+                             for i in range(n)}
+
+
+def _paint(layout: _Layout, ordered: list[tuple[float, float, int, int, int]], codes: bytearray | None,
+           owners: list[int] | None) -> None:
+    """Each slot gets the letter (into `codes`) or the index (into `owners`) of the last occupancy in `ordered`
+    that overlaps it."""
+    firsts, starts, sizes, ends, frame_at = layout.firsts, layout.starts, layout.sizes, layout.ends, layout.frame_at
+    step_s, reach, nf, letter = layout.step_s, layout.reach, len(layout.firsts), _LETTER
+    for s0, s1, _prio, code, k in ordered:
+        j = frame_at.get(s0)
+        if j is not None and s1 <= ends[j]:  # the usual case: inside one frame, from one of its slot starts
+            f = firsts[j]
+            i0, i1 = int((s0 - f) // step_s), -int((f - s1) // step_s)
+            if i0 < i1:
+                a = starts[j]
+                if codes is not None:
+                    codes[a + i0:a + i1] = letter[code] * (i1 - i0)
+                if owners is not None:
+                    owners[a + i0:a + i1] = [k] * (i1 - i0)
+            continue
         j = bisect_right(firsts, s0 - reach)
         while j < nf:
             f = firsts[j]
@@ -387,14 +441,36 @@ def _exclusive_rows(resource: Resource, cols: OccupancyColumns, active: list[tup
                 i1 = sizes[j]
             if i0 < i1:
                 a = starts[j]
-                codes[a + i0:a + i1] = _LETTER[code] * (i1 - i0)
-                owners[a + i0:a + i1] = [k] * (i1 - i0)
+                if codes is not None:
+                    codes[a + i0:a + i1] = letter[code] * (i1 - i0)
+                if owners is not None:
+                    owners[a + i0:a + i1] = [k] * (i1 - i0)
             j += 1
-    rows = []
+
+
+def _exclusive_rows(resource: Resource, cols: OccupancyColumns, active: list[tuple[float, float, int, int, int]],
+                    layout: _Layout) -> list[WindowRow]:
+    """An exclusive resource's rows in one pass over its occupancies: each slot shows the highest-priority
+    occupancy that overlaps it (on ties the last in `active`'s order), painted into the letters of all frames
+    end to end. Owners (indices in `cols`) are painted the same way, when first asked for."""
+    frames, offsets, step = layout.frames, layout.offsets, layout.step
+    if not active:  # nothing takes the resource: every slot free
+        return [WindowRow(resource, fr.first, step, bytearray(b"F" * fr.n), None, [-1] * fr.n, cols)
+                for fr in frames]
+    # Lowest priority first so that the highest decides; among equals, in `active`'s order (a stable sort).
+    ordered = sorted(active, key=_by_priority)
+    codes = bytearray(b"F" * layout.total)
+    _paint(layout, ordered, codes, None)
+    rows: list[WindowRow] = []
+
+    def paint_owners() -> None:
+        owners = [-1] * layout.total
+        _paint(layout, ordered, None, owners)
+        for row, a in zip(rows, offsets, strict=True):
+            row._owners = owners[a:a + len(row)]
+
     for fr, a in zip(frames, offsets, strict=True):
-        b = a + fr.n
-        c = codes[a:b]
-        rows.append(WindowRow(resource, fr.first, step, c, list(c.translate(_ONE_IF_FREE)), owners[a:b], cols))
+        rows.append(WindowRow(resource, fr.first, step, codes[a:a + fr.n], None, None, cols, paint_owners))
     return rows
 
 
@@ -474,13 +550,13 @@ def grid_rows(
     else:
         by_resource = {rid: OccupancyColumns.of(rid, occ) for rid, occ in _by_resource(occupancies).items()}
     step = timedelta(minutes=unit.params.slot_minutes)
-    frames: dict[tuple[OpeningWindow, ...], list[_Frame]] = {}
+    layouts: dict[tuple[OpeningWindow, ...], _Layout] = {}
     out: dict[UUID, list[WindowRow]] = {}
     for r in resources:
         hours = unit.hours_of(r)
-        if hours not in frames:  # resources usually share the unit's hours: compute them once
-            frames[hours] = _frames(opening_windows(hours, unit.tz, start, end), start, end, step)
-        out[r.id] = _rows(r, by_resource.get(r.id, _NO_OCCUPANCY), now, frames[hours], step)
+        if hours not in layouts:  # resources usually share the unit's hours: compute them once
+            layouts[hours] = _Layout(_frames(opening_windows(hours, unit.tz, start, end), start, end, step), step)
+        out[r.id] = _rows(r, by_resource.get(r.id, _NO_OCCUPANCY), now, layouts[hours])
     return out
 
 

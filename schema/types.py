@@ -215,11 +215,17 @@ class Grid:
                       "per slot (F free, H held, V verifying, B booked, X blocked). One value instead of thousands "
                       "of fields: a 50-resource month is cheap this way.")
     def compact(self) -> JSON:
-        return {
-            "slotMinutes": self.slot_minutes,
-            "rows": [{"resourceId": str(row.resource.id), "name": row.resource.name,
-                      "windows": [[w.first.isoformat(), w.codes.decode()] for w in row.rows]} for row in self.rows],
-        }
+        iso: dict[datetime, str] = {}  # resources sharing hours share their windows' starts: format each once
+        rows = []
+        for row in self.rows:
+            windows = []
+            for w in row.rows:
+                first = iso.get(w.first)
+                if first is None:
+                    first = iso[w.first] = w.first.isoformat()
+                windows.append([first, w.codes.decode()])
+            rows.append({"resourceId": str(row.resource.id), "name": row.resource.name, "windows": windows})
+        return {"slotMinutes": self.slot_minutes, "rows": rows}
 
 
 @strawberry.type(description="A slot a customer may hold now.")
