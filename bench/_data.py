@@ -171,3 +171,26 @@ async def grid_unit(pool: asyncpg.Pool, resources: int, days: int, now: datetime
     async with pool.acquire() as conn:
         await conn.execute("ANALYZE")
     return GridUnit(unit_id, ids, start, end, total, taken, len(bookings), held)
+
+
+async def filler(pool: asyncpg.Pool, plan: SlotPlan, n: int, seed: int = 11) -> None:
+    """`n` confirmed one-slot bookings on the plan's unit, written with COPY: other units' rows in
+    `allocations`, so that a phase run alone sees a table of the size the full run leaves it."""
+    rnd = random.Random(seed)
+    now = datetime.now(UTC)
+    bookings: list[tuple[object, ...]] = []
+    allocations: list[tuple[object, ...]] = []
+    for k in rnd.sample(range(plan.capacity), n):
+        rid, s, e = plan.pair(k)
+        bid, during = uuid4(), asyncpg.Range(s, e)
+        bookings.append((bid, plan.unit_id, "confirmed", "api", "bench", during, now, now))
+        allocations.append((plan.unit_id, bid, rid, during, 1, False, True, "confirmed"))
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.copy_records_to_table(
+            "bookings", records=bookings,
+            columns=["id", "unit_id", "status", "channel", "created_by", "during", "created_at", "updated_at"])
+        await conn.copy_records_to_table(
+            "allocations", records=allocations,
+            columns=["unit_id", "booking_id", "resource_id", "during", "quantity", "pooled", "occupies", "status"])
+    async with pool.acquire() as conn:
+        await conn.execute("ANALYZE")

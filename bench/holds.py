@@ -1,6 +1,6 @@
 """Hold throughput (API vs direct SQL), hot-slot contention, grid latency and API memory, in one run.
 
-    .venv/bin/python -m bench.holds [--quick] [--record | --no-record]
+    .venv/bin/python -m bench.holds [--quick] [--only grid] [--record | --no-record]
 
 See bench/README.md for what each figure means.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import gc
 import itertools
 import json
 import signal
@@ -39,7 +40,7 @@ from domain.ports import UnitOfWork
 from domain.services import Deps
 from domain.units import UnitParameters
 from slothold.clock import SystemClock
-from store.bookings import _LAPSED, _OCCUPANCY, PgBookings
+from store.bookings import _GRID_OCCUPANCY, _LAPSED, PgBookings
 from store.customers import PgCustomers
 from store.db import create_pool
 from store.uow import PgUnitOfWork
@@ -340,6 +341,8 @@ class GridTimes:
     states: Counter[str] = field(default_factory=Counter)
     plan: str = ""
     problem: str = ""
+    idle_before: float = 0.0  # cores busy with other work in the second before the phase
+    cpu: CpuMeter = field(default_factory=CpuMeter)  # over the compact API runs
 
 
 async def grid_latency(cfg: Config, server: ApiServer, url: str, g: _data.GridUnit) -> GridTimes:
@@ -348,33 +351,52 @@ async def grid_latency(cfg: Config, server: ApiServer, url: str, g: _data.GridUn
     variables = {"unit": str(g.unit_id), "from": g.start.isoformat(), "to": g.end.isoformat()}
     conn = Connection("127.0.0.1", server.port)
     letters = {"F": "FREE", "H": "HELD", "V": "VERIFYING", "B": "BOOKED", "X": "BLOCKED"}
+    with CpuMeter() as idle:  # e.g. autovacuum after the throughput phases
+        await asyncio.sleep(1)
+    out.idle_before = idle.machine
+
+    async def runs(query: str, times: list[float]) -> dict[str, Any] | None:
+        """Two warm-ups, then `grid_runs` timed requests; the last answer's availabilityGrid (None: a failure)."""
+        data: dict[str, Any] = {}
+        for i in range(cfg.grid_runs + 2):
+            t = time.perf_counter()
+            status, raw = await conn.post_json("/graphql", {"query": query, "variables": variables})
+            dt = time.perf_counter() - t
+            doc = json.loads(raw)
+            data = (doc.get("data") or {}).get("availabilityGrid") or {}
+            if status != 200 or doc.get("errors") or data.get("__typename") != "Grid":
+                out.problem = f"HTTP {status}: {raw[:300]!r}"
+                return None
+            if i >= 2:
+                times.append(dt)
+        data["bytes"] = len(raw)
+        return data
+
     try:
-        for query, times in ((GRID, out.api), (GRID_SEGMENTS, out.api_segments)):
-            for i in range(cfg.grid_runs + 2):  # two warm-ups
-                t = time.perf_counter()
-                status, raw = await conn.post_json("/graphql", {"query": query, "variables": variables})
-                dt = time.perf_counter() - t
-                doc = json.loads(raw)
-                data = (doc.get("data") or {}).get("availabilityGrid") or {}
-                if status != 200 or doc.get("errors") or data.get("__typename") != "Grid":
-                    out.problem = f"HTTP {status}: {raw[:300]!r}"
-                    return out
-                if i >= 2:
-                    times.append(dt)
-            if query is GRID:
-                out.response_bytes = len(raw)
-                for row in data["compact"]["rows"]:
-                    for _start, states in row["windows"]:
-                        for letter in states:
-                            out.states[letters[letter]] += 1
-            else:
-                out.segment_bytes = len(raw)
-                out.segments = sum(len(row["segments"]) for row in data["rows"])
+        with CpuMeter(server) as out.cpu:
+            compact = await runs(GRID, out.api)
+        if compact is None:
+            return out
+        out.response_bytes = compact["bytes"]
+        for row in compact["compact"]["rows"]:
+            for _start, states in row["windows"]:
+                for letter in states:
+                    out.states[letters[letter]] += 1
+        typed = await runs(GRID_SEGMENTS, out.api_segments)
+        if typed is None:
+            return out
+        out.segment_bytes = typed["bytes"]
+        out.segments = sum(len(row["segments"]) for row in typed["rows"])
     finally:
         await conn.close()
 
     pool = await create_pool(url, 2, 4)
+    thresholds = gc.get_threshold()
     try:
+        # The garbage collector as the API process sets it up (slothold/app.py): what the use case pays there.
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(20_000, 20, 50)
         deps = Deps(uow=lambda: cast(UnitOfWork, PgUnitOfWork(pool)), clock=SystemClock())
         for i in range(cfg.grid_runs + 1):
             t = time.perf_counter()
@@ -386,19 +408,35 @@ async def grid_latency(cfg: Config, server: ApiServer, url: str, g: _data.GridUn
             repo = PgBookings(functools.partial(_same, c))
             for i in range(cfg.grid_runs + 1):
                 t0 = time.perf_counter()
-                occ = await repo.occupancy(g.unit_id, None, g.start, g.end)
+                occ = await repo.grid_occupancy(g.unit_id, None, g.start, g.end)
                 t1 = time.perf_counter()
                 grid_rows(unit, resources, occ, g.start, g.end, datetime.now(UTC))
                 if i:
                     out.sql.append(t1 - t0)
                     out.domain.append(time.perf_counter() - t1)
-            out.occupancies = len(occ)
-            explained = await c.fetchval("EXPLAIN (FORMAT JSON) " + _OCCUPANCY, g.unit_id, g.start, g.end,
-                                         None)
-            out.plan = _scans(explained)
+            out.occupancies = sum(len(o) for o in occ.values())
+            out.plan = await _prepared_plan(c, _GRID_OCCUPANCY, g.unit_id, g.start, g.end, None)
     finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
         await pool.close()
     return out
+
+
+async def _prepared_plan(conn: asyncpg.Connection, sql: str, *args: Any) -> str:
+    """The plan and time of `sql` as the API runs it: a prepared statement, which PostgreSQL plans for its
+    parameters the first five times and may then switch to a generic plan (EXPLAIN ANALYZE of the 6th run)."""
+    literals = ", ".join("NULL" if a is None else f"'{a.isoformat() if isinstance(a, datetime) else a}'"
+                         for a in args)
+    await conn.execute(f"PREPARE bench_plan AS {sql}")
+    try:
+        for _ in range(5):
+            await conn.execute(f"EXECUTE bench_plan({literals})")
+        doc = await conn.fetchval(f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE bench_plan({literals})")
+    finally:
+        await conn.execute("DEALLOCATE bench_plan")
+    doc = json.loads(doc) if isinstance(doc, str) else doc
+    return f"{_scans(doc)}, {doc[0]['Execution Time']:.1f} ms in PostgreSQL"
 
 
 def _scans(plan: Any) -> str:
@@ -409,6 +447,8 @@ def _scans(plan: Any) -> str:
         if "Relation Name" in node:
             index = f" using {node['Index Name']}" if "Index Name" in node else ""
             found.append(f"{node['Node Type']} on {node['Relation Name']}{index}")
+        elif "Index Name" in node:  # a Bitmap Index Scan under its Bitmap Heap Scan
+            found.append(f"{node['Node Type']} using {node['Index Name']}")
         for child in node.get("Plans", []):
             walk(child)
 
@@ -542,22 +582,7 @@ def report(cfg: Config, r: Results, g: _data.GridUnit, started: datetime) -> Rep
     times, kinds = r.big_loser
     rep.add(f"A losing hold on the {cfg.resources:,}-resource unit", f"{latency(times)} ({dict(kinds)})")
 
-    gt = r.grid
-    if gt.problem:
-        rep.note(f"grid FAILURE: {gt.problem}")
-    else:
-        rep.add("Grid: availabilityGrid via API (compact)", latency(gt.api),
-                f"< 100 ms {verdict(pct(gt.api, 99) < 0.1)}")
-        rep.add("Grid: availabilityGrid via API (typed segments)", latency(gt.api_segments),
-                f"{gt.segments:,} segments, {gt.segment_bytes / 1024:,.0f} KiB")
-        rep.add("Grid: use case in-process", latency(gt.use_case),
-                f"< 100 ms {verdict(pct(gt.use_case, 99) < 0.1)}")
-        rep.add("Grid: occupancy SQL (+ rows → objects)", latency(gt.sql))
-        rep.add("Grid: grid_rows() domain computation", latency(gt.domain))
-        rep.note(f"grid: {gt.segments:,} segments, {gt.response_bytes / 1024:,.0f} KiB of JSON, "
-                 f"{gt.occupancies:,} occupancies read; slot states {dict(gt.states)} (data: "
-                 f"{g.slots_booked / g.slots_total:.0%} of slots booked, {g.held} held bookings)")
-        rep.note(f"grid: occupancy query plan: {gt.plan}")
+    report_grid(rep, r.grid, g)
     for name, procs in r.rss.items():
         rep.add(f"API RSS, {name} (at its end)", ", ".join(f"{role} {v:.0f} MiB" for role, v in procs)
                 + f"; total {sum(v for _, v in procs):.0f} MiB")
@@ -569,11 +594,66 @@ def report(cfg: Config, r: Results, g: _data.GridUnit, started: datetime) -> Rep
     return rep
 
 
+def report_grid(rep: Report, gt: GridTimes, g: _data.GridUnit) -> None:
+    if gt.problem:
+        rep.note(f"grid FAILURE: {gt.problem}")
+    else:
+        rep.add("Grid: availabilityGrid via API (compact)", latency(gt.api),
+                f"< 100 ms {verdict(pct(gt.api, 99) < 0.1)}")
+        rep.add("Grid: availabilityGrid via API (typed segments)", latency(gt.api_segments),
+                f"{gt.segments:,} segments, {gt.segment_bytes / 1024:,.0f} KiB")
+        rep.add("Grid: use case in-process", latency(gt.use_case),
+                f"< 100 ms {verdict(pct(gt.use_case, 99) < 0.1)}")
+        rep.add("Grid: occupancy SQL (+ rows → columns)", latency(gt.sql))
+        rep.add("Grid: grid_rows() domain computation", latency(gt.domain))
+        rep.note(f"grid: {gt.segments:,} segments, {gt.response_bytes / 1024:,.0f} KiB of JSON, "
+                 f"{gt.occupancies:,} occupancies read; slot states {dict(gt.states)} (data: "
+                 f"{g.slots_booked / g.slots_total:.0%} of slots booked, {g.held} held bookings)")
+        rep.note(f"grid: occupancy query as the API runs it: {gt.plan}")
+        rep.note(f"grid: the machine was busy {gt.idle_before:.2f} cores with other work just before; during the "
+                 f"compact API runs {gt.cpu.describe(0)}")
+
+
+# Rows the throughput phases leave in allocations by the time the grid runs (notes of the full runs: 15-32 k,
+# 5 k of them the grid unit's): a grid run alone adds them on another unit.
+GRID_ONLY_FILLER = 25_000
+
+
+async def measure_grid(cfg: Config) -> tuple[GridTimes, _data.GridUnit, list[str], dict[str, list[str]]]:
+    """Phase 4 alone, on a fresh database holding the grid unit and filler rows, with a 2-worker API."""
+    print(f"setup: database {cfg.db}, grid unit and {GRID_ONLY_FILLER:,} filler allocations…", flush=True)
+    url = await _data.reset_database(cfg.pg, cfg.db)
+    await asyncio.to_thread(_data.migrate, url)
+    now = datetime.now(UTC)
+    pool = await create_pool(url, 1, 4)
+    try:
+        plan = await _data.hold_unit(pool, 1_000, now)
+        g = await _data.grid_unit(pool, cfg.grid_resources, cfg.grid_days, now)
+        await _data.filler(pool, plan, GRID_ONLY_FILLER)
+    finally:
+        await pool.close()
+    logs = BENCH / ".logs"
+    logs.mkdir(exist_ok=True)
+    with CpuMeter() as idle:
+        await asyncio.sleep(1)
+    probes = [f"before the run the machine was busy {idle.machine:.2f} cores with other work"]
+    print("4. grid", flush=True)
+    server = ApiServer(cfg.port, 2, url, cfg.redis, logs / "uvicorn-grid.log")
+    try:
+        server.start()
+        gt = await grid_latency(cfg, server, url, g)
+        errors = {"2 workers": server.log_errors()}
+    finally:
+        server.stop()
+    return gt, g, probes, errors
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="a few seconds per phase, smaller data (smoke test)")
+    ap.add_argument("--only", choices=["grid"], help="run one phase alone (grid: phase 4, about 30 s)")
     ap.add_argument("--record", action=argparse.BooleanOptionalAction, default=None,
-                    help="append to bench/RESULTS.md (default: yes for a full run, no with --quick)")
+                    help="append to bench/RESULTS.md (default: yes for a full run, no with --quick or --only)")
     args = ap.parse_args()
     cfg = Config.make(args.quick)
     started = datetime.now(UTC)
@@ -582,12 +662,28 @@ def main() -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        results, g = uvloop.run(measure(cfg))
-    finally:
-        stop_all()
-    rep = report(cfg, results, g, started)
-    if args.record if args.record is not None else not cfg.quick:
+    if args.only == "grid":
+        try:
+            gt, g, probes, errors = uvloop.run(measure_grid(cfg))
+        finally:
+            stop_all()
+        rep = Report(f"`bench.holds --only grid{' --quick' if cfg.quick else ''}`",
+                     f"Grid alone: {cfg.grid_resources} resources × {cfg.grid_days} days × 30 min, "
+                     f"{GRID_ONLY_FILLER:,} filler allocations on another unit.", started)
+        print("\nresults", flush=True)
+        report_grid(rep, gt, g)
+        for p in probes:
+            rep.note(p)
+        for name, errs in errors.items():
+            if errs:
+                rep.note(f"server log ({name}): {len(errs)} error lines, e.g. {errs[0][:300]}")
+    else:
+        try:
+            results, g = uvloop.run(measure(cfg))
+        finally:
+            stop_all()
+        rep = report(cfg, results, g, started)
+    if args.record if args.record is not None else not (cfg.quick or args.only):
         path = BENCH / "RESULTS.md"
         old = path.read_text() if path.exists() else "# Benchmark results\n\nNewest last; see README.md.\n\n"
         path.write_text(old + rep.markdown(BENCH.parent))
