@@ -101,13 +101,13 @@ async def customer_identity(deps: Deps, booking: Booking) -> CustomerIdentity | 
         return await uow.customers.identity_of(booking.customer_id)
 
 
-async def queue_items(deps: Deps, unit_id: UUID, statuses: list[str]) -> list[QueueItem]:
-    """The unit's staff queue."""
+async def queue_items(deps: Deps, unit_id: UUID, statuses: list[str], limit: int = 200) -> list[QueueItem]:
+    """The unit's staff queue: its `limit` most urgent items."""
     bad = [s for s in statuses if s not in {q.value for q in QueueStatus}]
     if bad:
         raise InvalidInput("statuses", f"unknown queue status {bad[0]!r}", code="invalid_status")
     async with deps.uow() as uow:
-        return await uow.queue.list(unit_id, statuses)
+        return await uow.queue.list(unit_id, statuses, limit)
 
 
 async def acknowledge_queue_item(deps: Deps, item_id: UUID, actor: str) -> QueueItem:
@@ -126,7 +126,7 @@ async def resolve_queue_item(deps: Deps, item_id: UUID, actor: str, note: str | 
     return item
 
 
-async def charges_of(deps: Deps, booking_id: UUID) -> list[Charge]:
-    """A booking's Pix charges."""
+async def charges_of(deps: Deps, booking_id: UUID, limit: int | None = None) -> list[Charge]:
+    """A booking's Pix charges, newest first (the `limit` newest; None: all)."""
     async with deps.uow() as uow:
-        return await uow.payments.charges_of(booking_id)
+        return await uow.payments.charges_of(booking_id, limit)

@@ -342,7 +342,8 @@ async def capacity_entry(deps: Deps, entry_id: UUID) -> dict[str, Any]:
         return await uow.waitlists.capacity_entry(entry_id)
 
 
-async def unit_lists(deps: Deps, unit_id: UUID) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Staff view: the unit's slot waitlists and walk-in queue."""
+async def unit_lists(deps: Deps, unit_id: UUID, limit: int | None = None
+                     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Staff view: the unit's slot waitlists and walk-in queue (the first `limit` of each; None: all)."""
     async with deps.uow() as uow:
-        return await uow.waitlists.unit_slot_lists(unit_id), await uow.waitlists.walk_ins(unit_id)
+        return await uow.waitlists.unit_slot_lists(unit_id, limit), await uow.waitlists.walk_ins(unit_id, limit)

@@ -29,6 +29,8 @@ class Context:
     """Pays a sandbox charge by txid (None unless the sandbox provider is configured)."""
     client_host: str | None = None
     """The peer address of the request or websocket."""
+    hold_limiter: Any = None
+    """slothold.limits.HoldRateLimiter: holds per caller and per customer (None: unlimited)."""
     principal: Principal = ANONYMOUS
     """Who is calling (slothold/auth.py)."""
     auth_failure: Unauthenticated | None = None

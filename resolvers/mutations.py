@@ -27,6 +27,7 @@ from schema.errors import (
     error_from_domain,
 )
 from schema.types import Booking, BookingPayload
+from slothold.limits import limit_holds
 
 HoldResult = Annotated[
     BookingPayload | SlotTaken | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress | Busy,
@@ -104,6 +105,7 @@ async def _authorized_hold(info: Info, i: HoldInput | CounterBookingInput, key: 
                            ) -> BookingResult:
     cmd = _hold_command(info, i, key, counter)
     await authorize_unit(info.context, cmd.unit_id, Action.COUNTER if counter else Action.BOOK)
+    await limit_holds(info, None if counter else cmd.customer)
     return await services.hold(info.context.deps, cmd)
 
 

@@ -29,6 +29,7 @@ from schema.errors import (
 from schema.errors import InvalidInput as InvalidInputType
 from schema.payments import Charge, PaymentOutcome, QueueItem
 from schema.types import Booking, BookingPayload
+from slothold.limits import limit_holds, page_description, page_size
 
 CheckoutResult = Annotated[
     BookingPayload | InvalidTransition | InvalidInputType | NotFound | IdempotencyKeyReused | IdempotencyInProgress
@@ -94,6 +95,7 @@ class PaymentMutation:
                 raise InvalidInput("customer", "the hold has no customer; give one", code="customer_required")
             identity = customer_for(info.context, input.customer.to_domain() if input.customer
                                     else await queries.customer_identity(deps, old))
+            await limit_holds(info, identity)
             hold = HoldCommand(
                 unit_id=old.unit_id, starts_at=input.starts_at, ends_at=input.ends_at,
                 resource_ids=tuple(parse_id(r, "resourceIds") for r in input.resource_ids)
@@ -231,15 +233,20 @@ class CatalogMutation:
 @strawberry.type
 class PaymentQuery:
     @strawberry.field(description="The unit's staff queue, most urgent first (default: open and acknowledged).")
-    async def queue(self, info: Info, unit_id: strawberry.ID, statuses: list[str] | None = None) -> list[QueueItem]:
+    async def queue(self, info: Info, unit_id: strawberry.ID, statuses: list[str] | None = None,
+                    first: Annotated[int, strawberry.argument(description=page_description(200))] = 200
+                    ) -> list[QueueItem]:
         uid = parse_id(unit_id, "unitId")
         await authorize_unit(info.context, uid, Action.READ)
-        items = await queries.queue_items(info.context.deps, uid, statuses or ["open", "acknowledged"])
+        items = await queries.queue_items(info.context.deps, uid, statuses or ["open", "acknowledged"],
+                                          page_size(first))
         return [QueueItem.from_domain(i) for i in items]
 
     @strawberry.field(description="The charges of a booking, newest first.")
-    async def charges(self, info: Info, booking_id: strawberry.ID) -> list[Charge]:
+    async def charges(self, info: Info, booking_id: strawberry.ID,
+                      first: Annotated[int, strawberry.argument(description=page_description(50))] = 50
+                      ) -> list[Charge]:
         bid = parse_id(booking_id, "bookingId")
         await authorize_booking(info.context, bid, Action.READ)
-        found = await queries.charges_of(info.context.deps, bid)
+        found = await queries.charges_of(info.context.deps, bid, page_size(first))
         return [Charge.from_domain(c, info.context.qr) for c in found]

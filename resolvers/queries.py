@@ -14,6 +14,7 @@ from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_booking, authorize_unit
 from schema.errors import InvalidInput, NotFound, error_from_domain
 from schema.types import BookableSlot, BookableSlots, Booking, Grid, GridRow, Resource, Unit
+from slothold.limits import page_description, page_size
 
 UnitResult = Annotated[Unit | NotFound | InvalidInput, strawberry.union("UnitResult")]
 BookingResult = Annotated[Booking | NotFound | InvalidInput, strawberry.union("BookingResult")]
@@ -63,8 +64,10 @@ class Query:
     async def bookable_slots(
         self, info: Info, unit_id: strawberry.ID, from_: Annotated[datetime, strawberry.argument(name="from")],
         to: datetime, resource_id: strawberry.ID | None = None, slots: int = 1, quantity: int = 1,
+        first: Annotated[int, strawberry.argument(description=page_description(500) + " The earliest first.")] = 500,
     ) -> BookableSlotsResult:
         try:
+            limit = page_size(first)
             uid = parse_id(unit_id, "unitId")
             rid = parse_id(resource_id, "resourceId") if resource_id is not None else None
             await authorize_unit(info.context, uid, Action.PUBLIC)
@@ -74,5 +77,5 @@ class Query:
         return BookableSlots(
             unit_id=strawberry.ID(str(uid)),
             slots=[BookableSlot(resource_id=strawberry.ID(str(o.resource_id)), starts_at=o.starts_at,
-                                ends_at=o.ends_at) for o in found],
+                                ends_at=o.ends_at) for o in found[:limit]],
         )

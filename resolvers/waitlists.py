@@ -20,6 +20,7 @@ from resolvers.subscriptions import _refuse
 from schema.errors import InvalidInput, InvalidTransition, NotFound, error_from_domain
 from schema.types import Booking
 from schema.waitlists import CapacityWaitlistEntry, SlotWaitlistEntry, UnitWaitlists, WaitlistChange, WalkIn
+from slothold.limits import page_description, page_size
 
 SlotEntryResult = Annotated[SlotWaitlistEntry | InvalidInput | NotFound, strawberry.union("SlotWaitlistResult")]
 CapacityEntryResult = Annotated[CapacityWaitlistEntry | InvalidInput | NotFound,
@@ -156,10 +157,13 @@ class WaitlistQuery:
         return await _run(call)  # type: ignore[no-any-return]
 
     @strawberry.field(description="Staff: the unit's slot waitlists and walk-in queue.")
-    async def waitlists(self, info: Info, unit_id: strawberry.ID) -> UnitWaitlists:
+    async def waitlists(
+        self, info: Info, unit_id: strawberry.ID,
+        first: Annotated[int, strawberry.argument(description=page_description(200) + " Of each list.")] = 200,
+    ) -> UnitWaitlists:
         uid = parse_id(unit_id, "unitId")
         await authorize_unit(info.context, uid, Action.READ)
-        slots, walk_ins = await waitlist.unit_lists(info.context.deps, uid)
+        slots, walk_ins = await waitlist.unit_lists(info.context.deps, uid, page_size(first))
         return UnitWaitlists(slots=[SlotWaitlistEntry.from_row(r) for r in slots],
                              walk_ins=[WalkIn.from_row(r) for r in walk_ins])
 

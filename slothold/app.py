@@ -38,8 +38,9 @@ from slothold.clock import SystemClock
 from slothold.fanout import SharedSubscriptions, SharedTransportWSHandler
 from slothold.graphql_view import SlotholdGraphQL, static_routes
 from slothold.hub import Hub
+from slothold.limits import HoldRateLimiter, QueryLimits
 from slothold.logs import configure, request_id_var
-from slothold.schema import schema
+from slothold.schema import build_schema
 from slothold.settings import PROJECT_ROOT, Settings
 from slothold.webhooks import sandbox_pay, webhook_endpoint
 from store.access import PgAccess
@@ -55,7 +56,7 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
 
     graphql_transport_ws_handler_class = SharedTransportWSHandler
 
-    def __init__(self, state: dict[str, Any], **kwargs: Any) -> None:
+    def __init__(self, state: dict[str, Any], schema: Any, **kwargs: Any) -> None:
         super().__init__(schema, **kwargs)
         self._state = state
         self._encoded: dict[int, tuple[object, str]] = {}
@@ -85,7 +86,8 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
         context = Context(deps=self._state["deps"], request_id=request_id_var.get() or "-", headers=headers,
                           hub=self._state["hub"], qr=qr_png_data_uri, sandbox_pay=self._state["sandbox_pay"],
                           client_host=request.client.host if request.client else None,
-                          access=self._state["access"], authenticator=self._state["authenticator"])
+                          access=self._state["access"], authenticator=self._state["authenticator"],
+                          hold_limiter=self._state["hold_limiter"])
         await _authenticate(context, bearer(headers.get("authorization")))
         return context
 
@@ -162,6 +164,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             provider.clock = the_clock  # the pretend bank lives on the app's clock
         deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=the_clock, provider=provider,
                     on_release=promote_after_release)
+        # Its own connection with short timeouts: a sick Redis may slow a hold by half a second, once (the limiter
+        # then steps aside for a few seconds), never stall it.
+        state["hold_limiter"] = HoldRateLimiter(
+            aioredis.Redis.from_url(settings.redis_url, socket_connect_timeout=0.5, socket_timeout=0.5),
+            settings.hold_rate_per_token, settings.hold_rate_per_customer, settings.hold_rate_window_seconds)
         access = PgAccess(pool)
         state.update(pool=pool, redis=redis, hub=hub, provider=provider, deps=deps, access=access,
                      authenticator=Authenticator(access),
@@ -180,6 +187,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             if close is not None:
                 await close()
             await redis.aclose()
+            await state["hold_limiter"].redis.aclose()
             await pool.close()
 
     async def healthz(request: Request) -> Response:
@@ -204,7 +212,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     async def web_demo(request: Request) -> Response:
         return FileResponse(Path(WEB_DEMO) / "index.html")
 
-    view = GraphQLEndpoint(state, max_body_bytes=settings.max_body_bytes)
+    view = GraphQLEndpoint(state, build_schema(QueryLimits.from_settings(settings)),
+                           max_body_bytes=settings.max_body_bytes)
     app = Starlette(
         routes=[
             Route("/graphql", view),

@@ -243,6 +243,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         workers=args.workers,
         log_level=settings.log_level.lower(),
         timeout_graceful_shutdown=5,
+        ws_max_size=settings.max_body_bytes,  # websocket messages obey the same limit as request bodies
     )
     return 0
 

@@ -16,8 +16,11 @@ What this class changes on top of :class:`strawberry.asgi.GraphQL`:
 * ``Accept`` negotiation between ``application/graphql-response+json`` and ``application/json``
   (406 when neither is acceptable), with the spec's status codes for each (see ``create_response``);
 * refusals are JSON GraphQL responses ``{"errors": [{"message": ...}]}``, never plain text:
-  405 (other methods, or a mutation via GET, with ``Allow``), 413 (body over ``max_body_bytes``),
-  415 (a POST body that is not ``application/json``), 400 (malformed request);
+  405 (other methods, or a mutation via GET, with ``Allow``), 413 (body over ``max_body_bytes``, with
+  ``extensions.code = "body_too_large"``), 415 (a POST body that is not ``application/json``), 400 (malformed
+  request);
+* a websocket message over ``max_body_bytes`` closes the socket with 1009 ("message too big"), whatever the
+  server's own frame limit (uvicorn's ``ws_max_size``, which ``slothold serve`` sets to the same value);
 * GraphiQL is served from this package's static files instead of unpkg.
 """
 
@@ -79,6 +82,10 @@ class GraphQLHTTPError(HTTPException):
 
 class _BodyTooLargeError(Exception):
     """Raised by the guarded ``receive`` once the body grows past the limit."""
+
+
+class _MessageTooLargeError(Exception):
+    """Raised by the guarded websocket ``receive`` for a message past the limit."""
 
 
 def static_routes() -> list[BaseRoute]:
@@ -233,6 +240,13 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI entry point for both ``http`` and ``websocket`` scopes."""
+        if scope["type"] == "websocket":
+            try:
+                await super().__call__(scope, self._guard_messages(receive), send)
+            except _MessageTooLargeError:
+                await send({"type": "websocket.close", "code": 1009,
+                            "reason": f"Message is larger than {self.max_body_bytes} bytes."})
+            return
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
@@ -245,7 +259,7 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
                 request, exc.status_code, exc.reason, getattr(exc, "headers", None)
             )
         except _BodyTooLargeError:
-            response = self._error_response(request, 413, self._too_large_message())
+            response = self._error_response(request, 413, self._too_large_message(), code="body_too_large")
         await response(scope, receive, send)
 
     def negotiate(self, request: Request | WebSocket) -> str | None:
@@ -414,15 +428,34 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
 
         return guarded
 
+    def _guard_messages(self, receive: Receive) -> Receive:
+        async def guarded() -> Message:
+            message = await receive()
+            if message["type"] == "websocket.receive":
+                text, data = message.get("text"), message.get("bytes")
+                # A str of n characters is at least n bytes of UTF-8: only long ones need encoding to measure.
+                size = len(data) if data is not None else len(text or "")
+                if text is not None and size * 4 > self.max_body_bytes:
+                    size = len(text.encode())
+                if size > self.max_body_bytes:
+                    raise _MessageTooLargeError
+            return message
+
+        return guarded
+
     def _too_large_message(self) -> str:
         return f"Request body is larger than {self.max_body_bytes} bytes."
 
     def _error_response(
-        self, request: Request, status_code: int, message: str, headers: Mapping[str, str] | None = None
+        self, request: Request, status_code: int, message: str, headers: Mapping[str, str] | None = None,
+        code: str | None = None,
     ) -> Response:
         media_type = (self.negotiate(request) if status_code != 406 else None) or APPLICATION_JSON
+        error: dict[str, Any] = {"message": message}
+        if code is not None:
+            error["extensions"] = {"code": code}
         return Response(
-            self.encode_json({"errors": [{"message": message}]}),
+            self.encode_json({"errors": [error]}),
             status_code=status_code,
             headers=dict(headers or {}),
             media_type=f"{media_type}; charset=utf-8",

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import MaskErrors, ParserCache, ValidationCache
+from strawberry.extensions import AddValidationRules, MaskErrors, ParserCache, ValidationCache
 from strawberry.tools import merge_types
+from strawberry.types import ExecutionContext
 
 from domain.errors import DomainError, InvalidInput, NotFound
 from resolvers.auth import AuthMutation, AuthQuery
@@ -15,6 +18,9 @@ from resolvers.queries import Query
 from resolvers.subscriptions import Subscription
 from resolvers.waitlists import WaitlistMutation, WaitlistQuery, WaitlistSubscription
 from slothold.executor import SharedEventExecutor
+from slothold.limits import CODES, DocumentSizeLimiter, QueryLimits, query_limit_rules
+
+log = logging.getLogger("slothold.limits")
 
 
 class Masking(MaskErrors):
@@ -46,9 +52,25 @@ def _is_internal(error: GraphQLError) -> bool:
     return error.original_error is not None and not isinstance(error.original_error, GraphQLError)
 
 
-def build_schema() -> strawberry.Schema:
-    """The Slothold GraphQL schema with error masking and parser/validation caches."""
-    return strawberry.Schema(
+class SlotholdSchema(strawberry.Schema):
+    """strawberry.Schema that logs the API's limit refusals as one warning line each, without a traceback."""
+
+    def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
+        others = []
+        for error in errors:
+            code = (error.extensions or {}).get("code")
+            if code in CODES:
+                log.warning("refused: %s", error.message, extra={"code": code})
+            else:
+                others.append(error)
+        super().process_errors(others, execution_context)
+
+
+def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
+    """The Slothold GraphQL schema with error masking, parser/validation caches and the query limits."""
+    limits = limits or QueryLimits()
+    rules = query_limit_rules(limits)  # once per schema: the validation cache is keyed by these classes
+    return SlotholdSchema(
         query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery)),
         mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription)),
@@ -56,6 +78,8 @@ def build_schema() -> strawberry.Schema:
         extensions=[
             lambda: Masking(should_mask_error=_is_internal,
                                error_message="Internal error; it has been logged. Quote the request id."),
+            lambda: DocumentSizeLimiter(limits.max_tokens),
+            lambda: AddValidationRules(rules),
             lambda: ParserCache(maxsize=256),
             lambda: ValidationCache(maxsize=256),
         ],

@@ -11,7 +11,11 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything a process needs to know about its surroundings."""
+    """Everything a process needs to know about its surroundings.
+
+    Hold rate limits are off (0) in settings built in code (tests, tools) unless given; `from_env()`, which the
+    server uses, turns them on: 60 per token and 10 per customer a minute.
+    """
 
     database_url: str | None = None
     redis_url: str | None = None
@@ -25,6 +29,13 @@ class Settings:
     sweep_seconds: int = 30
     poll_seconds: int = 20
     outbox_retention_hours: int = 24
+    max_query_depth: int = 10
+    max_query_cost: int = 10_000
+    max_query_aliases: int = 30
+    max_query_tokens: int = 2_000
+    hold_rate_per_token: int = 0
+    hold_rate_per_customer: int = 0
+    hold_rate_window_seconds: int = 60
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -43,4 +54,11 @@ class Settings:
             sweep_seconds=int(env.get("SLOTHOLD_SWEEP_SECONDS", "30")),
             poll_seconds=int(env.get("SLOTHOLD_POLL_SECONDS", "20")),
             outbox_retention_hours=int(env.get("SLOTHOLD_OUTBOX_RETENTION_HOURS", "24")),
+            max_query_depth=int(env.get("SLOTHOLD_MAX_QUERY_DEPTH", "10")),
+            max_query_cost=int(env.get("SLOTHOLD_MAX_QUERY_COST", "10000")),
+            max_query_aliases=int(env.get("SLOTHOLD_MAX_QUERY_ALIASES", "30")),
+            max_query_tokens=int(env.get("SLOTHOLD_MAX_QUERY_TOKENS", "2000")),
+            hold_rate_per_token=int(env.get("SLOTHOLD_HOLD_RATE_PER_TOKEN", "60")),
+            hold_rate_per_customer=int(env.get("SLOTHOLD_HOLD_RATE_PER_CUSTOMER", "10")),
+            hold_rate_window_seconds=int(env.get("SLOTHOLD_HOLD_RATE_WINDOW_SECONDS", "60")),
         )

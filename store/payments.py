@@ -78,11 +78,11 @@ class PgPayments:
         r = await conn.fetchrow(f"SELECT {_CHARGE_COLUMNS} FROM charges WHERE txid = $1", txid)
         return _charge(r) if r else None
 
-    async def charges_of(self, booking_id: UUID) -> list[Charge]:
-        """A booking's charges, newest first."""
+    async def charges_of(self, booking_id: UUID, limit: int | None = None) -> list[Charge]:
+        """A booking's charges, newest first (the `limit` newest; None: all)."""
         conn = await self._conn()
         rows = await conn.fetch(f"SELECT {_CHARGE_COLUMNS} FROM charges WHERE booking_id = $1 "
-                                "ORDER BY created_at DESC", booking_id)
+                                "ORDER BY created_at DESC LIMIT $2", booking_id, limit)
         return [_charge(r) for r in rows]
 
     async def record_payment(self, provider: str, pix: ReceivedPix, unit_id: UUID | None, charge_id: UUID | None,

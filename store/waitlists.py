@@ -86,14 +86,14 @@ class PgWaitlists:
             raise NotFound("waitlist entry", entry_id, field="entryId")
         return _entry(r)
 
-    async def unit_slot_lists(self, unit_id: UUID) -> list[dict[str, Any]]:
-        """Every live entry of the unit's slot waitlists, in line order."""
+    async def unit_slot_lists(self, unit_id: UUID, limit: int | None = None) -> list[dict[str, Any]]:
+        """The live entries of the unit's slot waitlists, in line order (the first `limit`; None: all)."""
         conn = await self._conn()
         rows = await conn.fetch(
             "SELECT *, CASE WHEN status = 'waiting' THEN row_number() OVER (PARTITION BY resource_id, during, "
             "status = 'waiting' ORDER BY position) END AS place FROM slot_waitlist "
-            "WHERE unit_id = $1 AND status IN ('waiting', 'offered') ORDER BY lower(during), resource_id, position",
-            unit_id)
+            "WHERE unit_id = $1 AND status IN ('waiting', 'offered') ORDER BY lower(during), resource_id, position "
+            "LIMIT $2", unit_id, limit)
         return [_entry(r) for r in rows]
 
     async def notify(self, unit_id: UUID, payload: dict[str, Any]) -> None:
@@ -211,9 +211,9 @@ class PgWaitlists:
             entry_id, status, at, token)
         return dict(r)
 
-    async def walk_ins(self, unit_id: UUID) -> list[dict[str, Any]]:
-        """The unit's live walk-in queue in order."""
+    async def walk_ins(self, unit_id: UUID, limit: int | None = None) -> list[dict[str, Any]]:
+        """The unit's live walk-in queue in order (the first `limit`; None: all)."""
         conn = await self._conn()
         rows = await conn.fetch("SELECT * FROM walkin_queue WHERE unit_id = $1 AND status IN "
-                                "('waiting', 'offered', 'claimed') ORDER BY area, position", unit_id)
+                                "('waiting', 'offered', 'claimed') ORDER BY area, position LIMIT $2", unit_id, limit)
         return [dict(r) for r in rows]

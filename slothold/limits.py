@@ -1,0 +1,385 @@
+"""Limits against abuse of the API itself: query shape (depth, cost, aliases, tokens), page sizes and hold rates.
+
+Every refusal is a GraphQL error that names the problem in ``extensions.code``:
+
+* ``query_too_deep``, ``query_too_costly``, ``too_many_aliases`` (validation rules, checked once per distinct
+  document thanks to the validation cache) and ``query_too_large`` (more tokens than allowed: parsing stops);
+  all four are request errors, so nothing runs;
+* ``page_too_large`` / ``invalid_page_size`` (``page_size``): an ``InvalidInput`` on the ``first`` argument;
+* ``rate_limited`` with ``retryAfterSeconds`` (``limit_holds``): hold creation per caller (token, else client
+  address) and per customer (CPF and phone, each), counted in Redis. It is checked before the use case runs, so
+  a refused request writes nothing. When Redis is unreachable the limiter steps aside (logged once per outage):
+  holds never depend on Redis.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from graphql import (
+    ASTValidationRule,
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLSchema,
+    InlineFragmentNode,
+    IntValueNode,
+    OperationDefinitionNode,
+    SelectionSetNode,
+    ValidationContext,
+    ValidationRule,
+    get_named_type,
+)
+from graphql.type.definition import GraphQLField, GraphQLInterfaceType, GraphQLObjectType
+from strawberry.extensions import SchemaExtension
+
+from domain.customers import normalize_cpf, normalize_phone
+from domain.errors import DomainError, InvalidInput
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+    from resolvers.context import Info
+
+log = logging.getLogger("slothold.limits")
+
+MAX_PAGE_SIZE: Final = 500
+"""The most items one `first` argument may ask for."""
+DEFAULT_LIST_SIZE: Final = 10
+"""How many items the cost estimate assumes for a list without a page-size argument (e.g. a grid's rows)."""
+PAGE_ARGUMENT: Final = "first"
+CODES: Final = frozenset({"query_too_deep", "query_too_costly", "too_many_aliases", "query_too_large",
+                          "rate_limited"})
+
+
+# --- query shape -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QueryLimits:
+    """How big a GraphQL document may be (slothold/settings.py: SLOTHOLD_MAX_QUERY_*)."""
+
+    max_depth: int = 10
+    max_cost: int = 10_000
+    max_aliases: int = 30
+    max_tokens: int = 2_000
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> QueryLimits:
+        """The limits of a slothold.settings.Settings."""
+        return cls(max_depth=settings.max_query_depth, max_cost=settings.max_query_cost,
+                   max_aliases=settings.max_query_aliases, max_tokens=settings.max_query_tokens)
+
+
+def _refusal(message: str, code: str, nodes: Any = None, **extensions: object) -> GraphQLError:
+    return GraphQLError(message, nodes, extensions={"code": code, **extensions})
+
+
+def _fragments(context: ValidationContext) -> dict[str, FragmentDefinitionNode]:
+    return {d.name.value: d for d in context.document.definitions if isinstance(d, FragmentDefinitionNode)}
+
+
+def _is_introspection(node: FieldNode) -> bool:
+    return node.name.value.startswith("__")
+
+
+def _field_def(parent: Any, name: str) -> GraphQLField | None:
+    if isinstance(parent, GraphQLObjectType | GraphQLInterfaceType):
+        field: GraphQLField | None = parent.fields.get(name)
+        return field
+    return None
+
+
+def _is_list(field: GraphQLField) -> bool:
+    kind = field.type
+    if isinstance(kind, GraphQLNonNull):
+        kind = kind.of_type
+    return isinstance(kind, GraphQLList)
+
+
+def _page_argument(node: FieldNode, field: GraphQLField) -> int | None:
+    """The page size a field asks for: its `first` literal, MAX_PAGE_SIZE for a variable (unknown when the
+    document is validated), the argument's default when absent; None when the field takes no `first`."""
+    argument = field.args.get(PAGE_ARGUMENT)
+    if argument is None:
+        return None
+    for given in node.arguments or ():
+        if given.name.value == PAGE_ARGUMENT:
+            if isinstance(given.value, IntValueNode):
+                return max(0, int(given.value.value))
+            return MAX_PAGE_SIZE
+    default = argument.default_value
+    return default if isinstance(default, int) else MAX_PAGE_SIZE
+
+
+class _Shape:
+    """Depth, cost and aliases of an operation, in one walk (fragments are walked once per page size: a document
+    that spreads fragments into fragments cannot make this exponential)."""
+
+    def __init__(self, schema: GraphQLSchema, fragments: Mapping[str, FragmentDefinitionNode]) -> None:
+        self.schema = schema
+        self.fragments = fragments
+        self._memo: dict[tuple[str, int | None, bool], tuple[int, int, int]] = {}
+        self._open: set[str] = set()
+
+    def walk(self, parent: Any, selection_set: SelectionSetNode | None, page: int | None,
+             introspection: bool = False) -> tuple[int, int, int]:
+        """(depth, cost, aliases) of a selection set on `parent`.
+
+        Cost counts the fields the response may hold: each field 1, a list's items times its page size. Fragments
+        on the several types of a union or interface all count (an upper bound). A page size applies to the first
+        list at or below the field that takes it (`bookableSlots(first:)` pages its `slots`); other lists count
+        DEFAULT_LIST_SIZE items. Introspection fields count for aliases only: graphql-core's
+        MaxIntrospectionDepthRule bounds them, and GraphiQL's own introspection query (14 levels) must work.
+        """
+        depth = cost = aliases = 0
+        if selection_set is None:
+            return depth, cost, aliases
+        for selection in selection_set.selections:
+            if isinstance(selection, FieldNode):
+                d, c, a = self._field(parent, selection, page, introspection)
+            elif isinstance(selection, InlineFragmentNode):
+                on = self.schema.get_type(selection.type_condition.name.value) if selection.type_condition else parent
+                d, c, a = self.walk(on, selection.selection_set, page, introspection)
+            elif isinstance(selection, FragmentSpreadNode):
+                d, c, a = self._spread(selection.name.value, page, introspection)
+            else:  # pragma: no cover - no other selection kinds exist
+                continue
+            depth, cost, aliases = max(depth, d), cost + c, aliases + a
+        return depth, cost, aliases
+
+    def _spread(self, name: str, page: int | None, introspection: bool) -> tuple[int, int, int]:
+        fragment = self.fragments.get(name)
+        if fragment is None or name in self._open:  # unknown or cyclic: other rules report it
+            return 0, 0, 0
+        key = (name, page, introspection)
+        if key not in self._memo:
+            self._open.add(name)
+            try:
+                on = self.schema.get_type(fragment.type_condition.name.value)
+                self._memo[key] = self.walk(on, fragment.selection_set, page, introspection)
+            finally:
+                self._open.discard(name)
+        return self._memo[key]
+
+    def _field(self, parent: Any, node: FieldNode, page: int | None, introspection: bool) -> tuple[int, int, int]:
+        alias = int(node.alias is not None)
+        if introspection or node.name.value.startswith("__"):
+            _, _, aliases = self.walk(None, node.selection_set, None, True)
+            return 0, 0, alias + aliases
+        field = _field_def(parent, node.name.value)
+        if field is None:  # an unknown field: FieldsOnCorrectTypeRule reports it
+            return 1, 1, alias
+        own_page = _page_argument(node, field)
+        inherited = own_page if own_page is not None else page
+        child = get_named_type(field.type)
+        if _is_list(field):
+            depth, cost, aliases = self.walk(child, node.selection_set, None)
+            items = inherited if inherited is not None else DEFAULT_LIST_SIZE
+            return 1 + depth, 1 + items * cost, alias + aliases
+        depth, cost, aliases = self.walk(child, node.selection_set, inherited)
+        return 1 + depth, 1 + cost, alias + aliases
+
+
+def query_limit_rules(limits: QueryLimits) -> list[type[ASTValidationRule]]:
+    """Validation rules enforcing `limits` on every operation of a document.
+
+    Build them once per schema: the validation cache is keyed by the rule classes.
+    """
+
+    class QueryShapeRule(ValidationRule):
+        def enter_operation_definition(self, node: OperationDefinitionNode, *_: object) -> None:
+            context = self.context
+            root = context.schema.get_root_type(node.operation)
+            depth, cost, aliases = _Shape(context.schema, _fragments(context)).walk(root, node.selection_set, None)
+            name = f"operation {node.name.value!r}" if node.name else "the operation"
+            if depth > limits.max_depth:
+                context.report_error(_refusal(
+                    f"The query is too deep: {name} nests fields {depth} levels deep; at most {limits.max_depth} "
+                    "are allowed.", "query_too_deep", node, depth=depth, maxDepth=limits.max_depth))
+            if aliases > limits.max_aliases:
+                context.report_error(_refusal(
+                    f"Too many aliases: {name} uses {aliases}; at most {limits.max_aliases} are allowed.",
+                    "too_many_aliases", node, aliases=aliases, maxAliases=limits.max_aliases))
+            if cost > limits.max_cost:
+                context.report_error(_refusal(
+                    f"The query is too costly: {name} may return about {cost} fields (each field counts 1, a "
+                    f"list its page size `first`, else {DEFAULT_LIST_SIZE}, times its fields); at most "
+                    f"{limits.max_cost} are allowed. Ask for fewer fields, smaller pages or fewer aliases.",
+                    "query_too_costly", node, cost=cost, maxCost=limits.max_cost))
+
+    return [QueryShapeRule]
+
+
+class DocumentSizeLimiter(SchemaExtension):
+    """Stop parsing a document past `max_tokens` tokens (strawberry's MaxTokensLimiter) and say so with a code."""
+
+    def __init__(self, max_tokens: int) -> None:
+        self.max_tokens = max_tokens
+
+    def on_operation(self) -> Iterator[None]:
+        self.execution_context.parse_options["max_tokens"] = self.max_tokens
+        try:
+            yield
+        except GraphQLError as error:  # raised by ParserCache's parse, before the operation's result exists
+            self._name(error)
+            raise
+        for found in self.execution_context.pre_execution_errors or ():
+            self._name(found)
+
+    def _name(self, error: GraphQLError) -> None:
+        if "tokens. Parsing aborted" in error.message and not error.extensions:
+            error.message = (f"The query is too large: a document may have at most {self.max_tokens} tokens "
+                             "(names, punctuation and values).")
+            error.args = (error.message,)
+            error.extensions = {"code": "query_too_large", "maxTokens": self.max_tokens}
+
+
+# --- page sizes ------------------------------------------------------------------------------------------------
+
+
+def page_size(first: int, maximum: int = MAX_PAGE_SIZE) -> int:
+    """`first` if it is a page size the API serves; else an InvalidInput naming `first`."""
+    if first > maximum:
+        raise InvalidInput(PAGE_ARGUMENT, f"`first` may be at most {maximum} (it was {first})",
+                           code="page_too_large")
+    if first < 1:
+        raise InvalidInput(PAGE_ARGUMENT, "`first` must be at least 1", code="invalid_page_size")
+    return first
+
+
+def page_description(default: int) -> str:
+    return f"How many items to return at most (default {default}, at most {MAX_PAGE_SIZE})."
+
+
+# --- hold rates ------------------------------------------------------------------------------------------------
+
+
+class RateLimited(GraphQLError):
+    """Too many holds in the window: a top-level error with `extensions.code = rate_limited`."""
+
+    def __init__(self, who: str, limit: int, window_seconds: float, retry_after: int) -> None:
+        super().__init__(
+            f"Too many holds: at most {limit} per {window_seconds:g} s per {who}. Retry in {retry_after} s.",
+            extensions={"code": "rate_limited", "retryAfterSeconds": retry_after, "limit": limit,
+                        "windowSeconds": window_seconds, "per": who})
+
+
+# GCRA (a sliding window without a log): each key holds its "theoretical arrival time" (TAT) in microseconds of
+# the Redis clock. A request is allowed when tat + interval - window <= now, i.e. up to `limit` at once and then
+# one every window/limit. All keys are checked first; only when every key allows is any of them advanced, so a
+# refused request costs nothing. Returns 0 (allowed) or the index (1-based) and wait in microseconds of the key
+# that refused with the longest wait.
+_GCRA: Final = """
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local window = tonumber(ARGV[1])
+local tats = {}
+local worst, worst_wait = 0, 0
+for i, key in ipairs(KEYS) do
+  local interval = window / tonumber(ARGV[i + 1])
+  local tat = tonumber(redis.call('GET', key) or now)
+  if tat < now then tat = now end
+  local new_tat = tat + interval
+  local wait = new_tat - window - now
+  if wait > worst_wait then worst, worst_wait = i, wait end
+  tats[i] = new_tat
+end
+if worst > 0 then return {worst, math.ceil(worst_wait)} end
+for i, key in ipairs(KEYS) do
+  redis.call('SET', key, string.format('%.0f', tats[i]), 'PX', math.max(1, math.ceil((tats[i] - now) / 1000)))
+end
+return {0, 0}
+"""
+
+
+@dataclass(frozen=True)
+class _Counter:
+    key: str
+    who: str
+    limit: int
+
+
+class HoldRateLimiter:
+    """Hold creation per caller and per customer, counted in Redis; steps aside while Redis is unreachable."""
+
+    def __init__(self, redis: Redis, per_caller: int, per_customer: int, window_seconds: float = 60,
+                 retry_redis_seconds: float = 5) -> None:
+        """`per_caller` / `per_customer` holds per `window_seconds` (0 turns that limit off)."""
+        self.redis = redis
+        self.per_caller = per_caller
+        self.per_customer = per_customer
+        self.window_seconds = window_seconds
+        self.retry_redis_seconds = retry_redis_seconds
+        self._script = redis.register_script(_GCRA)
+        self._down_until = 0.0
+        self._down = False
+
+    @property
+    def enabled(self) -> bool:
+        return self.per_caller > 0 or self.per_customer > 0
+
+    async def check(self, caller: str, customers: Sequence[str] = ()) -> None:
+        """Count one hold for `caller` and each of `customers`, or raise RateLimited (counting nothing)."""
+        counters: list[_Counter] = []
+        if self.per_caller > 0:
+            counters.append(_Counter(f"slothold:rate:hold:caller:{caller}", "caller", self.per_caller))
+        if self.per_customer > 0:
+            counters += [_Counter(f"slothold:rate:hold:customer:{c}", "customer", self.per_customer)
+                         for c in customers]
+        if not counters or time.monotonic() < self._down_until:
+            return
+        try:
+            refused, wait_us = await self._script(keys=[c.key for c in counters],
+                                                  args=[int(self.window_seconds * 1_000_000),
+                                                        *(c.limit for c in counters)])
+        except Exception as e:  # Redis down, slow or misbehaving: holds go on without limits
+            self._down_until = time.monotonic() + self.retry_redis_seconds
+            if not self._down:
+                self._down = True
+                log.warning("hold rate limits are off while Redis is unreachable: %s: %s", type(e).__name__, e)
+            return
+        if self._down:
+            self._down = False
+            log.warning("hold rate limits are on again (Redis is back)")
+        if refused:
+            counter = counters[int(refused) - 1]
+            raise RateLimited(counter.who, counter.limit, self.window_seconds,
+                              max(1, math.ceil(int(wait_us) / 1_000_000)))
+
+
+def customer_keys(customer: Any) -> list[str]:
+    """Who a hold is for, as rate-limit keys: the CPF and the phone, normalised like domain/customers.py and hashed
+    (no personal data in Redis). Malformed ones are skipped: the use case refuses them anyway."""
+    if customer is None:
+        return []
+    keys = []
+    for kind, raw, normalize in (("cpf", getattr(customer, "cpf", None), normalize_cpf),
+                                 ("phone", getattr(customer, "phone", None), normalize_phone)):
+        if raw:
+            try:
+                value = normalize(raw)
+            except DomainError:
+                continue
+            keys.append(hashlib.sha256(f"{kind}:{value}".encode()).hexdigest()[:32])
+    return keys
+
+
+async def limit_holds(info: Info, customer: Any = None) -> None:
+    """Count a hold against the caller (and the customer, a CustomerInput or CustomerIdentity, when given);
+    raise RateLimited when either is over its limit. Call it after authorization (a refused caller must not
+    spend a customer's allowance) and before the use case. System tokens (the platform's own operations,
+    tests, benchmarks) are not limited."""
+    limiter: HoldRateLimiter | None = info.context.hold_limiter
+    if limiter is not None and limiter.enabled and info.context.principal.kind != "system":
+        await limiter.check(info.context.rate_subject(), customer_keys(customer))
