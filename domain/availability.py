@@ -375,7 +375,7 @@ def window_rows(
 def _rows(resource: Resource, cols: OccupancyColumns, now: datetime, layout: _Layout) -> list[WindowRow]:
     if resource.kind is ResourceKind.POOLED:
         return _pooled_rows(resource, _active(cols, now), layout.frames, layout.step)
-    return _exclusive_rows(resource, cols, _active_columns(cols, now.timestamp()), layout)
+    return _exclusive_rows(resource, cols, now.timestamp(), layout)
 
 
 class _Layout:
@@ -448,30 +448,30 @@ def _paint(layout: _Layout, ordered: list[tuple[float, float, int, int, int]], c
             j += 1
 
 
-def _exclusive_rows(resource: Resource, cols: OccupancyColumns, active: list[tuple[float, float, int, int, int]],
-                    layout: _Layout) -> list[WindowRow]:
+def _exclusive_rows(resource: Resource, cols: OccupancyColumns, now_s: float, layout: _Layout) -> list[WindowRow]:
     """An exclusive resource's rows in one pass over its occupancies: each slot shows the highest-priority
-    occupancy that overlaps it (on ties the last in `active`'s order), painted into the letters of all frames
-    end to end. Owners (indices in `cols`) are painted the same way, when first asked for."""
+    occupancy that overlaps it (on ties the last in _active_columns' order), painted into the letters of all
+    frames end to end. Owners (indices in `cols`) are painted the same way, when first asked for: until then
+    nothing per occupancy outlives this call (a month's grid holds thousands of them)."""
     frames, offsets, step = layout.frames, layout.offsets, layout.step
-    if not active:  # nothing takes the resource: every slot free
-        return [WindowRow(resource, fr.first, step, bytearray(b"F" * fr.n), None, [-1] * fr.n, cols)
-                for fr in frames]
-    # Lowest priority first so that the highest decides; among equals, in `active`'s order (a stable sort).
-    ordered = sorted(active, key=_by_priority)
     codes = bytearray(b"F" * layout.total)
-    _paint(layout, ordered, codes, None)
+    _paint(layout, _in_painting_order(cols, now_s), codes, None)
     rows: list[WindowRow] = []
 
     def paint_owners() -> None:
         owners = [-1] * layout.total
-        _paint(layout, ordered, None, owners)
+        _paint(layout, _in_painting_order(cols, now_s), None, owners)
         for row, a in zip(rows, offsets, strict=True):
             row._owners = owners[a:a + len(row)]
 
     for fr, a in zip(frames, offsets, strict=True):
         rows.append(WindowRow(resource, fr.first, step, codes[a:a + fr.n], None, None, cols, paint_owners))
     return rows
+
+
+def _in_painting_order(cols: OccupancyColumns, now_s: float) -> list[tuple[float, float, int, int, int]]:
+    """Lowest priority first so that the highest decides; among equals, in _active_columns' order (stable)."""
+    return sorted(_active_columns(cols, now_s), key=_by_priority) if len(cols) else []
 
 
 _LETTER = [bytes((c,)) for c in range(256)]
@@ -607,17 +607,18 @@ def bookable_slots(
     hi = min(end, latest_start + timedelta(minutes=unit.params.slot_minutes * slots))
     if lo >= hi:
         return []
-    by_resource = _by_resource(occupancies)
     free = ord("F")
     out: list[SlotOption] = []
+    # Rows start a day early so that grid alignment never depends on `start`.
+    rows = grid_rows(unit, resources, occupancies, lo - _day, hi, now)
     for r in resources:
-        # Rows start a day early so that grid alignment never depends on `start`.
-        for row in window_rows(unit, r, by_resource.get(r.id, []), lo - _day, hi, now):
+        for row in rows[r.id]:
+            codes, available = row.codes, row.available
             for i in range(len(row) - slots + 1):
                 first = row.start(i)
                 if first < lo or first > latest_start:
                     continue
-                if all(row.codes[k] == free and row.available[k] >= quantity for k in range(i, i + slots)):
+                if all(codes[k] == free and available[k] >= quantity for k in range(i, i + slots)):
                     out.append(SlotOption(r.id, first, row.start(i + slots)))
     out.sort(key=lambda s: (s.starts_at, str(s.resource_id)))
     return out
