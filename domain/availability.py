@@ -565,12 +565,12 @@ def segments(rows: Sequence[WindowRow]) -> list[Segment]:
     out: list[Segment] = []
     for row in rows:
         n, i = len(row), 0
+        codes, owners, available = row.codes, row.owners, row.available
         while i < n:
             j = i + 1
-            while (j < n and row.codes[j] == row.codes[i] and row.owners[j] == row.owners[i]
-                   and row.available[j] == row.available[i]):
+            while j < n and codes[j] == codes[i] and owners[j] == owners[i] and available[j] == available[i]:
                 j += 1
-            seg = Segment(row.resource.id, row.start(i), row.start(j), row.state(i), row.available[i], j - i,
+            seg = Segment(row.resource.id, row.start(i), row.start(j), row.state(i), available[i], j - i,
                           row.owner(i))
             last = out[-1] if out else None
             if (last is not None and last.ends_at == seg.starts_at and last.state == seg.state
