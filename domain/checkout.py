@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from uuid import UUID, uuid4
 
@@ -233,7 +233,7 @@ async def swap(deps: Deps, cmd: SwapCommand) -> CheckoutResult:
         new.swapped_from = old.id
         state["old"] = old
 
-    result = await hold(deps, cmd.hold, before_insert=release_old)
+    result = await hold(deps, replace(cmd.hold, replaces=cmd.booking_id), before_insert=release_old)
     if result.replayed:  # a retried swap: answer with the new booking as it is now, and its charge
         async with deps.uow() as uow:
             new = await uow.bookings.find(result.booking.id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from uuid import UUID
 
 
@@ -137,3 +137,55 @@ class PaymentNotFound(DomainError):
 
     def __init__(self, message: str = "O PIX não foi localizado no banco.") -> None:
         super().__init__(message)
+
+
+class HoldLimitReached(DomainError):
+    """The customer already has as many open holds as allowed (RN-HLD-05); swapping the open one is offered."""
+
+    code = "open_hold_exists"
+    message_pt = "Você já tem um horário reservado aguardando pagamento. Quer trocar para este horário?"
+
+    def __init__(self, booking_id: UUID, limit: int) -> None:
+        super().__init__(f"this customer already has an open hold ({booking_id}); at most {limit} at a time. "
+                         "Move it to this slot with swapHold instead")
+        self.booking_id = booking_id
+        self.limit = limit
+        self.swap_available = True
+
+
+class CooldownActive(DomainError):
+    """Too many holds expired lately: self-service holds are refused until `until` (RN-HLD-05)."""
+
+    code = "cooldown"
+
+    def __init__(self, until: datetime, local_until: datetime | None = None) -> None:
+        """`local_until` is `until` in the unit's time zone, for the texts."""
+        shown = local_until or until
+        super().__init__("because of recent unpaid reservations, for now booking is only possible at the counter "
+                         f"(until {shown.isoformat(timespec='minutes')})")
+        self.until = until
+        self.message_pt = ("Por causa de reservas recentes não pagas, no momento só é possível reservar pelo balcão "
+                           f"(até {shown:%d/%m %H:%M}).")
+
+
+class HoldCeilingReached(DomainError):
+    """The unit's open holds reached its ceiling for the day (RN-HLD-05); a hold may be asked again shortly."""
+
+    code = "hold_ceiling"
+    message_pt = "Estamos com muitas reservas em andamento agora. Tente novamente em alguns minutos."
+
+    def __init__(self, day: date, open_holds: int, free_slots: int) -> None:
+        super().__init__("too many open holds at this venue right now; try again in a few minutes")
+        self.day = day
+        self.open_holds = open_holds
+        self.free_slots = free_slots
+
+
+class CustomerBlacklisted(DomainError):
+    """The customer is blacklisted in the tenant: no self-service holds and no waitlists (RN-HLD-05)."""
+
+    code = "blacklisted"
+    message_pt = "Não é possível reservar por este canal."
+
+    def __init__(self) -> None:
+        super().__init__("this customer cannot make holds")

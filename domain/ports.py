@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from types import TracebackType
 from typing import Any, Protocol, Self
 from uuid import UUID
@@ -11,7 +11,7 @@ from domain.availability import Occupancy, OccupancyColumns
 from domain.bookings import Allocation, Booking
 from domain.customers import Customer, CustomerIdentity
 from domain.payments import ChargeLookup, ProviderCharge, ReceivedPix
-from domain.units import Resource, Unit
+from domain.units import OpeningWindow, Resource, Unit
 
 
 class Clock(Protocol):
@@ -28,6 +28,8 @@ class UnitRepository(Protocol):
     async def resources(self, unit_id: UUID) -> list[Resource]: ...
 
     async def resources_by_id(self, unit_id: UUID, ids: list[UUID]) -> dict[UUID, Resource]: ...
+
+    async def capacity_by_hours(self, unit_id: UUID) -> dict[tuple[OpeningWindow, ...], int]: ...
 
 
 class BookingRepository(Protocol):
@@ -70,6 +72,23 @@ class CustomerRepository(Protocol):
     """Customers of a tenant, found or created by CPF / phone."""
 
     async def identify(self, tenant_id: UUID, identity: CustomerIdentity) -> Customer: ...
+
+
+class AntifraudRepository(Protocol):
+    """What RN-HLD-05 reads (see store/antifraud.py)."""
+
+    async def lock_customer(self, tenant_id: UUID, cpfs: set[str], phones: set[str]) -> tuple[set[str], set[str]]: ...
+
+    async def standing(self, tenant_id: UUID, cpfs: set[str], phones: set[str], now: datetime, since: datetime,
+                       replacing: UUID | None) -> Any: ...
+
+    async def day_pressure(self, unit_id: UUID, day_start: datetime, start: datetime, end: datetime,
+                           now: datetime, step: timedelta, replacing: UUID | None) -> tuple[int, int]: ...
+
+    async def resources(self, unit_id: UUID) -> list[Resource]: ...
+
+    async def set_blacklisted(self, tenant_id: UUID, identity: CustomerIdentity, blacklisted: bool,
+                              reason: str | None, actor: str, at: datetime) -> list[Any]: ...
 
 
 class IdempotencyKeys(Protocol):
@@ -172,6 +191,9 @@ class QueueRepository(Protocol):
 
     async def list(self, unit_id: UUID, statuses: list[str], limit: int = 200) -> list[Any]: ...
 
+    async def open_daily(self, unit_id: UUID, type_: Any, day: date, at: datetime,
+                         payload: dict[str, Any]) -> Any: ...
+
 
 class UnitOfWork(Protocol):
     """One database transaction; nothing is kept unless `commit` is called."""
@@ -183,6 +205,7 @@ class UnitOfWork(Protocol):
     events: Events
     payments: PaymentsRepository
     queue: QueueRepository
+    antifraud: AntifraudRepository
     waitlists: Any
     """Slot and capacity waitlists and walk-in queues (store/waitlists.py)."""
 

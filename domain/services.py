@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from uuid import UUID, uuid4
 
+from domain import fraud
 from domain.availability import (
     bookable_slots,
     check_on_grid,
@@ -24,12 +25,12 @@ from domain.bookings import (
     booking_snapshot,
 )
 from domain.customers import CustomerIdentity
-from domain.errors import InvalidInput, InvalidTransition, NotFound, SlotOption, SlotTaken
+from domain.errors import HoldCeilingReached, InvalidInput, InvalidTransition, NotFound, SlotOption, SlotTaken
 from domain.hold_types import resolve as resolve_hold_type
 from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import Clock, PaymentProvider, UnitOfWork
 from domain.staff_queue import QueueItemType
-from domain.units import Resource, ResourceKind, Unit
+from domain.units import OpeningWindow, Resource, ResourceKind, Unit
 
 UowFactory = Callable[[], UnitOfWork]
 IDEMPOTENCY_RETENTION = timedelta(hours=24)
@@ -70,6 +71,8 @@ class HoldCommand:
     actor: str = "customer"
     idempotency_key: str | None = None
     counter: bool = field(default=False)
+    replaces: UUID | None = None
+    """The open hold a swap cancels in the same transaction (RN-HLD-05 does not count it)."""
 
 
 @dataclass(frozen=True)
@@ -149,12 +152,20 @@ async def hold(deps: Deps, cmd: HoldCommand, before_insert: BeforeInsert | None 
                 _check_quantity(r, cmd.quantity)
         else:
             candidates = await _any_free(deps, unit, await uow.units.resources(unit.id), cmd, now)
+        # A self-service hold is checked against RN-HLD-05, whose ceiling needs the size of the unit's grid.
+        capacity = (await uow.units.capacity_by_hours(unit.id) if cmd.customer is not None and not cmd.counter
+                    and fraud.is_self_service(cmd.channel) else None)
     last: SlotTaken | None = None
     for picked in candidates:
         try:
-            return await _hold_on(deps, unit, picked, cmd, now, before_insert)
+            return await _hold_on(deps, unit, picked, cmd, now, before_insert, capacity)
         except SlotTaken as taken:
             last = taken
+        except HoldCeilingReached as refusal:
+            async with deps.uow() as uow:  # the hold's transaction is gone; the alert is kept on its own
+                if await fraud.raise_ceiling_alert(uow, unit, refusal, now):
+                    await uow.commit()
+            raise
     wanted = candidates[0][0]
     taken = last or SlotTaken("no resource of the unit is free for that range", [wanted.id], cmd.starts_at,
                               cmd.ends_at)
@@ -206,7 +217,9 @@ def _check_quantity(r: Resource, quantity: int) -> None:
 async def _hold_on(
     deps: Deps, unit: Unit, picked: list[Resource], cmd: HoldCommand, now: datetime,
     before_insert: BeforeInsert | None = None,
+    capacity: dict[tuple[OpeningWindow, ...], int] | None = None,
 ) -> BookingResult:
+    """`capacity` (the unit's resource capacity per weekly hours) is given for self-service holds (RN-HLD-05)."""
     if cmd.counter:
         if cmd.ends_at <= now:
             raise InvalidInput("endsAt", "a counter booking cannot end in the past", code="in_the_past")
@@ -228,11 +241,16 @@ async def _hold_on(
             )
             if stored is not None:
                 return BookingResult(booking_from_snapshot(stored), replayed=True)
+        customer = None
+        if capacity is not None and cmd.customer is not None:  # a self-service hold: RN-HLD-05
+            customer = await fraud.admit(uow, unit, cmd.customer, now, replacing=cmd.replaces)
+            await fraud.check_ceiling(uow, unit, cmd.starts_at, now, capacity, replacing=cmd.replaces)
+        elif cmd.customer is not None:
+            customer = await uow.customers.identify(unit.tenant_id, cmd.customer)
         await uow.bookings.lock_resources(unit.id, [r.id for r in picked])
         for stale in await uow.bookings.lapsed_overlapping(unit.id, allocations, now):
             if stale.is_lapsed(now):  # a sweep may have expired it while we waited for its row lock
                 await expire_booking(uow, stale, now)
-        customer = await uow.customers.identify(unit.tenant_id, cmd.customer) if cmd.customer else None
         booking = Booking(
             id=deps.new_id(), unit_id=unit.id, status=status, allocations=allocations, created_at=now,
             customer_id=customer.id if customer else None, service_id=cmd.service_id,

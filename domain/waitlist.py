@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
+from domain import fraud
 from domain.availability import check_on_grid, slot_starts
 from domain.bookings import Allocation, Booking, BookingStatus
 from domain.customers import CustomerIdentity
@@ -68,7 +69,7 @@ async def join_slot_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, start
         known = await uow.customers.identify(unit.tenant_id, customer)
         if known.blacklisted:
             raise InvalidInput("customer", "this customer cannot join waitlists", code="customer_blocked")
-        # Cooldown (RN-HLD-05) is checked here once the anti-fraud rules land.
+        await fraud.check_standing_of(uow, unit, customer, now)  # cooldown, blacklist by phone (RN-HLD-05)
         entry = await uow.waitlists.join_slot(unit_id, resource_id, starts_at, ends_at, known.id, now)
         if service_id is not None:
             await uow.waitlists.set_service(entry["id"], service_id)
@@ -188,6 +189,8 @@ async def join_capacity_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, s
         known = await uow.customers.identify(unit.tenant_id, customer) if customer else None
         if known is not None and known.blacklisted:
             raise InvalidInput("customer", "this customer cannot join waitlists", code="customer_blocked")
+        if customer is not None:
+            await fraud.check_standing_of(uow, unit, customer, now)  # cooldown, blacklist by phone (RN-HLD-05)
         entry = await uow.waitlists.join_capacity(unit_id, resource_id, starts_at, ends_at, user_ref,
                                                   known.id if known else None, service_id, party_size, now)
         await uow.commit()

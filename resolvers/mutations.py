@@ -18,6 +18,10 @@ from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_booking, authorize_unit, customer_for
 from schema.errors import (
     Busy,
+    CooldownActive,
+    CustomerBlacklisted,
+    HoldCeilingReached,
+    HoldLimitReached,
     IdempotencyInProgress,
     IdempotencyKeyReused,
     InvalidInput,
@@ -30,7 +34,8 @@ from schema.types import Booking, BookingPayload
 from slothold.limits import limit_holds
 
 HoldResult = Annotated[
-    BookingPayload | SlotTaken | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress | Busy,
+    BookingPayload | SlotTaken | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress | Busy
+    | HoldLimitReached | CooldownActive | HoldCeilingReached | CustomerBlacklisted,
     strawberry.union("HoldResult"),
 ]
 ChangeResult = Annotated[

@@ -17,6 +17,10 @@ from resolvers.mutations import CustomerInput
 from resolvers.permissions import authorize_booking, authorize_row, authorize_unit, customer_for
 from schema.errors import (
     Busy,
+    CooldownActive,
+    CustomerBlacklisted,
+    HoldCeilingReached,
+    HoldLimitReached,
     IdempotencyInProgress,
     IdempotencyKeyReused,
     InvalidTransition,
@@ -38,7 +42,8 @@ CheckoutResult = Annotated[
 ]
 SwapResult = Annotated[
     BookingPayload | SlotTaken | InvalidTransition | InvalidInputType | NotFound | IdempotencyKeyReused
-    | IdempotencyInProgress | Busy | PaymentUnavailable,
+    | IdempotencyInProgress | Busy | PaymentUnavailable | HoldLimitReached | CooldownActive | HoldCeilingReached
+    | CustomerBlacklisted,
     strawberry.union("SwapResult"),
 ]
 PaymentResult = Annotated[

@@ -17,13 +17,21 @@ from resolvers.feed import unit_events
 from resolvers.mutations import CustomerInput
 from resolvers.permissions import authorize_row, authorize_unit, customer_for
 from resolvers.subscriptions import _refuse
-from schema.errors import InvalidInput, InvalidTransition, NotFound, error_from_domain
+from schema.errors import (
+    CooldownActive,
+    CustomerBlacklisted,
+    InvalidInput,
+    InvalidTransition,
+    NotFound,
+    error_from_domain,
+)
 from schema.types import Booking
 from schema.waitlists import CapacityWaitlistEntry, SlotWaitlistEntry, UnitWaitlists, WaitlistChange, WalkIn
 from slothold.limits import page_description, page_size
 
-SlotEntryResult = Annotated[SlotWaitlistEntry | InvalidInput | NotFound, strawberry.union("SlotWaitlistResult")]
-CapacityEntryResult = Annotated[CapacityWaitlistEntry | InvalidInput | NotFound,
+SlotEntryResult = Annotated[SlotWaitlistEntry | InvalidInput | NotFound | CooldownActive | CustomerBlacklisted,
+                            strawberry.union("SlotWaitlistResult")]
+CapacityEntryResult = Annotated[CapacityWaitlistEntry | InvalidInput | NotFound | CooldownActive | CustomerBlacklisted,
                                 strawberry.union("CapacityWaitlistResult")]
 ClaimResult = Annotated[Booking | InvalidInput | NotFound | InvalidTransition, strawberry.union("OfferClaimResult")]
 WalkInResult = Annotated[WalkIn | InvalidInput | NotFound, strawberry.union("WalkInResult")]

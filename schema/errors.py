@@ -86,6 +86,44 @@ class PaymentNotFound(Error):
     pass
 
 
+@strawberry.type(description="The customer already has an open hold (RN-HLD-05): move it here with swapHold.")
+class HoldLimitReached(Error):
+    message_pt: str = strawberry.field(description="The same, for the customer (pt-BR).")
+    booking_id: strawberry.ID = strawberry.field(description="The customer's open hold (the oldest, if several).")
+    swap_available: bool = strawberry.field(description="Always true: swapHold(bookingId) moves it to this slot.")
+
+
+@strawberry.type(description="Too many of the customer's holds expired lately (RN-HLD-05): only the counter can "
+                 "book for them until `until`.")
+class CooldownActive(Error):
+    message_pt: str = strawberry.field(description="The same, for the customer (pt-BR).")
+    until: datetime
+
+
+@strawberry.type(description="The venue's open holds reached its ceiling for that day (RN-HLD-05): try again in a "
+                 "few minutes.")
+class HoldCeilingReached(Error):
+    message_pt: str = strawberry.field(description="The same, for the customer (pt-BR).")
+
+
+@strawberry.type(description="The customer is blacklisted: no holds, no waitlists (RN-HLD-05).")
+class CustomerBlacklisted(Error):
+    message_pt: str = strawberry.field(description="The same, for the customer (pt-BR).")
+
+
+def _antifraud(e: de.DomainError) -> Error | None:
+    if isinstance(e, de.HoldLimitReached):
+        return HoldLimitReached(code=e.code, message=e.message, message_pt=e.message_pt,
+                                booking_id=strawberry.ID(str(e.booking_id)), swap_available=e.swap_available)
+    if isinstance(e, de.CooldownActive):
+        return CooldownActive(code=e.code, message=e.message, message_pt=e.message_pt, until=e.until)
+    if isinstance(e, de.HoldCeilingReached):
+        return HoldCeilingReached(code=e.code, message=e.message, message_pt=e.message_pt)
+    if isinstance(e, de.CustomerBlacklisted):
+        return CustomerBlacklisted(code=e.code, message=e.message, message_pt=e.message_pt)
+    return None
+
+
 def error_from_domain(e: de.DomainError) -> Error:
     """The schema type for a domain refusal. Access refusals are not results: they propagate as top-level
     errors with their code (resolvers/permissions.py)."""
@@ -117,4 +155,6 @@ def error_from_domain(e: de.DomainError) -> Error:
         return PaymentUnavailable(code=e.code, message=e.message)
     if isinstance(e, de.PaymentNotFound):
         return PaymentNotFound(code=e.code, message=e.message)
+    if (refusal := _antifraud(e)) is not None:
+        return refusal
     raise TypeError(f"no schema type for {type(e).__name__}")

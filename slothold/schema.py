@@ -12,6 +12,7 @@ from strawberry.types import ExecutionContext
 
 from domain.errors import DomainError, InvalidInput, NotFound
 from resolvers.auth import AuthMutation, AuthQuery
+from resolvers.customers import CustomerMutation
 from resolvers.mutations import Mutation
 from resolvers.payments import CatalogMutation, PaymentMutation, PaymentQuery
 from resolvers.queries import Query
@@ -72,7 +73,8 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     rules = query_limit_rules(limits)  # once per schema: the validation cache is keyed by these classes
     return SlotholdSchema(
         query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery)),
-        mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation)),
+        mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation,
+                                          CustomerMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription)),
         execution_context_class=SharedEventExecutor,
         extensions=[

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -50,6 +50,24 @@ class PgQueue:
             "INSERT INTO queue_items (id, unit_id, type, priority, booking_id, payload, status, created_at) "
             "VALUES ($1, $2, $3, $4, $5, $6, 'open', $7)", item.id, unit_id, type_.value, item.priority, booking_id,
             item.payload, at)
+        await self._changed(item, "opened")
+        return item
+
+    async def open_daily(self, unit_id: UUID, type_: QueueItemType, day: date, at: datetime,
+                         payload: dict[str, Any]) -> QueueItem | None:
+        """Open an alert at most once per unit, type and `day` (None: that day's was already opened).
+
+        The unique index queue_items_daily_alert decides, so two processes raising it at once open one.
+        """
+        conn = await self._conn()
+        item = QueueItem(uuid4(), unit_id, type_, at, None, {**payload, "alert_day": day.isoformat()})
+        opened = await conn.fetchval(
+            "INSERT INTO queue_items (id, unit_id, type, priority, payload, status, created_at) "
+            "VALUES ($1, $2, $3, $4, $5, 'open', $6) "
+            "ON CONFLICT (unit_id, type, (payload->>'alert_day')) WHERE payload ? 'alert_day' DO NOTHING "
+            "RETURNING true", item.id, unit_id, type_.value, item.priority, item.payload, at)
+        if not opened:
+            return None
         await self._changed(item, "opened")
         return item
 

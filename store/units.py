@@ -8,6 +8,7 @@ resource" and alternatives need a unit's whole list.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
@@ -30,13 +31,26 @@ FROM units u JOIN organizations o ON o.id = u.organization_id
 WHERE u.id = $1::uuid
 """
 
-_RESOURCES_SQL = """
+RESOURCES_SQL = """
 SELECT r.id, r.name, r.kind, r.capacity, r.group_id,
        coalesce((SELECT json_agg(json_build_array(h.weekday, h.opens_minute, h.closes_minute))
                  FROM opening_hours h WHERE h.unit_id = r.unit_id AND h.resource_id = r.id), '[]') AS hours
 FROM resources r
 WHERE r.unit_id = $1::uuid AND r.active AND ($2::uuid[] IS NULL OR r.id = ANY($2::uuid[]))
 ORDER BY r.sort, r.name
+"""
+
+# Resources grouped by their own weekly hours ('[]': the unit's), with their summed capacity.
+_CAPACITY_SQL = """
+WITH own AS (
+    SELECT resource_id, json_agg(json_build_array(weekday, opens_minute, closes_minute)
+                                 ORDER BY weekday, opens_minute)::text AS hours
+    FROM opening_hours WHERE unit_id = $1::uuid AND resource_id IS NOT NULL GROUP BY resource_id
+)
+SELECT coalesce(own.hours, '[]') AS hours, sum(r.capacity)::bigint AS capacity
+FROM resources r LEFT JOIN own ON own.resource_id = r.id
+WHERE r.unit_id = $1::uuid AND r.active
+GROUP BY 1
 """
 
 
@@ -77,11 +91,12 @@ class _Cache:
 _units = _Cache()
 _resource_lists = _Cache()
 _resources = _Cache()
+_capacities = _Cache()
 
 
 def invalidate(unit_id: UUID | None = None) -> None:
     """Forget cached configuration (of every unit when None) in this process."""
-    for cache in (_units, _resource_lists, _resources):
+    for cache in (_units, _resource_lists, _resources, _capacities):
         cache.drop(None if unit_id is None else lambda k: k == unit_id or (isinstance(k, tuple) and k[0] == unit_id))
 
 
@@ -115,7 +130,8 @@ def _hours(raw: list[list[int]]) -> tuple[OpeningWindow, ...]:
     return tuple(sorted((OpeningWindow(wd, o, c) for wd, o, c in raw), key=lambda w: (w.weekday, w.opens)))
 
 
-def _resource(unit_id: UUID, r: Any) -> Resource:
+def resource_of(unit_id: UUID, r: Any) -> Resource:
+    """A Resource from a row of RESOURCES_SQL."""
     return Resource(id=r["id"], unit_id=unit_id, name=r["name"], kind=ResourceKind(r["kind"]),
                     capacity=r["capacity"], group_id=r["group_id"], hours=_hours(r["hours"]))
 
@@ -142,7 +158,7 @@ class PgUnits:
         """The unit's active resources in display order."""
 
         async def load() -> list[Resource]:
-            return [_resource(unit_id, r) for r in await self._pool.fetch(_RESOURCES_SQL, unit_id, None)]
+            return [resource_of(unit_id, r) for r in await self._pool.fetch(RESOURCES_SQL, unit_id, None)]
 
         return await _resource_lists.get(unit_id, load)
 
@@ -152,10 +168,20 @@ class PgUnits:
         for rid in ids:
 
             async def load(rid: UUID = rid) -> Resource | None:
-                rows = await self._pool.fetch(_RESOURCES_SQL, unit_id, [rid])
-                return _resource(unit_id, rows[0]) if rows else None
+                rows = await self._pool.fetch(RESOURCES_SQL, unit_id, [rid])
+                return resource_of(unit_id, rows[0]) if rows else None
 
             r = await _resources.get((unit_id, rid), load)
             if r is not None:
                 found[rid] = r
         return found
+
+    async def capacity_by_hours(self, unit_id: UUID) -> dict[tuple[OpeningWindow, ...], int]:
+        """The unit's active resources' summed capacity per weekly hours (empty: the unit's), to size its grid
+        without loading every resource."""
+
+        async def load() -> dict[tuple[OpeningWindow, ...], int]:
+            rows = await self._pool.fetch(_CAPACITY_SQL, unit_id)
+            return {_hours(json.loads(r["hours"])): int(r["capacity"]) for r in rows}
+
+        return await _capacities.get(unit_id, load)

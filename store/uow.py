@@ -8,6 +8,7 @@ from typing import Self
 import asyncpg
 
 from domain.errors import Busy
+from store.antifraud import PgAntifraud
 from store.bookings import PgBookings
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
@@ -36,6 +37,7 @@ class PgUnitOfWork:
         self.payments = PgPayments(self._connection)
         self.queue = PgQueue(self._connection)
         self.waitlists = PgWaitlists(self._connection)
+        self.antifraud = PgAntifraud(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:

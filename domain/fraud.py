@@ -1,0 +1,207 @@
+"""Anti-fraud (SPEC §9, RN-HLD-05): open holds per customer, cooldown, the unit's hold ceiling, the blacklist.
+
+The rules here are pure; `admit` and `check_ceiling` apply them inside the hold's own transaction. The counter
+is exempt from all of them: only self-service channels (web, bot, WhatsApp, api, waitlist) are limited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import TYPE_CHECKING, Any
+from uuid import UUID, uuid4
+
+from domain.availability import Occupancy, grid_rows, slot_ranges
+from domain.bookings import LOCKED
+from domain.customers import Customer, CustomerIdentity
+from domain.errors import CooldownActive, CustomerBlacklisted, HoldCeilingReached, HoldLimitReached
+from domain.ports import UnitOfWork
+from domain.staff_queue import TITLES, QueueItemType
+from domain.units import OpeningWindow, Resource, Unit, UnitParameters
+
+if TYPE_CHECKING:
+    from domain.services import Deps
+
+COUNTER = "counter"
+OWNER_CEILING_ALERT = ("Alerta: teto de holds atingido na unidade {unit} ({day}): {open_holds} holds abertos para "
+                       "{free} blocos livres. Pode ser um ataque.")
+
+
+def is_self_service(channel: str) -> bool:
+    """Every channel but the counter is self-service (web, bot, WhatsApp, api, waitlist offers)."""
+    return channel != COUNTER
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What the tenant knows of a customer: every record sharing its CPF or phone, taken together."""
+
+    blacklisted: bool = False
+    open_holds: tuple[UUID, ...] = ()
+    """The customer's open holds, oldest first (capacity offers not yet claimed are not theirs yet)."""
+    expirations: tuple[datetime, ...] = ()
+    """When their holds expired or they cancelled one themselves, in the counting window, ascending."""
+    cpfs: frozenset[str] = frozenset()
+    phones: frozenset[str] = frozenset()
+    """Every CPF and phone of the matching records (one record may know a phone the request did not give)."""
+
+
+def cooldown_until(expirations: Iterable[datetime], params: UnitParameters, now: datetime) -> datetime | None:
+    """The end of the cooldown in force at `now`, if any.
+
+    Each expiration that makes `cooldown_expirations` within `cooldown_window` starts `cooldown_duration` from
+    itself (seed: expired Monday, Wednesday, Saturday 16h → cooldown until Monday 16h).
+    """
+    times = sorted(t for t in expirations if t <= now)
+    n = params.cooldown_expirations
+    ends = [times[k] + params.cooldown_duration for k in range(n - 1, len(times))
+            if times[k] - times[k - n + 1] < params.cooldown_window]
+    until = max(ends, default=None)
+    return until if until is not None and until > now else None
+
+
+def ceiling_reached(open_holds: int, free_slots: int, percent: int) -> bool:
+    """Whether a day's open holds reached `percent` of its free slots (seed: 40 free → refused from 12 open)."""
+    return open_holds > 0 and open_holds * 100 >= percent * free_slots
+
+
+def check_standing(standing: Standing, params: UnitParameters, local_now: datetime, holding: bool = True) -> None:
+    """Refuse a self-service hold (or, with `holding` False, joining a waitlist): blacklisted, then cooldown,
+    then too many open holds (the swap is offered). `local_now` is now in the unit's time zone."""
+    if standing.blacklisted:
+        raise CustomerBlacklisted()
+    until = cooldown_until(standing.expirations, params, local_now)
+    if until is not None:
+        raise CooldownActive(until, until.astimezone(local_now.tzinfo))
+    if holding and len(standing.open_holds) >= params.open_holds_per_customer:
+        raise HoldLimitReached(standing.open_holds[0], params.open_holds_per_customer)
+
+
+def day_range(unit: Unit, day: date) -> tuple[datetime, datetime]:
+    """[local midnight, next local midnight) of `day` in the unit's time zone, in UTC."""
+    start = datetime.combine(day, time(), tzinfo=unit.tz).astimezone(UTC)
+    return start, datetime.combine(day + timedelta(days=1), time(), tzinfo=unit.tz).astimezone(UTC)
+
+
+def grid_units(unit: Unit, capacity_by_hours: Mapping[tuple[OpeningWindow, ...], int], start: datetime,
+               end: datetime) -> int:
+    """How many slot units the unit's grid has in [start, end): a slot of an exclusive resource is one, a slot
+    of a pooled one is its places. `capacity_by_hours` sums the resources' capacities per weekly hours (empty
+    hours: the unit's)."""
+    total = 0
+    for hours, capacity in capacity_by_hours.items():
+        probe = Resource(id=uuid4(), unit_id=unit.id, name="-", hours=hours)
+        total += capacity * sum(len(group) for group in slot_ranges(unit, probe, start, end))
+    return total
+
+
+def free_units(unit: Unit, resources: Sequence[Resource], occupancies: Iterable[Occupancy], start: datetime,
+               end: datetime, now: datetime) -> int:
+    """The slot units of [start, end) not taken by bookings or blocks; a slot under an open hold counts as free
+    (the holds are what the ceiling measures, so they are not taken off the slots they are compared with)."""
+    settled = [o for o in occupancies if o.status not in LOCKED]
+    rows = grid_rows(unit, resources, settled, start, end, now)
+    return sum(sum(row.available) for window in rows.values() for row in window)
+
+
+async def admit(uow: UnitOfWork, unit: Unit, identity: CustomerIdentity, now: datetime,
+                replacing: UUID | None = None) -> Customer:
+    """Identify the customer of a self-service hold and refuse it if RN-HLD-05 says so.
+
+    Takes a per-customer lock (CPF and phone) held until the transaction ends, *before* counting, so that two
+    simultaneous holds of one customer are counted one after the other: exactly one of them gets through.
+    `replacing` is the hold a swap cancels in the same transaction (it does not count).
+    """
+    cpfs, phones = await uow.antifraud.lock_customer(unit.tenant_id, {identity.cpf} if identity.cpf else set(),
+                                                     {identity.phone} if identity.phone else set())
+    customer = await uow.customers.identify(unit.tenant_id, identity)
+    since = now - unit.params.cooldown_window - unit.params.cooldown_duration
+    standing = await uow.antifraud.standing(unit.tenant_id, cpfs, phones, now, since, replacing)
+    if not (standing.cpfs <= cpfs and standing.phones <= phones):
+        # A record linked another CPF or phone to this customer while we waited for the lock (rare): take its
+        # lock too and count again now that nobody else can be adding a hold under it.
+        cpfs, phones = await uow.antifraud.lock_customer(unit.tenant_id, cpfs | standing.cpfs,
+                                                         phones | standing.phones)
+        standing = await uow.antifraud.standing(unit.tenant_id, cpfs, phones, now, since, replacing)
+    check_standing(standing, unit.params, now.astimezone(unit.tz))
+    return customer
+
+
+async def check_standing_of(uow: UnitOfWork, unit: Unit, identity: CustomerIdentity, now: datetime) -> None:
+    """Refuse a blacklisted customer or one in cooldown (joining a waitlist: open holds do not matter there)."""
+    cpfs = {identity.cpf} if identity.cpf else set()
+    phones = {identity.phone} if identity.phone else set()
+    since = now - unit.params.cooldown_window - unit.params.cooldown_duration
+    standing = await uow.antifraud.standing(unit.tenant_id, cpfs, phones, now, since, None)
+    check_standing(standing, unit.params, now.astimezone(unit.tz), holding=False)
+
+
+async def check_ceiling(uow: UnitOfWork, unit: Unit, starts_at: datetime, now: datetime,
+                        capacity_by_hours: Mapping[tuple[OpeningWindow, ...], int],
+                        replacing: UUID | None = None) -> None:
+    """Refuse a self-service hold when the open holds of its day reached the unit's ceiling (RN-HLD-05).
+
+    Cheap first: one aggregate gives the day's open holds and an upper bound of the slot units bookings and
+    blocks take; with the grid's size (from opening hours alone: `capacity_by_hours`, read before the
+    transaction) that bounds the free slots from below, which settles almost every hold. Only near the ceiling
+    is the day's grid computed exactly, and a refusal is always decided on the exact count. Everything is read
+    on the transaction's own connection (waiting for the pool while holding a connection could starve it).
+    The hold a swap replaces does not count: a swap never adds an open hold.
+    """
+    day = starts_at.astimezone(unit.tz).date()
+    day_start, day_end = day_range(unit, day)
+    lo = max(day_start, now)
+    if lo >= day_end:
+        return
+    percent = unit.params.hold_ceiling_percent
+    step = timedelta(minutes=unit.params.slot_minutes)
+    open_holds, taken_at_most = await uow.antifraud.day_pressure(unit.id, day_start, lo, day_end, now, step,
+                                                                 replacing)
+    if not open_holds:
+        return
+    size = grid_units(unit, capacity_by_hours, lo, day_end)
+    if not ceiling_reached(open_holds, size - taken_at_most, percent):
+        return
+    resources = await uow.antifraud.resources(unit.id)
+    occupancies = await uow.bookings.occupancy(unit.id, None, lo, day_end)
+    free = free_units(unit, resources, occupancies, lo, day_end, now)
+    if ceiling_reached(open_holds, free, percent):
+        raise HoldCeilingReached(day, open_holds, free)
+
+
+async def raise_ceiling_alert(uow: UnitOfWork, unit: Unit, refusal: HoldCeilingReached, now: datetime) -> bool:
+    """Open the "Teto de holds atingido" alert, at most once per unit and day; tell the owner's WhatsApp too.
+
+    Returns whether an alert was opened (False: today's was already raised).
+    """
+    today = now.astimezone(unit.tz).date()
+    item = await uow.queue.open_daily(unit.id, QueueItemType.HOLD_CEILING, today, now, {
+        "reason": TITLES[QueueItemType.HOLD_CEILING], "day": refusal.day.isoformat(),
+        "open_holds": refusal.open_holds, "free_slots": refusal.free_slots,
+        "percent": unit.params.hold_ceiling_percent,
+    })
+    if item is None:
+        return False
+    if unit.params.owner_alert_whatsapp:
+        await uow.events.notify(unit.id, "notification", {
+            "kind": "owner_alert", "channel": "whatsapp", "to": unit.params.owner_alert_whatsapp,
+            "text": OWNER_CEILING_ALERT.format(unit=unit.name, day=refusal.day.strftime("%d/%m"),
+                                               open_holds=refusal.open_holds, free=refusal.free_slots)})
+    return True
+
+
+async def set_blacklisted(deps: Deps, unit_id: UUID, identity: CustomerIdentity, blacklisted: bool,
+                          reason: str | None = None, actor: str = "staff") -> list[dict[str, Any]]:
+    """Put a customer on the tenant's blacklist, or take them off it: every record with the CPF or phone.
+
+    Returns the records as they are now. The reason, who and when are kept on the records.
+    """
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        unit = await uow.units.get(unit_id)
+        records = await uow.antifraud.set_blacklisted(unit.tenant_id, identity, blacklisted,
+                                                      reason.strip() if reason and reason.strip() else None,
+                                                      actor, now)
+        await uow.commit()
+    return records
