@@ -17,6 +17,7 @@ from resolvers.mutations import Mutation
 from resolvers.payments import CatalogMutation, PaymentMutation, PaymentQuery
 from resolvers.queries import Query
 from resolvers.subscriptions import Subscription
+from resolvers.unit_settings import UnitSettingsMutation
 from resolvers.waitlists import WaitlistMutation, WaitlistQuery, WaitlistSubscription
 from slothold.executor import SharedEventExecutor
 from slothold.limits import CODES, DocumentSizeLimiter, QueryLimits, query_limit_rules
@@ -54,7 +55,8 @@ def _is_internal(error: GraphQLError) -> bool:
 
 
 class SlotholdSchema(strawberry.Schema):
-    """strawberry.Schema that logs the API's limit refusals as one warning line each, without a traceback."""
+    """strawberry.Schema that logs the API's limit refusals as one warning line each, and the domain's refusals
+    raised outside a result union (access, input) as one info line, without a traceback."""
 
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
         others = []
@@ -62,6 +64,8 @@ class SlotholdSchema(strawberry.Schema):
             code = (error.extensions or {}).get("code")
             if code in CODES:
                 log.warning("refused: %s", error.message, extra={"code": code})
+            elif isinstance(error.original_error, DomainError):  # an expected refusal (access, input): no traceback
+                log.info("refused: %s", error.message, extra={"code": error.original_error.code})
             else:
                 others.append(error)
         super().process_errors(others, execution_context)
@@ -74,7 +78,7 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     return SlotholdSchema(
         query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery)),
         mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation,
-                                          CustomerMutation)),
+                                          CustomerMutation, UnitSettingsMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription)),
         execution_context_class=SharedEventExecutor,
         extensions=[
