@@ -5,14 +5,14 @@ CLI (`slothold token create --system`).
 
 Secrets are stored as SHA-256 digests only; a token's plaintext is shown once, when it is issued.
 
-Revision ID: 0008
+Revision ID: 0007
 Revises: 0006
 Create Date: 2026-12-01
 """
 
 from migrations.script import run_script
 
-revision = "0008"
+revision = "0007"
 down_revision = "0006"
 branch_labels = None
 depends_on = None

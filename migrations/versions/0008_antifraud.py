@@ -4,15 +4,15 @@ day (the "Teto de holds atingido" alert), guaranteed by a unique index rather th
 The counts themselves (open holds, expirations, a day's hold pressure) are served by existing indexes:
 bookings_customer, booking_events_booking and allocations_unit_during.
 
-Revision ID: 0007a
-Revises: 0008
+Revision ID: 0008
+Revises: 0007
 Create Date: 2026-12-01
 """
 
 from migrations.script import run_script
 
-revision = "0007a"
-down_revision = "0008"
+revision = "0008"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
