@@ -333,7 +333,8 @@ class HoldRateLimiter:
         """Count one hold for `caller` and each of `customers`, or raise RateLimited (counting nothing)."""
         counters: list[_Counter] = []
         if self.per_caller > 0:
-            counters.append(_Counter(f"slothold:rate:hold:caller:{caller}", "caller", self.per_caller))
+            who = "client address" if caller.startswith("ip:") else "token"  # Context.rate_subject()
+            counters.append(_Counter(f"slothold:rate:hold:caller:{caller}", who, self.per_caller))
         if self.per_customer > 0:
             counters += [_Counter(f"slothold:rate:hold:customer:{c}", "customer", self.per_customer)
                          for c in customers]

@@ -258,7 +258,8 @@ async def test_holds_per_token_at_the_limit_pass_and_the_next_is_refused(serve: 
         error = refusal(status, body, "rate_limited")
         assert status == 200 and body["data"] is None and error["path"] == ["hold"]
         assert 1 <= error["extensions"]["retryAfterSeconds"] <= 20  # one hold every 60/3 s
-        assert "Too many holds" in error["message"]
+        assert error["message"] == "Too many holds: at most 3 per 60 s per token. Retry in " \
+            f"{error['extensions']['retryAfterSeconds']} s."
         assert await bookings_of(pool, v.unit_id) == before  # nothing written
         # counterBooking spends the same allowance
         counter = {"unitId": str(v.unit_id), "resourceIds": [str(fields[3])], "startsAt": at(9, 19).isoformat(),
@@ -327,7 +328,7 @@ async def test_the_limiter_slides_and_a_refused_hold_costs_nothing(redis_url: st
         with pytest.raises(RateLimited) as refused:
             await limiter.check(caller, [carol])
         assert refused.value.extensions == {"code": "rate_limited", "retryAfterSeconds": 1, "limit": 2,
-                                            "windowSeconds": 1, "per": "caller"}
+                                            "windowSeconds": 1, "per": "token"}
         await asyncio.sleep(0.55)  # one hold every 0.5 s comes back
         await limiter.check(caller, [carol])
         with pytest.raises(RateLimited):
