@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
+from functools import partial
 from typing import NamedTuple, overload
 from uuid import UUID
 from zoneinfo import ZoneInfo
@@ -235,13 +236,13 @@ class WindowRow:
     letters: an exclusive resource's rows work out `available` and `owners` when first asked for them.
     """
 
-    __slots__ = ("_available", "_owners", "_paint_owners", "codes", "first", "occupancies", "resource", "step")
+    __slots__ = ("_available", "_owners", "_owners_later", "codes", "first", "occupancies", "resource", "step")
 
     def __init__(self, resource: Resource, first: datetime, step: timedelta, codes: bytearray,
                  available: list[int] | None, owners: list[int] | None, occupancies: Sequence[Occupancy],
-                 paint_owners: Callable[[], None] | None = None) -> None:
+                 owners_later: Callable[[], list[int]] | None = None) -> None:
         self.resource, self.first, self.step, self.codes, self.occupancies = resource, first, step, codes, occupancies
-        self._available, self._owners, self._paint_owners = available, owners, paint_owners
+        self._available, self._owners, self._owners_later = available, owners, owners_later
 
     @property
     def available(self) -> list[int]:
@@ -254,9 +255,8 @@ class WindowRow:
     def owners(self) -> list[int]:
         """Index in `occupancies` of what decides each slot's state (-1: nothing)."""
         if self._owners is None:
-            assert self._paint_owners is not None
-            self._paint_owners()  # sets them on every row of the resource
-            assert self._owners is not None
+            assert self._owners_later is not None
+            self._owners = self._owners_later()
         return self._owners
 
     def __len__(self) -> int:
@@ -453,20 +453,33 @@ def _exclusive_rows(resource: Resource, cols: OccupancyColumns, now_s: float, la
     occupancy that overlaps it (on ties the last in _active_columns' order), painted into the letters of all
     frames end to end. Owners (indices in `cols`) are painted the same way, when first asked for: until then
     nothing per occupancy outlives this call (a month's grid holds thousands of them)."""
-    frames, offsets, step = layout.frames, layout.offsets, layout.step
     codes = bytearray(b"F" * layout.total)
     _paint(layout, _in_painting_order(cols, now_s), codes, None)
-    rows: list[WindowRow] = []
+    owners = _Owners(cols, now_s, layout)
+    step = layout.step
+    return [WindowRow(resource, fr.first, step, codes[a:a + fr.n], None, None, cols, owners.of(a, fr.n))
+            for fr, a in zip(layout.frames, layout.offsets, strict=True)]
 
-    def paint_owners() -> None:
-        owners = [-1] * layout.total
-        _paint(layout, _in_painting_order(cols, now_s), None, owners)
-        for row, a in zip(rows, offsets, strict=True):
-            row._owners = owners[a:a + len(row)]
 
-    for fr, a in zip(frames, offsets, strict=True):
-        rows.append(WindowRow(resource, fr.first, step, codes[a:a + fr.n], None, None, cols, paint_owners))
-    return rows
+class _Owners:
+    """The owners of all of an exclusive resource's slots, painted on first use. Nothing here refers back to the
+    rows: they are freed as soon as the response is, without waiting for the garbage collector."""
+
+    __slots__ = ("_all", "cols", "layout", "now_s")
+
+    def __init__(self, cols: OccupancyColumns, now_s: float, layout: _Layout) -> None:
+        self.cols, self.now_s, self.layout = cols, now_s, layout
+        self._all: list[int] | None = None
+
+    def of(self, offset: int, n: int) -> Callable[[], list[int]]:
+        """What gives the owners of the n slots from `offset` on."""
+        return partial(self._slice, offset, n)
+
+    def _slice(self, offset: int, n: int) -> list[int]:
+        if self._all is None:
+            self._all = [-1] * self.layout.total
+            _paint(self.layout, _in_painting_order(self.cols, self.now_s), None, self._all)
+        return self._all[offset:offset + n]
 
 
 def _in_painting_order(cols: OccupancyColumns, now_s: float) -> list[tuple[float, float, int, int, int]]:
