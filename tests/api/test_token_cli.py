@@ -41,3 +41,16 @@ async def test_tokens_are_issued_listed_and_revoked_from_the_cli(
     bad = await loop.run_in_executor(None, cli, "create", "--unit", str(v.unit_id), "--scopes", "read,fly",
                                      "--name", "x")
     assert bad == 2 and "unknown scope 'fly'" in capsys.readouterr().out
+
+
+async def test_the_demo_owner_token_is_reused_while_live(database_url: str, pool: Any) -> None:
+    from slothold.demo import DEMO_UNIT_ID, demo_owner_token, seed_demo
+
+    await seed_demo(database_url)
+    first = await demo_owner_token(database_url, None)
+    assert await demo_owner_token(database_url, first) == first
+    who = await PgAccess(pool).principal(first, datetime.now(UTC))
+    assert who is not None and who.role == "owner" and who.unit_id == DEMO_UNIT_ID
+    await pool.execute("UPDATE access_tokens SET revoked_at = now() WHERE id = $1", who.token_id)
+    second = await demo_owner_token(database_url, first)
+    assert second != first and await PgAccess(pool).principal(second, datetime.now(UTC)) is not None

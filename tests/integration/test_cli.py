@@ -137,6 +137,9 @@ async def seed_demo(database_url):
     await conn.close()
     return "stub demo: " + ("loaded" if status.endswith(" 1") else "already there")
 
+async def demo_owner_token(database_url, saved):
+    return saved or "slh_s_stub" + os.urandom(4).hex()
+
 def create_app():
     from starlette.applications import Starlette
     from starlette.responses import PlainTextResponse
@@ -155,7 +158,7 @@ def run_worker(settings):
     print("stub worker stopped", flush=True)
 
 _module("slothold.migrate", upgrade=upgrade)
-_module("slothold.demo", seed_demo=seed_demo)
+_module("slothold.demo", seed_demo=seed_demo, demo_owner_token=demo_owner_token)
 _module("slothold.app", create_app=create_app)
 _module("jobs.worker", run_worker=run_worker)
 """
@@ -231,6 +234,8 @@ def test_dev_runs_everything_and_stops_cleanly(dev_env: dict[str, str]) -> None:
     assert "stub demo: loaded" in text
     assert f"http://127.0.0.1:{port}/graphql" in text
     assert f"http://127.0.0.1:{port}/healthz" in text
+    token = text.split("owner token   ")[1].split()[0]
+    assert token.startswith("slh_s_stub")
     db_port = int(text.split("postgresql://postgres@127.0.0.1:")[1].split("/")[0])
     code, text = dev.finish()
     assert code == 0, text
@@ -249,6 +254,7 @@ def test_dev_runs_everything_and_stops_cleanly(dev_env: dict[str, str]) -> None:
     code, text = dev.finish()
     assert code == 0, text
     assert "stub demo: already there" in text
+    assert f"owner token   {token}" in text  # kept in the data folder and reused while it is live
     assert not _listening(port) and not _listening(db_port)
 
 
