@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from uuid import uuid4
 
 import httpx
 import pytest
@@ -77,8 +78,7 @@ async def test_a_refusal_outside_a_result_union_is_a_clear_error_not_an_internal
     (error,) = r.json()["errors"]
     assert error["message"].startswith("unitId is not a valid id")
     assert error["extensions"] == {"code": "invalid_id", "field": "unitId"}
-    r = await api.http.post("/graphql", json={
-        "query": '{ queue(unitId: "5107d0de-0000-4000-8000-000000000001") { id } }'})
+    r = await api.http.post("/graphql", json={"query": f'{{ queue(unitId: "{uuid4()}") {{ id }} }}'})
     assert r.json()["errors"][0]["extensions"] == {"code": "not_found", "field": "unitId"}
     v = await arena(pool)
     r = await api.http.post("/graphql", json={
