@@ -6,6 +6,7 @@ is exempt from all of them: only self-service channels (web, bot, WhatsApp, api,
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -44,7 +45,33 @@ class Standing:
     """When their holds expired or they cancelled one themselves, in the counting window, ascending."""
     cpfs: frozenset[str] = frozenset()
     phones: frozenset[str] = frozenset()
-    """Every CPF and phone of the matching records (one record may know a phone the request did not give)."""
+    """The CPFs and phones of the records with the asked CPF or phone (one may know a phone the request did not
+    give: holds under that phone count too)."""
+
+
+@dataclass(frozen=True)
+class Locked:
+    """What `lock_customer` locked, and the pressure on the day it was asked about."""
+
+    cpfs: frozenset[str]
+    phones: frozenset[str]
+    open_holds: int = 0
+    """The day's open holds (but the one a swap replaces)."""
+    taken_at_most: int = 0
+    """An upper bound of the slot units bookings and blocks take on the day (from its start)."""
+
+
+@dataclass(frozen=True)
+class DayWindow:
+    """The day a hold falls on: [day_start, end), measured from `start` (now, on the current day)."""
+
+    unit_id: UUID
+    day_start: datetime
+    start: datetime
+    end: datetime
+    step: timedelta
+    now: datetime
+    replacing: UUID | None = None
 
 
 def cooldown_until(expirations: Iterable[datetime], params: UnitParameters, now: datetime) -> datetime | None:
@@ -84,15 +111,25 @@ def day_range(unit: Unit, day: date) -> tuple[datetime, datetime]:
     return start, datetime.combine(day + timedelta(days=1), time(), tzinfo=unit.tz).astimezone(UTC)
 
 
+_day_slots: dict[tuple[object, ...], list[datetime]] = {}
+
+
 def grid_units(unit: Unit, capacity_by_hours: Mapping[tuple[OpeningWindow, ...], int], start: datetime,
                end: datetime) -> int:
     """How many slot units the unit's grid has in [start, end): a slot of an exclusive resource is one, a slot
     of a pooled one is its places. `capacity_by_hours` sums the resources' capacities per weekly hours (empty
-    hours: the unit's)."""
+    hours: the unit's). The slot starts of a day are remembered (every hold of that day asks again)."""
     total = 0
     for hours, capacity in capacity_by_hours.items():
-        probe = Resource(id=uuid4(), unit_id=unit.id, name="-", hours=hours)
-        total += capacity * sum(len(group) for group in slot_ranges(unit, probe, start, end))
+        key = (unit.id, unit.timezone, unit.hours, unit.params.slot_minutes, hours, end)
+        starts = _day_slots.get(key)
+        if starts is None:
+            probe = Resource(id=uuid4(), unit_id=unit.id, name="-", hours=hours)
+            starts = [s for group in slot_ranges(unit, probe, end - timedelta(days=1), end) for s, _ in group]
+            if len(_day_slots) > 10_000:
+                _day_slots.clear()
+            _day_slots[key] = starts
+        total += capacity * (len(starts) - bisect_left(starts, start))
     return total
 
 
@@ -105,67 +142,57 @@ def free_units(unit: Unit, resources: Sequence[Resource], occupancies: Iterable[
     return sum(sum(row.available) for window in rows.values() for row in window)
 
 
-async def admit(uow: UnitOfWork, unit: Unit, identity: CustomerIdentity, now: datetime,
-                replacing: UUID | None = None) -> Customer:
-    """Identify the customer of a self-service hold and refuse it if RN-HLD-05 says so.
+async def admit(uow: UnitOfWork, unit: Unit, identity: CustomerIdentity, starts_at: datetime, now: datetime,
+                capacity_by_hours: Mapping[tuple[OpeningWindow, ...], int], replacing: UUID | None = None) -> Customer:
+    """Identify the customer of a self-service hold and refuse the hold if RN-HLD-05 says so.
 
-    Takes a per-customer lock (CPF and phone) held until the transaction ends, *before* counting, so that two
-    simultaneous holds of one customer are counted one after the other: exactly one of them gets through.
-    `replacing` is the hold a swap cancels in the same transaction (it does not count).
+    Takes a per-customer lock (each CPF and phone) held until the transaction ends, *before* counting, so that
+    two simultaneous holds of one customer are counted one after the other: exactly one gets through. The same
+    round trip measures the pressure on the hold's day (see `check_ceiling`). `replacing` is the hold a swap
+    cancels in the same transaction: it counts neither for the customer nor for the ceiling (a swap never adds
+    an open hold).
     """
-    cpfs, phones = await uow.antifraud.lock_customer(unit.tenant_id, {identity.cpf} if identity.cpf else set(),
-                                                     {identity.phone} if identity.phone else set())
+    day = starts_at.astimezone(unit.tz).date()
+    day_start, day_end = day_range(unit, day)
+    lo = min(max(day_start, now), day_end)
+    window = DayWindow(unit.id, day_start, lo, day_end, timedelta(minutes=unit.params.slot_minutes), now, replacing)
+    locked = await uow.antifraud.lock_customer(unit.tenant_id, identity, day=window)
     customer = await uow.customers.identify(unit.tenant_id, identity)
     since = now - unit.params.cooldown_window - unit.params.cooldown_duration
-    standing = await uow.antifraud.standing(unit.tenant_id, cpfs, phones, now, since, replacing)
-    if not (standing.cpfs <= cpfs and standing.phones <= phones):
+    standing = await uow.antifraud.standing(unit.tenant_id, identity, now, since, replacing)
+    if not (standing.cpfs <= locked.cpfs and standing.phones <= locked.phones):
         # A record linked another CPF or phone to this customer while we waited for the lock (rare): take its
         # lock too and count again now that nobody else can be adding a hold under it.
-        cpfs, phones = await uow.antifraud.lock_customer(unit.tenant_id, cpfs | standing.cpfs,
-                                                         phones | standing.phones)
-        standing = await uow.antifraud.standing(unit.tenant_id, cpfs, phones, now, since, replacing)
+        await uow.antifraud.lock_customer(unit.tenant_id, identity, also=(standing.cpfs, standing.phones))
+        standing = await uow.antifraud.standing(unit.tenant_id, identity, now, since, replacing)
     check_standing(standing, unit.params, now.astimezone(unit.tz))
+    free_at_least = grid_units(unit, capacity_by_hours, lo, day_end) - locked.taken_at_most
+    await check_ceiling(uow, unit, day, lo, day_end, now, locked.open_holds, free_at_least)
     return customer
 
 
 async def check_standing_of(uow: UnitOfWork, unit: Unit, identity: CustomerIdentity, now: datetime) -> None:
     """Refuse a blacklisted customer or one in cooldown (joining a waitlist: open holds do not matter there)."""
-    cpfs = {identity.cpf} if identity.cpf else set()
-    phones = {identity.phone} if identity.phone else set()
     since = now - unit.params.cooldown_window - unit.params.cooldown_duration
-    standing = await uow.antifraud.standing(unit.tenant_id, cpfs, phones, now, since, None)
+    standing = await uow.antifraud.standing(unit.tenant_id, identity, now, since, None)
     check_standing(standing, unit.params, now.astimezone(unit.tz), holding=False)
 
 
-async def check_ceiling(uow: UnitOfWork, unit: Unit, starts_at: datetime, now: datetime,
-                        capacity_by_hours: Mapping[tuple[OpeningWindow, ...], int],
-                        replacing: UUID | None = None) -> None:
+async def check_ceiling(uow: UnitOfWork, unit: Unit, day: date, start: datetime, end: datetime, now: datetime,
+                        open_holds: int, free_at_least: int) -> None:
     """Refuse a self-service hold when the open holds of its day reached the unit's ceiling (RN-HLD-05).
 
-    Cheap first: one aggregate gives the day's open holds and an upper bound of the slot units bookings and
-    blocks take; with the grid's size (from opening hours alone: `capacity_by_hours`, read before the
-    transaction) that bounds the free slots from below, which settles almost every hold. Only near the ceiling
-    is the day's grid computed exactly, and a refusal is always decided on the exact count. Everything is read
-    on the transaction's own connection (waiting for the pool while holding a connection could starve it).
-    The hold a swap replaces does not count: a swap never adds an open hold.
+    Cheap first: `free_at_least` (the grid's size from opening hours alone, less an upper bound of what bookings
+    and blocks take, both from one aggregate) settles almost every hold. Only near the ceiling is the grid of
+    [start, end) computed exactly, and a refusal is always decided on the exact count. It is read on the
+    transaction's own connection (waiting for the pool while holding a connection could starve it).
     """
-    day = starts_at.astimezone(unit.tz).date()
-    day_start, day_end = day_range(unit, day)
-    lo = max(day_start, now)
-    if lo >= day_end:
-        return
     percent = unit.params.hold_ceiling_percent
-    step = timedelta(minutes=unit.params.slot_minutes)
-    open_holds, taken_at_most = await uow.antifraud.day_pressure(unit.id, day_start, lo, day_end, now, step,
-                                                                 replacing)
-    if not open_holds:
-        return
-    size = grid_units(unit, capacity_by_hours, lo, day_end)
-    if not ceiling_reached(open_holds, size - taken_at_most, percent):
+    if not ceiling_reached(open_holds, free_at_least, percent):
         return
     resources = await uow.antifraud.resources(unit.id)
-    occupancies = await uow.bookings.occupancy(unit.id, None, lo, day_end)
-    free = free_units(unit, resources, occupancies, lo, day_end, now)
+    occupancies = await uow.bookings.occupancy(unit.id, None, start, end)
+    free = free_units(unit, resources, occupancies, start, end, now)
     if ceiling_reached(open_holds, free, percent):
         raise HoldCeilingReached(day, open_holds, free)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from types import TracebackType
 from typing import Any, Protocol, Self
 from uuid import UUID
@@ -77,13 +77,11 @@ class CustomerRepository(Protocol):
 class AntifraudRepository(Protocol):
     """What RN-HLD-05 reads (see store/antifraud.py)."""
 
-    async def lock_customer(self, tenant_id: UUID, cpfs: set[str], phones: set[str]) -> tuple[set[str], set[str]]: ...
+    async def lock_customer(self, tenant_id: UUID, identity: CustomerIdentity,
+                            also: tuple[frozenset[str], frozenset[str]] = ..., day: Any = None) -> Any: ...
 
-    async def standing(self, tenant_id: UUID, cpfs: set[str], phones: set[str], now: datetime, since: datetime,
+    async def standing(self, tenant_id: UUID, identity: CustomerIdentity, now: datetime, since: datetime,
                        replacing: UUID | None) -> Any: ...
-
-    async def day_pressure(self, unit_id: UUID, day_start: datetime, start: datetime, end: datetime,
-                           now: datetime, step: timedelta, replacing: UUID | None) -> tuple[int, int]: ...
 
     async def resources(self, unit_id: UUID) -> list[Resource]: ...
 

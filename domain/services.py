@@ -243,8 +243,7 @@ async def _hold_on(
                 return BookingResult(booking_from_snapshot(stored), replayed=True)
         customer = None
         if capacity is not None and cmd.customer is not None:  # a self-service hold: RN-HLD-05
-            customer = await fraud.admit(uow, unit, cmd.customer, now, replacing=cmd.replaces)
-            await fraud.check_ceiling(uow, unit, cmd.starts_at, now, capacity, replacing=cmd.replaces)
+            customer = await fraud.admit(uow, unit, cmd.customer, cmd.starts_at, now, capacity, cmd.replaces)
         elif cmd.customer is not None:
             customer = await uow.customers.identify(unit.tenant_id, cmd.customer)
         await uow.bookings.lock_resources(unit.id, [r.id for r in picked])

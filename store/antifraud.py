@@ -1,13 +1,17 @@
-"""The SQL of RN-HLD-05: per-customer locks, a customer's standing, a day's hold pressure, the blacklist."""
+"""The SQL of RN-HLD-05: per-customer locks, a customer's standing, a day's hold pressure, the blacklist.
+
+The statements of the hold path take scalar parameters where they can: their generic plans are then good, so
+each is planned once per connection rather than at every hold (planning cost more than running them).
+"""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 from uuid import UUID, uuid4
 
 from domain.customers import CustomerIdentity
-from domain.fraud import Standing
+from domain.fraud import DayWindow, Locked, Standing
 from domain.units import Resource
 from store.bookings import ConnGetter
 from store.units import RESOURCES_SQL, resource_of
@@ -15,72 +19,76 @@ from store.units import RESOURCES_SQL, resource_of
 CUSTOMER_LOCK_SPACE = 5_107_005
 """The first key of the two-key advisory locks taken per customer (resources use one-key locks: another space)."""
 
-# The identifiers asked for and those of the records they match (one record may link a CPF to a phone), then one
-# lock per identifier in ascending key order: the same person always takes the same locks in the same order.
-_LOCK = """
-WITH asked AS (
-    SELECT 'cpf:' || c AS name FROM unnest($3::text[]) AS c
-    UNION SELECT 'phone:' || p FROM unnest($4::text[]) AS p
-), linked AS (
-    SELECT 'cpf:' || trim(cpf) AS name FROM customers
-    WHERE tenant_id = $2::uuid AND (cpf = ANY($3::bpchar[]) OR phone = ANY($4::text[])) AND cpf IS NOT NULL
-    UNION SELECT 'phone:' || phone FROM customers
-    WHERE tenant_id = $2::uuid AND (cpf = ANY($3::bpchar[]) OR phone = ANY($4::text[])) AND phone IS NOT NULL
-), keyed AS (
-    SELECT name, hashtext($2::text || ':' || name) AS k FROM (SELECT name FROM asked UNION SELECT name FROM linked) n
-    ORDER BY k
-)
-SELECT name, pg_advisory_xact_lock($1::int, k) FROM keyed ORDER BY k
+# The identifiers asked for, those of the records they match (a record may link a CPF to a phone) and any named
+# in $4: the same person always takes the same locks, in ascending key order (no deadlocks).
+_NAMES = """
+SELECT DISTINCT name FROM (
+    SELECT unnest(ARRAY['cpf:' || $2::text, 'phone:' || $3::text]) AS name
+    UNION ALL SELECT unnest(ARRAY['cpf:' || trim(cpf), 'phone:' || phone]) FROM customers
+    WHERE tenant_id = $1::uuid AND (cpf = $2::bpchar OR phone = $3::text)
+    UNION ALL SELECT unnest($4::text[])
+) named WHERE name IS NOT NULL
 """
 
-# Every record of the tenant with one of the CPFs or phones; their open holds, and what counts as an expiration:
-# an expiry (not a staff drop), a customer's own cancel of a hold that was not a swap, and a hold past its
-# deadline that no job has marked yet. Offers of waitlists are the system's, not the customer's doing.
+_LOCK = f"""
+SELECT n.name, pg_advisory_xact_lock({CUSTOMER_LOCK_SPACE}, hashtext($1::text || ':' || n.name)) FROM ({_NAMES}) n
+ORDER BY hashtext($1::text || ':' || n.name)
+"""
+
+# The same locks, and the pressure on a day in the same round trip: its open holds (bookings, but the one a swap
+# replaces) and, from $7 on, an upper bound of the slot units that bookings and blocks take: each allocation
+# counts its places (a block: its resource's whole capacity) on every slot it could touch, ceil(length / slot)
+# + 1. Lapsed holds take nothing, and open holds are left out on purpose (domain/fraud.py free_units). The
+# pressure is read from before any wait for the locks: the ceiling is a throttle, not a count to serialise.
+_LOCK_AND_PRESSURE = f"""
+WITH p AS (
+    SELECT count(DISTINCT a.booking_id) FILTER (WHERE a.hold_expires_at > $9::timestamptz
+                                                AND a.booking_id IS DISTINCT FROM $11::uuid) AS open_holds,
+           coalesce(sum(
+               CASE WHEN a.block_id IS NULL THEN a.quantity
+                    ELSE (SELECT r.capacity FROM resources r WHERE r.id = a.resource_id) END
+               * (ceil(extract(epoch FROM least(upper(a.during), $8::timestamptz)
+                                          - greatest(lower(a.during), $7::timestamptz)) / $10::float8) + 1)
+           ) FILTER (WHERE a.hold_expires_at IS NULL AND a.during && tstzrange($7::timestamptz, $8::timestamptz)),
+           0)::bigint AS taken
+    FROM allocations a
+    WHERE a.unit_id = $5::uuid AND a.occupies AND a.during && tstzrange($6::timestamptz, $8::timestamptz)
+)
+SELECT n.name, pg_advisory_xact_lock({CUSTOMER_LOCK_SPACE}, hashtext($1::text || ':' || n.name)), p.open_holds,
+       p.taken
+FROM ({_NAMES}) n, p
+ORDER BY hashtext($1::text || ':' || n.name)
+"""
+
+# One row per fact, `kind` saying which: 0 a record of the customer (`direct`: it has the CPF or the phone;
+# else it shares a CPF or phone with one that does), 1 one of their holds that still has a deadline (open or
+# lapsed), 2 an expiration: an expiry (not a staff drop) or the customer's own cancel of a hold that was not a
+# swap. Offers of waitlists are the system's doing, not the customer's.
 _STANDING = """
-WITH who AS (
-    SELECT id, cpf, phone, blacklisted FROM customers
-    WHERE tenant_id = $1::uuid AND (cpf = ANY($2::bpchar[]) OR phone = ANY($3::text[]))
+WITH asked AS MATERIALIZED (
+    SELECT id, cpf, phone, blacklisted FROM customers WHERE tenant_id = $1::uuid AND (cpf = $2::bpchar OR phone = $3)
+), who AS MATERIALIZED (
+    SELECT DISTINCT ON (id) id, cpf, phone, blacklisted, direct FROM (
+        SELECT id, cpf, phone, blacklisted, true AS direct FROM asked
+        UNION ALL
+        SELECT c.id, c.cpf, c.phone, c.blacklisted, false FROM asked a JOIN customers c
+            ON c.tenant_id = $1::uuid AND (c.cpf = a.cpf OR c.phone = a.phone)
+    ) linked ORDER BY id, direct DESC
 )
-SELECT coalesce((SELECT bool_or(blacklisted) FROM who), false) AS blacklisted,
-       array(SELECT DISTINCT cpf::text FROM who WHERE cpf IS NOT NULL) AS cpfs,
-       array(SELECT DISTINCT phone FROM who WHERE phone IS NOT NULL) AS phones,
-       array(SELECT b.id FROM bookings b
-             WHERE b.customer_id IN (SELECT id FROM who) AND b.status IN ('held', 'pending_payment', 'verifying')
-               AND b.hold_expires_at > $4::timestamptz AND b.hold_type IS DISTINCT FROM 'WAITLIST_OFFER'
-               AND b.id IS DISTINCT FROM $6::uuid
-             ORDER BY b.created_at, b.id) AS open_holds,
-       array(SELECT t FROM (
-                 SELECT e.at AS t FROM bookings b JOIN booking_events e ON e.booking_id = b.id
-                 WHERE b.customer_id IN (SELECT id FROM who) AND b.status IN ('expired', 'cancelled')
-                   AND b.channel <> 'waitlist' AND e.at > $5::timestamptz AND e.at <= $4::timestamptz
-                   AND e.old_status IN ('held', 'pending_payment', 'verifying')
-                   AND ((e.new_status = 'expired' AND coalesce(e.reason, '') NOT LIKE 'dropped by staff%')
-                        OR (e.new_status = 'cancelled' AND e.actor = 'customer'
-                            AND e.reason IS DISTINCT FROM 'swapped'))
-                 UNION ALL
-                 SELECT b.hold_expires_at FROM bookings b
-                 WHERE b.customer_id IN (SELECT id FROM who) AND b.status IN ('held', 'pending_payment', 'verifying')
-                   AND b.channel <> 'waitlist' AND b.hold_expires_at > $5::timestamptz
-                   AND b.hold_expires_at <= $4::timestamptz
-             ) x ORDER BY t) AS expirations
-"""
-
-# The day's open holds (bookings; not the one a swap replaces) and, from $3 on, an upper bound of the slot
-# units that bookings and blocks take: each allocation counts its places (a block: its resource's whole
-# capacity) on every slot it could touch, ceil(length / slot) + 1. Lapsed holds take nothing, and open holds
-# are left out on purpose (domain/fraud.py free_units).
-_PRESSURE = """
-SELECT count(DISTINCT a.booking_id) FILTER (WHERE a.hold_expires_at > $5::timestamptz
-                                            AND a.booking_id IS DISTINCT FROM $7::uuid) AS open_holds,
-       coalesce(sum(
-           CASE WHEN a.block_id IS NULL THEN a.quantity
-                ELSE (SELECT r.capacity FROM resources r WHERE r.id = a.resource_id) END
-           * (ceil(extract(epoch FROM least(upper(a.during), $4::timestamptz)
-                                      - greatest(lower(a.during), $3::timestamptz)) / $6::float8) + 1)
-       ) FILTER (WHERE a.hold_expires_at IS NULL AND a.during && tstzrange($3::timestamptz, $4::timestamptz)),
-       0)::bigint AS taken
-FROM allocations a
-WHERE a.unit_id = $1::uuid AND a.occupies AND a.during && tstzrange($2::timestamptz, $4::timestamptz)
+SELECT 0 AS kind, w.id, NULL::timestamptz AS at, w.blacklisted, w.direct, w.cpf::text AS cpf, w.phone,
+       NULL::text AS channel, NULL::text AS hold_type, NULL::timestamptz AS created_at
+FROM who w
+UNION ALL
+SELECT 1, b.id, b.hold_expires_at, NULL, NULL, NULL, NULL, b.channel, b.hold_type, b.created_at
+FROM who w JOIN bookings b ON b.customer_id = w.id AND b.hold_expires_at IS NOT NULL  -- held, pending, verifying
+UNION ALL
+SELECT 2, b.id, e.at, NULL, NULL, NULL, NULL, b.channel, NULL, NULL
+FROM who w
+JOIN bookings b ON b.customer_id = w.id AND b.status IN ('expired', 'cancelled') AND b.channel <> 'waitlist'
+JOIN booking_events e ON e.booking_id = b.id AND e.at > $4::timestamptz
+    AND e.old_status IN ('held', 'pending_payment', 'verifying')
+    AND ((e.new_status = 'expired' AND coalesce(e.reason, '') NOT LIKE 'dropped by staff%')
+         OR (e.new_status = 'cancelled' AND e.actor = 'customer' AND e.reason IS DISTINCT FROM 'swapped'))
 """
 
 _BLACKLIST = """
@@ -91,41 +99,56 @@ RETURNING id, cpf::text AS cpf, phone, name, blacklisted, blacklist_reason, blac
 """
 
 
+def _names(names: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+    return (frozenset(n.removeprefix("cpf:") for n in names if n.startswith("cpf:")),
+            frozenset(n.removeprefix("phone:") for n in names if n.startswith("phone:")))
+
+
+def _standing(rows: list[Any], now: datetime, since: datetime, replacing: UUID | None) -> Standing:
+    records = [r for r in rows if r["kind"] == 0]
+    holds = sorted((r for r in rows if r["kind"] == 1), key=lambda r: (r["created_at"], r["id"]))
+    lapsed = [r["at"] for r in holds if since < r["at"] <= now and r["channel"] != "waitlist"]
+    ended = [r["at"] for r in rows if r["kind"] == 2 and r["at"] <= now]
+    return Standing(
+        blacklisted=any(r["blacklisted"] for r in records),
+        open_holds=tuple(r["id"] for r in holds if r["at"] > now and r["hold_type"] != "WAITLIST_OFFER"
+                         and r["id"] != replacing),
+        expirations=tuple(sorted(ended + lapsed)),
+        cpfs=frozenset(r["cpf"] for r in records if r["direct"] and r["cpf"]),
+        phones=frozenset(r["phone"] for r in records if r["direct"] and r["phone"]))
+
+
 class PgAntifraud:
     """AntifraudRepository on the unit of work's connection."""
 
     def __init__(self, conn: ConnGetter) -> None:
         self._conn = conn
 
-    async def lock_customer(self, tenant_id: UUID, cpfs: set[str], phones: set[str]) -> tuple[set[str], set[str]]:
+    async def lock_customer(self, tenant_id: UUID, identity: CustomerIdentity,
+                            also: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+                            day: DayWindow | None = None) -> Locked:
         """Serialise the self-service holds of one customer until the transaction ends: one lock per CPF and
-        phone, those given and those their records know. Returns the CPFs and phones locked.
+        phone, those of `identity`, of the records they match and `also` (CPFs, phones). With `day`, also
+        measure the pressure on it in the same round trip.
 
         Count in a later statement: a statement that waited for the lock would still read from before the wait.
         """
         conn = await self._conn()
-        rows = await conn.fetch(_LOCK, CUSTOMER_LOCK_SPACE, tenant_id, sorted(cpfs), sorted(phones))
-        names = [r["name"] for r in rows]
-        return ({n.removeprefix("cpf:") for n in names if n.startswith("cpf:")},
-                {n.removeprefix("phone:") for n in names if n.startswith("phone:")})
+        extra = [f"cpf:{c}" for c in sorted(also[0])] + [f"phone:{p}" for p in sorted(also[1])]
+        if day is None:
+            rows = await conn.fetch(_LOCK, tenant_id, identity.cpf, identity.phone, extra)
+            return Locked(*_names([r["name"] for r in rows]))
+        rows = await conn.fetch(_LOCK_AND_PRESSURE, tenant_id, identity.cpf, identity.phone, extra, day.unit_id,
+                                day.day_start, day.start, day.end, day.now, day.step.total_seconds(), day.replacing)
+        return Locked(*_names([r["name"] for r in rows]), rows[0]["open_holds"], rows[0]["taken"])
 
-    async def standing(self, tenant_id: UUID, cpfs: set[str], phones: set[str], now: datetime, since: datetime,
+    async def standing(self, tenant_id: UUID, identity: CustomerIdentity, now: datetime, since: datetime,
                        replacing: UUID | None) -> Standing:
-        """The customer's blacklist flag, open holds and recent expirations, over every matching record."""
+        """The customer's blacklist flag, open holds (but `replacing`) and expirations since `since`, over all
+        their records."""
         conn = await self._conn()
-        r: Any = await conn.fetchrow(_STANDING, tenant_id, sorted(cpfs), sorted(phones), now, since, replacing)
-        return Standing(blacklisted=r["blacklisted"], open_holds=tuple(r["open_holds"]),
-                        expirations=tuple(r["expirations"]), cpfs=frozenset(r["cpfs"]),
-                        phones=frozenset(r["phones"]))
-
-    async def day_pressure(self, unit_id: UUID, day_start: datetime, start: datetime, end: datetime,
-                           now: datetime, step: timedelta, replacing: UUID | None) -> tuple[int, int]:
-        """(open holds of [day_start, end) but `replacing`, an upper bound of the slot units taken in
-        [start, end))."""
-        conn = await self._conn()
-        r: Any = await conn.fetchrow(_PRESSURE, unit_id, day_start, start, end, now, step.total_seconds(),
-                                     replacing)
-        return int(r["open_holds"]), int(r["taken"])
+        rows = await conn.fetch(_STANDING, tenant_id, identity.cpf, identity.phone, since)
+        return _standing(rows, now, since, replacing)
 
     async def resources(self, unit_id: UUID) -> list[Resource]:
         """The unit's active resources, read in the transaction (not the cached list: that one needs the pool)."""

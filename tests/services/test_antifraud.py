@@ -391,8 +391,9 @@ async def test_the_cheap_bound_never_overstates_the_free_slots(
     capacity = await deps.uow().units.capacity_by_hours(v.unit_id)
     uow = PgUnitOfWork(pool)
     async with uow:
-        found, taken = await uow.antifraud.day_pressure(v.unit_id, day_start, day_start, day_end, now,
-                                                        timedelta(hours=1), None)
+        locked = await uow.antifraud.lock_customer(v.tenant_id, customer(0), day=fraud.DayWindow(
+            v.unit_id, day_start, day_start, day_end, timedelta(hours=1), now))
+        found, taken = locked.open_holds, locked.taken_at_most
         occupancy = await uow.bookings.occupancy(v.unit_id, None, day_start, day_end)
         resources = await uow.antifraud.resources(v.unit_id)
     exact = fraud.free_units(unit, resources, occupancy, day_start, day_end, now)
