@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import atexit
-import concurrent.futures
 import os
 import signal
 import subprocess
@@ -14,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-import asyncpg
 import httpx
 import psutil
 
@@ -50,20 +47,9 @@ def stop_group(proc: subprocess.Popen[bytes] | None) -> None:
 def issue_bench_token(database_url: str) -> str:
     """A system token in the bench database (the API refuses anonymous callers), used by the bench clients."""
     from bench import _http, _rt_ws
-    from store.access import STAFF_PREFIX, digest
+    from store.access import issue_system_token_blocking
 
-    token = STAFF_PREFIX + os.urandom(24).hex()
-
-    async def insert() -> None:
-        conn = await asyncpg.connect(database_url)
-        try:
-            await conn.execute("INSERT INTO access_tokens (id, kind, name, secret_hash) "
-                               "VALUES (gen_random_uuid(), 'system', 'bench', $1)", digest(token))
-        finally:
-            await conn.close()
-
-    with concurrent.futures.ThreadPoolExecutor(1) as ex:  # callable from inside or outside an event loop
-        ex.submit(asyncio.run, insert()).result()
+    token = issue_system_token_blocking(database_url, "bench")
     _http.TOKEN = _rt_ws.TOKEN = token
     return token
 

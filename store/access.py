@@ -6,6 +6,8 @@ login code as an HMAC of the code under its row id. Plaintexts are returned once
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import hashlib
 import hmac
 import secrets
@@ -183,3 +185,21 @@ class PgAccess:
             "SELECT EXISTS (SELECT 1 FROM customers WHERE id = $1 AND tenant_id = $2 "
             "AND ((phone IS NOT NULL AND phone = $3) OR (email IS NOT NULL AND lower(email) = lower($4))))",
             customer_id, principal.tenant_id, ident.phone if ident else None, ident.email if ident else None))
+
+
+def issue_system_token_blocking(database_url: str, name: str) -> str:
+    """A system token written straight into a database, from synchronous code or from inside an event loop
+    (tests and benchmarks: the CLI's `token create --system` is the way for people)."""
+    token = STAFF_PREFIX + secrets.token_urlsafe(32)
+
+    async def insert() -> None:
+        conn = await asyncpg.connect(database_url)
+        try:
+            await conn.execute("INSERT INTO access_tokens (id, kind, name, secret_hash) "
+                               "VALUES ($1, 'system', $2, $3)", uuid4(), name, digest(token))
+        finally:
+            await conn.close()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:  # a fresh loop in its own thread either way
+        ex.submit(asyncio.run, insert()).result()
+    return token

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
 import os
 import signal
@@ -15,12 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import httpx
 import websockets
 
 from slothold.embedded import free_port
-from store.access import STAFF_PREFIX, digest
+from store.access import issue_system_token_blocking
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN: str | None = None
@@ -31,25 +29,8 @@ TOKEN: str | None = None
 def issue_system_token(database_url: str) -> str:
     """A platform token in the database (tests exercise the engine; tests/api/test_access.py the roles)."""
     global TOKEN
-    token = STAFF_PREFIX + os.urandom(24).hex()
-
-    async def insert() -> None:
-        conn = await asyncpg.connect(database_url)
-        try:
-            await conn.execute("INSERT INTO access_tokens (id, kind, name, secret_hash) "
-                               "VALUES (gen_random_uuid(), 'system', 'tests', $1)", digest(token))
-        finally:
-            await conn.close()
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        asyncio.run(insert())
-    else:  # called from a test's event loop: run the insert in a fresh thread's loop
-        with concurrent.futures.ThreadPoolExecutor(1) as ex:
-            ex.submit(asyncio.run, insert()).result()
-    TOKEN = token
-    return token
+    TOKEN = issue_system_token_blocking(database_url, "tests")
+    return TOKEN
 
 
 def _auth(token: str | None) -> dict[str, str]:
