@@ -16,7 +16,7 @@ def alembic_url(database_url: str) -> str:
     raise ValueError(f"DATABASE_URL must start with postgresql://, got {database_url.split(':', 1)[0]}:")
 
 
-def upgrade(database_url: str, revision: str = "head") -> None:
+def upgrade(database_url: str, revision: str = "heads") -> None:
     """Bring the database schema up to `revision` (idempotent)."""
     cfg = Config(str(PROJECT_ROOT / "alembic.ini"))
     cfg.set_main_option("script_location", str(PROJECT_ROOT / "migrations"))
