@@ -45,11 +45,14 @@ class Action(StrEnum):
     """The unit's customers: blacklist."""
     CONFIGURE = "configure"
     """Prices, cancellation policies, parameters, hold types."""
+    WEBHOOKS = "webhooks"
+    """Outgoing webhook endpoints: register, list, replay deliveries."""
 
 
 MIN_ROLE = {
     Action.READ: Role.OPERATOR, Action.BOOK: Role.OPERATOR, Action.COUNTER: Role.OPERATOR,
     Action.DROP: Role.MANAGER, Action.MANAGE: Role.MANAGER, Action.CONFIGURE: Role.OWNER,
+    Action.WEBHOOKS: Role.OWNER,
 }
 SCOPES = frozenset(a.value for a in Action if a is not Action.PUBLIC)
 """The scopes an integrator token may carry: one per action."""

@@ -35,7 +35,8 @@ ALLOWED = {Action.PUBLIC: {"operator", "manager", "owner", "read", "book", "cust
            Action.COUNTER: {"operator", "manager", "owner"},
            Action.DROP: {"manager", "owner"},
            Action.MANAGE: {"manager", "owner"},
-           Action.CONFIGURE: {"owner"}}
+           Action.CONFIGURE: {"owner"},
+           Action.WEBHOOKS: {"owner"}}
 """Who may run an operation of each action here (customers on a unit-level booking action; `stranger`: an owner
 of another tenant). Customers on someone else's booking are refused: see the per-booking tests below."""
 
