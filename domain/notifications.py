@@ -1,0 +1,326 @@
+"""Notifications (SPEC §13, seed 002): which events notify whom, through which channels, with which words.
+
+The outbox is the source: `notification` rows the use cases write (hold reminders, owner alerts, login codes,
+walk-in offers) and `slot_changed` rows of bookings (created, confirmed, cancelled, dropped, expired,
+completed), from which the intent is derived here. The relay plans one delivery per recipient and channel
+(`plan`); the delivery job claims it and sends it through its channel (`deliver`), retrying with backoff.
+
+The matrix (seed 002; "owner" is the unit's staff, in-app):
+
+| event | customer | staff |
+| --- | --- | --- |
+| created | yes | no |
+| hold reminder | yes | no |
+| payment confirmed / confirmed | yes | yes |
+| cancelled (by the customer, by staff, dropped by staff) | yes | yes |
+| expired | yes | yes |
+| completed | yes | no |
+| owner alerts | — | in-app + the `owner_alert_whatsapp` number |
+
+A customer hears in-app, by WhatsApp when a phone is known and by e-mail when one is known.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+from uuid import UUID
+from zoneinfo import ZoneInfo
+
+log = logging.getLogger("slothold.notifications")
+
+LOCALES = ("pt-BR", "en")
+DEFAULT_LOCALE = "pt-BR"
+CHANNELS = ("in_app", "email", "whatsapp")
+BACKOFF = (timedelta(seconds=30), timedelta(minutes=2), timedelta(minutes=10), timedelta(hours=1))
+"""The waits after the 1st, 2nd, 3rd and 4th failed attempt; the 5th failure is final."""
+MAX_ATTEMPTS = len(BACKOFF) + 1
+LEASE = timedelta(minutes=2)
+"""How long a claimed delivery stays claimed; a worker that died while sending is taken over after it."""
+
+# (title, body) per locale, kind and audience. {when}: the booking's start, {until}: the hold's deadline.
+TEMPLATES: dict[str, dict[tuple[str, str], tuple[str, str]]] = {
+    "pt-BR": {
+        ("created", "customer"): ("Reserva criada", "Recebemos sua reserva de {when}."),
+        ("hold_reminder", "customer"): (
+            "Pagamento perto de expirar", "Pagamento perto de expirar: pague o PIX até {until} para garantir {when}."),
+        ("payment_confirmed", "customer"): ("Pagamento confirmado", "Pagamento recebido: sua reserva de {when} está "
+                                            "confirmada."),
+        ("payment_confirmed", "staff"): ("Pagamento confirmado", "A reserva de {when} foi paga e está confirmada."),
+        ("confirmed", "customer"): ("Reserva confirmada", "Sua reserva de {when} está confirmada."),
+        ("confirmed", "staff"): ("Reserva confirmada", "A reserva de {when} está confirmada."),
+        ("cancelled_by_customer", "customer"): (
+            "Reserva cancelada",
+            "Pronto, cancelei: o horário foi liberado e aquele PIX foi cancelado. Não pague o código que enviei."),
+        ("cancelled_by_customer", "staff"): ("Reserva cancelada pelo cliente",
+                                             "O cliente cancelou a reserva de {when}; o horário foi liberado."),
+        ("dropped", "customer"): ("Horário liberado pela equipe",
+                                  "Horário liberado pela equipe: a reserva de {when} foi cancelada e aquele PIX foi "
+                                  "cancelado. Não pague o código que enviei."),
+        ("dropped", "staff"): ("Horário liberado pela equipe", "A equipe derrubou o hold de {when}."),
+        ("cancelled", "customer"): ("Reserva cancelada", "A reserva de {when} foi cancelada e o horário foi liberado."),
+        ("cancelled", "staff"): ("Reserva cancelada", "A reserva de {when} foi cancelada; o horário foi liberado."),
+        ("expired", "customer"): ("Reserva expirada",
+                                  "O prazo para pagar a reserva de {when} venceu e o horário foi liberado. "
+                                  "Se quiser, é só pedir de novo."),
+        ("expired", "staff"): ("Horário liberado", "A reserva de {when} expirou sem pagamento; o horário voltou à "
+                                                   "venda."),
+        ("completed", "customer"): ("Partida concluída", "Obrigado! A reserva de {when} foi concluída."),
+        ("owner_alert", "staff"): ("Alerta operacional", "{text}"),
+        ("message", "customer"): ("Mensagem", "{text}"),
+    },
+    "en": {
+        ("created", "customer"): ("Booking created", "We received your booking for {when}."),
+        ("hold_reminder", "customer"): (
+            "Payment about to expire", "Payment about to expire: pay the Pix by {until} to keep {when}."),
+        ("payment_confirmed", "customer"): ("Payment confirmed", "Payment received: your booking for {when} is "
+                                            "confirmed."),
+        ("payment_confirmed", "staff"): ("Payment confirmed", "The booking for {when} was paid and is confirmed."),
+        ("confirmed", "customer"): ("Booking confirmed", "Your booking for {when} is confirmed."),
+        ("confirmed", "staff"): ("Booking confirmed", "The booking for {when} is confirmed."),
+        ("cancelled_by_customer", "customer"): (
+            "Booking cancelled",
+            "Done, I cancelled it: the slot was released and that Pix was cancelled. Do not pay the code I sent."),
+        ("cancelled_by_customer", "staff"): ("Cancelled by the customer",
+                                             "The customer cancelled the booking for {when}; the slot was released."),
+        ("dropped", "customer"): ("Slot released by the staff",
+                                  "Slot released by the staff: the booking for {when} was cancelled and that Pix "
+                                  "was cancelled. Do not pay the code I sent."),
+        ("dropped", "staff"): ("Slot released by the staff", "The staff dropped the hold for {when}."),
+        ("cancelled", "customer"): ("Booking cancelled", "The booking for {when} was cancelled and the slot "
+                                                         "released."),
+        ("cancelled", "staff"): ("Booking cancelled", "The booking for {when} was cancelled; the slot was released."),
+        ("expired", "customer"): ("Booking expired", "The time to pay for {when} ran out and the slot was released. "
+                                                     "If you like, just ask again."),
+        ("expired", "staff"): ("Slot released", "The booking for {when} expired unpaid; the slot is for sale again."),
+        ("completed", "customer"): ("Game completed", "Thank you! The booking for {when} is completed."),
+        ("owner_alert", "staff"): ("Operational alert", "{text}"),
+        ("message", "customer"): ("Message", "{text}"),
+    },
+}
+STAFF_TOO = frozenset({"payment_confirmed", "confirmed", "cancelled_by_customer", "dropped", "cancelled", "expired"})
+"""Booking notices the unit's staff get as well (seed 002)."""
+ADDRESSED = frozenset({"login_code", "walk_in_offer"})
+"""Notices to an address only (`to` via `channel`), with the text the use case wrote; never stored in-app."""
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What happened, to whom it may matter, as read from one outbox row."""
+
+    kind: str
+    booking_id: UUID | None = None
+    customer_id: UUID | None = None
+    status: str | None = None
+    starts_at: datetime | None = None
+    until: datetime | None = None
+    text: str | None = None
+    to: str | None = None
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the relay looks up for an intent: the unit, the customer's contacts, how the change was made."""
+
+    timezone: str = "America/Sao_Paulo"
+    locale: str = DEFAULT_LOCALE
+    owner_alert_whatsapp: str | None = None
+    customer_id: UUID | None = None
+    phone: str | None = None
+    email: str | None = None
+    actor: str | None = None
+    reason: str | None = None
+    starts_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One delivery to plan: a recipient on a channel, with its words."""
+
+    suffix: str
+    kind: str
+    audience: str  # customer | staff | address
+    channel: str
+    title: str
+    body: str
+    locale: str
+    customer_id: UUID | None = None
+    address: str | None = None
+
+
+@dataclass
+class Delivery:
+    """A delivery row as the job sees it."""
+
+    id: UUID
+    unit_id: UUID
+    kind: str
+    audience: str
+    channel: str
+    title: str
+    body: str
+    locale: str = DEFAULT_LOCALE
+    customer_id: UUID | None = None
+    booking_id: UUID | None = None
+    address: str | None = None
+    attempts: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Channel(Protocol):
+    """A way to reach someone; raises when the message did not go out (the delivery is retried)."""
+
+    async def send(self, delivery: Delivery, now: datetime) -> None: ...
+
+
+class DeliveryStore(Protocol):
+    """The record of deliveries (store/notifications.py)."""
+
+    async def claim(self, delivery_id: UUID, now: datetime, lease: timedelta) -> Delivery | None: ...
+
+    async def sent(self, delivery_id: UUID, now: datetime) -> None: ...
+
+    async def failed(self, delivery_id: UUID, error: str, next_attempt_at: datetime | None) -> None: ...
+
+
+def _uuid(value: Any) -> UUID | None:
+    return UUID(str(value)) if value else None
+
+
+def _time(value: Any) -> datetime | None:
+    return datetime.fromisoformat(value) if isinstance(value, str) and value else None
+
+
+def intent(topic: str, payload: Any) -> Intent | None:
+    """The notice an outbox row asks for, or None. Raises TypeError/ValueError/KeyError on a malformed payload."""
+    if not isinstance(payload, dict):
+        raise TypeError("the payload is not a JSON object")
+    if topic == "notification":
+        kind = payload.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise ValueError("a notification without a kind")
+        to, channel = payload.get("to"), payload.get("channel")
+        if channel is not None and channel not in CHANNELS:
+            raise ValueError(f"unknown channel {channel!r}")
+        if kind in ADDRESSED and not (to and channel):
+            raise ValueError(f"a {kind} notification needs `to` and `channel`")
+        return Intent(kind=kind, booking_id=_uuid(payload.get("booking_id")),
+                      customer_id=_uuid(payload.get("customer_id")), until=_time(payload.get("hold_expires_at")),
+                      text=payload.get("text"), to=to, channel=channel)
+    if topic != "slot_changed":
+        return None
+    old, new = payload.get("old_status"), payload["status"]
+    booking = UUID(payload["booking_id"])
+    allocations = payload.get("allocations") or []
+    starts = min((datetime.fromisoformat(a["starts_at"]) for a in allocations), default=None)
+    base = {"booking_id": booking, "status": new, "starts_at": starts, "until": _time(payload.get("hold_expires_at"))}
+    if old is None:
+        return Intent(kind="created", **base)
+    if old == new:
+        return None  # a deadline moved, a hold was swapped in place: no news for anyone
+    if new == "confirmed" and old in ("pending_payment", "verifying", "expired", "cancelled"):
+        return Intent(kind="payment_confirmed", **base)
+    if new == "confirmed" and old == "held":
+        return Intent(kind="confirmed", **base)
+    if new in ("cancelled", "expired"):
+        return Intent(kind=new, **base)  # refined with the audit event's actor and reason (`refine`)
+    if new == "completed":
+        return Intent(kind="completed", **base)
+    return None
+
+
+def refine(kind: str, actor: str | None, reason: str | None) -> str:
+    """Cancellations and expirations by who made them: the customer, staff dropping a hold, or otherwise."""
+    if kind in ("cancelled", "expired") and reason and reason.startswith("dropped by staff"):
+        return "dropped"
+    if kind == "cancelled" and actor == "customer":
+        return "cancelled_by_customer"
+    return kind
+
+
+def render(locale: str, kind: str, audience: str, values: dict[str, str]) -> tuple[str, str]:
+    """Title and body in the locale (pt-BR when unknown); missing values render empty."""
+    templates = TEMPLATES.get(locale) or TEMPLATES[DEFAULT_LOCALE]
+    title, body = templates[(kind, audience)]
+    safe = defaultdict(str, values)
+    return title.format_map(safe), " ".join(body.format_map(safe).split())
+
+
+def _local(when: datetime | None, tz: str) -> str:
+    return when.astimezone(ZoneInfo(tz)).strftime("%d/%m %H:%M") if when else ""
+
+
+def plan(it: Intent, ctx: Context) -> list[Planned]:
+    """Every delivery of an intent: recipients per the matrix, channels per the contacts known."""
+    locale = ctx.locale if ctx.locale in LOCALES else DEFAULT_LOCALE
+    if it.kind in ADDRESSED:
+        assert it.to and it.channel
+        return [Planned("address", it.kind, "address", it.channel, it.kind, it.text or "", locale, address=it.to)]
+    if it.kind == "owner_alert":
+        title, body = render(locale, "owner_alert", "staff", {"text": it.text or ""})
+        out = [Planned("staff:in_app", it.kind, "staff", "in_app", title, body, locale)]
+        to = it.to or ctx.owner_alert_whatsapp
+        if to:
+            out.append(Planned("address", it.kind, "address", it.channel or "whatsapp", title, it.text or body,
+                               locale, address=to))
+        return out
+    kind = refine(it.kind, ctx.actor, ctx.reason)
+    values = {"when": _local(it.starts_at or ctx.starts_at, ctx.timezone), "until": _local(it.until, ctx.timezone),
+              "text": it.text or ""}
+    out = []
+    customer = it.customer_id or ctx.customer_id
+    template_kind = kind if (kind, "customer") in TEMPLATES[DEFAULT_LOCALE] else "message"
+    if customer is not None and (template_kind != "message" or it.text):
+        title, body = render(locale, template_kind, "customer", values)
+        out.append(Planned("customer:in_app", kind, "customer", "in_app", title, body, locale, customer_id=customer))
+        if ctx.phone:
+            out.append(Planned("customer:whatsapp", kind, "customer", "whatsapp", title, body, locale,
+                               customer_id=customer, address=ctx.phone))
+        if ctx.email:
+            out.append(Planned("customer:email", kind, "customer", "email", title, body, locale,
+                               customer_id=customer, address=ctx.email))
+    elif it.to and it.channel and it.text:  # a message to an address the use case named (no customer)
+        out.append(Planned("address", kind, "address", it.channel, kind, it.text, locale, address=it.to))
+    if kind in STAFF_TOO:
+        title, body = render(locale, kind, "staff", values)
+        out.append(Planned("staff:in_app", kind, "staff", "in_app", title, body, locale))
+    return out
+
+
+def next_attempt(attempts: int, now: datetime) -> datetime | None:
+    """When to try again after `attempts` failed attempts; None when they are used up."""
+    return now + BACKOFF[attempts - 1] if attempts < MAX_ATTEMPTS else None
+
+
+async def deliver(store: DeliveryStore, channels: dict[str, Channel], delivery_id: UUID,
+                  now: datetime) -> tuple[str, datetime | None]:
+    """Claim the delivery, send it, record the outcome: ("sent"|"retry"|"failed"|"skipped", next attempt time).
+
+    Claiming first (a conditional update) makes a second run — the same job twice, or on two workers at once —
+    find the delivery taken and send nothing.
+    """
+    d = await store.claim(delivery_id, now, LEASE)
+    if d is None:
+        return "skipped", None
+    channel = channels.get(d.channel)
+    try:
+        if channel is None:
+            raise LookupError(f"no {d.channel} channel configured")
+        await channel.send(d, now)
+    except Exception as e:  # any failure of a channel is retried, never lost
+        when = next_attempt(d.attempts, now)
+        error = f"{type(e).__name__}: {e}"[:500]
+        await store.failed(d.id, error, when)
+        if when is None:
+            log.error("notification %s (%s via %s) failed for good after %d attempts: %s", d.id, d.kind, d.channel,
+                      d.attempts, error)
+            return "failed", None
+        log.warning("notification %s (%s via %s) failed (attempt %d), retrying at %s: %s", d.id, d.kind, d.channel,
+                    d.attempts, when.isoformat(), error)
+        return "retry", when
+    await store.sent(d.id, now)
+    return "sent", None
