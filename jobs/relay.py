@@ -29,6 +29,7 @@ from store.outbox import (
     sequence_pending,
     unpublished,
 )
+from store.webhooks_out import schedule as schedule_webhooks
 
 log = logging.getLogger("slothold.relay")
 LOCKED_STATUSES = ("held", "pending_payment", "verifying")
@@ -41,6 +42,8 @@ def follow_ups(event: OutboxEvent) -> list[tuple[str, str, str, datetime | None]
         raise TypeError("the payload is not a JSON object")
     if p.get("topic") == "charge_cancel":
         return [("cancel_charge", p["charge_id"], f"cancel-charge:{p['charge_id']}", None)]
+    if p.get("topic") == "webhook_delivery":  # a delivery replayed by hand
+        return [webhook_job(p["delivery_id"], int(p["attempt"]), replay=str(p.get("replay") or ""))]
     if p.get("topic") != "slot_changed" or p.get("status") not in LOCKED_STATUSES:
         return []
     out: list[tuple[str, str, str, datetime | None]] = []
@@ -52,6 +55,14 @@ def follow_ups(event: OutboxEvent) -> list[tuple[str, str, str, datetime | None]
         out.append(("remind_hold", booking, f"remind:{booking}:{p['remind_at']}",
                     datetime.fromisoformat(p["remind_at"])))
     return out
+
+
+def webhook_job(delivery_id: object, attempt: int, when: datetime | None = None, replay: str = ""
+                ) -> tuple[str, str, str, datetime | None]:
+    """The job of one attempt of an outgoing webhook delivery: its id names the attempt (and the replay, whose
+    attempt number a retry already queued may have taken), so it is never enqueued twice."""
+    suffix = f":replay:{replay}" if replay else ""
+    return ("deliver_webhook", str(delivery_id), f"webhook:{delivery_id}:{attempt}{suffix}", when)
 
 
 def obsolete_jobs(event: OutboxEvent) -> list[str]:
@@ -145,8 +156,24 @@ class Relay:
             if stale:  # unschedule (a job that already started re-checks the booking and does nothing)
                 await arq.zrem(default_queue_name, *stale)
                 await arq.delete(*(job_key_prefix + j for j in stale))
+        await self._schedule_webhooks(conn, arq, events)
         await mark_published(conn, [e.id for e in events], self._clock.now())
         return True
+
+    async def _schedule_webhooks(self, conn: asyncpg.Connection, arq: ArqRedis, events: list[OutboxEvent]) -> None:
+        """Outgoing webhooks: a delivery row per matching endpoint and a job for its first attempt. Scheduled, never
+        sent, here; a failure is logged and never stops the relay (the worker's webhook sweep enqueues due rows)."""
+        try:
+            async with conn.transaction():
+                scheduled = await schedule_webhooks(conn, events, self._clock.now())
+        except (asyncpg.PostgresError, TypeError, ValueError, KeyError, AttributeError) as e:
+            # a bug or a constraint: realtime goes on, these events get no webhook
+            log.error("scheduling webhooks for outbox rows %s..%s failed: %s", events[0].id, events[-1].id, e)
+            return
+        for delivery_id, attempts in scheduled:
+            function, argument, job_id, when = webhook_job(delivery_id, attempts + 1)
+            await arq.enqueue_job(function, argument, _job_id=job_id, _defer_until=when)
+
 
 
 async def _sleep_unless(stop: asyncio.Event, seconds: float) -> bool:

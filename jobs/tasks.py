@@ -80,3 +80,41 @@ async def sweep_waitlists(ctx: dict[str, Any]) -> int:
     from domain.waitlist import sweep_waitlists as sweep
 
     return await sweep(ctx["deps"])
+
+
+async def deliver_webhook(ctx: dict[str, Any], delivery_id: str) -> str | None:
+    """One attempt of an outgoing webhook delivery, if due and not taken by another worker; a failed attempt
+    schedules the next one (the webhook sweep catches any job Redis lost)."""
+    from domain import webhooks_out
+    from jobs.relay import webhook_job
+    from store.webhooks_out import PgWebhooks
+
+    store = PgWebhooks(ctx["pool"])
+    if ctx.get("webhook_http") is not None:  # tests
+        outcome = await webhooks_out.deliver(store, ctx["webhook_http"], UUID(delivery_id), ctx["deps"].clock.now())
+    else:
+        import httpx
+
+        async with httpx.AsyncClient(timeout=webhooks_out.TIMEOUT, follow_redirects=False) as http:
+            outcome = await webhooks_out.deliver(store, http, UUID(delivery_id), ctx["deps"].clock.now())
+    if outcome is None:
+        return None
+    status, next_at = outcome
+    if next_at is not None and ctx.get("redis") is not None:
+        row = await store.delivery(UUID(delivery_id))
+        if row is not None and row["status"] == "retrying":
+            function, argument, job_id, when = webhook_job(delivery_id, row["attempts"] + 1, next_at)
+            await ctx["redis"].enqueue_job(function, argument, _job_id=job_id, _defer_until=when)
+    return status
+
+
+async def sweep_webhooks(ctx: dict[str, Any]) -> int:
+    """Enqueue every webhook attempt that is due (a job Redis lost, a worker that died while sending)."""
+    from jobs.relay import webhook_job
+    from store.webhooks_out import PgWebhooks
+
+    due = await PgWebhooks(ctx["pool"]).due(ctx["deps"].clock.now())
+    for delivery_id, attempts in due:
+        function, argument, job_id, when = webhook_job(delivery_id, attempts + 1)
+        await ctx["redis"].enqueue_job(function, argument, _job_id=job_id, _defer_until=when)
+    return len(due)

@@ -33,7 +33,7 @@ from store.uow import PgUnitOfWork
 
 log = logging.getLogger("slothold.worker")
 
-FUNCTIONS = [tasks.expire_hold, tasks.remind_hold, tasks.cancel_charge]
+FUNCTIONS = [tasks.expire_hold, tasks.remind_hold, tasks.cancel_charge, tasks.deliver_webhook]
 
 
 def cron_jobs(settings: Settings) -> list[Any]:
@@ -42,6 +42,7 @@ def cron_jobs(settings: Settings) -> list[Any]:
         cron(tasks.complete_past_bookings, second={15}, unique=True, timeout=120),
         cron(tasks.prune_retained, minute={7}, second={45}, unique=True, timeout=600),
         cron(tasks.poll_verifying_charges, second=_every(settings.poll_seconds, offset=5), unique=True, timeout=60),
+        cron(tasks.sweep_webhooks, second={25, 55}, unique=True, timeout=60),
     ]
     if settings.sweep_seconds > 0:
         jobs.append(cron(tasks.sweep_expired_holds, second=_every(settings.sweep_seconds), run_at_startup=True,

@@ -19,6 +19,7 @@ from resolvers.queries import Query
 from resolvers.subscriptions import Subscription
 from resolvers.unit_settings import UnitSettingsMutation
 from resolvers.waitlists import WaitlistMutation, WaitlistQuery, WaitlistSubscription
+from resolvers.webhooks import WebhookMutation, WebhookQuery
 from slothold.executor import SharedEventExecutor
 from slothold.limits import CODES, DocumentSizeLimiter, QueryLimits, query_limit_rules
 
@@ -76,9 +77,9 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     limits = limits or QueryLimits()
     rules = query_limit_rules(limits)  # once per schema: the validation cache is keyed by these classes
     return SlotholdSchema(
-        query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery)),
+        query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery, WebhookQuery)),
         mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation,
-                                          CustomerMutation, UnitSettingsMutation)),
+                                          CustomerMutation, UnitSettingsMutation, WebhookMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription)),
         execution_context_class=SharedEventExecutor,
         extensions=[

@@ -56,6 +56,8 @@ class World:
     capacity_entry: UUID
     pool: Any
     customer_phone: str
+    webhook: UUID | None = None
+    delivery: UUID | None = None
 
     async def gql(self, caller: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         token = self.tokens[caller]
@@ -138,8 +140,22 @@ async def world(database_url: str, redis_url: str, clock: MutableClock, pool: An
                 "INSERT INTO capacity_waitlist (id, unit_id, resource_id, during, party_size, user_ref, joined_at) "
                 "VALUES ($1, $2, $3, tstzrange($4, $5), 2, 'u9', now())", capacity_entry, v.unit_id,
                 v.resource_ids["Aula"], at(8, 9), at(8, 10))
-            yield World(client, tokens, v.unit_id, list(v.resource_ids.values()), UUID(booking), UUID(walk_in), item,
-                        UUID(slot_entry), capacity_entry, pool, phone)
+            w = World(client, tokens, v.unit_id, list(v.resource_ids.values()), UUID(booking), UUID(walk_in), item,
+                      UUID(slot_entry), capacity_entry, pool, phone)
+            w.webhook, w.delivery = await _webhook_rows(pool, v.unit_id)
+            yield w
+
+
+async def _webhook_rows(pool: Any, unit: UUID) -> tuple[UUID, UUID]:
+    """An outgoing webhook endpoint of the unit and one failed delivery of it."""
+    endpoint, delivery = uuid4(), uuid4()
+    await pool.execute("INSERT INTO webhook_endpoints (id, unit_id, url, event_types, secret, created_by, created_at, "
+                       "updated_at) VALUES ($1, $2, 'https://hooks.example.com/a', '{booking.held}', 'whsec_x', 't', "
+                       "now(), now())", endpoint, unit)
+    await pool.execute("INSERT INTO webhook_deliveries (id, endpoint_id, unit_id, outbox_id, event_id, event_type, "
+                       "seq, body, status, attempts, created_at) VALUES ($1, $2, $3, 1, $1, 'booking.held', 1, '{}', "
+                       "'failed', 6, now())", delivery, endpoint, unit)
+    return endpoint, delivery
 
 
 HOLD = """mutation($i: HoldInput!) { hold(input: $i) { __typename
@@ -234,6 +250,19 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("complete", Action.COUNTER, "mutation($b: ID!) { complete(bookingId: $b) { __typename } }", b_only),
         ("cancel", Action.BOOK, "mutation($b: ID!) { cancel(bookingId: $b) { __typename } }", b_only),
         ("drop", Action.DROP, 'mutation($b: ID!) { drop(bookingId: $b, reason: "test") { __typename } }', b_only),
+        ("webhooks", Action.WEBHOOKS, "query($u: ID!) { webhooks(unitId: $u) { id } }", {"u": u}),
+        ("webhookDeliveries", Action.WEBHOOKS, "query($e: ID!) { webhookDeliveries(endpointId: $e) { id } }",
+         {"e": str(w.webhook)}),
+        ("registerWebhook", Action.WEBHOOKS, 'mutation($u: ID!) { registerWebhook(unitId: $u, url: '
+         '"https://hooks.example.com/b", eventTypes: ["booking.held"]) { __typename } }', {"u": u}),
+        ("updateWebhook", Action.WEBHOOKS, 'mutation($e: ID!) { updateWebhook(endpointId: $e, eventTypes: '
+         '["booking.held", "payment.paid"]) { __typename } }', {"e": str(w.webhook)}),
+        ("rotateWebhookSecret", Action.WEBHOOKS, "mutation($e: ID!) { rotateWebhookSecret(endpointId: $e) "
+         "{ __typename } }", {"e": str(w.webhook)}),
+        ("replayWebhookDelivery", Action.WEBHOOKS, "mutation($d: ID!) { replayWebhookDelivery(deliveryId: $d) "
+         "{ __typename } }", {"d": str(w.delivery)}),
+        ("disableWebhook", Action.WEBHOOKS, "mutation($e: ID!) { disableWebhook(endpointId: $e) { __typename } }",
+         {"e": str(w.webhook)}),
     ]
 
 

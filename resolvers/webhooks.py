@@ -1,0 +1,136 @@
+"""Outgoing webhooks: owners and integrators with the `webhooks` scope register endpoints, read the delivery log
+and replay deliveries (domain/webhooks_out.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from uuid import UUID
+
+import strawberry
+
+from domain import webhooks_out as wh
+from domain.access import Action, authorize
+from domain.errors import DomainError, NotFound
+from resolvers.context import Context, Info, parse_id
+from resolvers.permissions import authorize_unit
+from schema.errors import InvalidInput, error_from_domain
+from schema.errors import NotFound as NotFoundType
+from schema.webhooks import WebhookDelivery, WebhookEndpoint, WebhookSecret
+from slothold.limits import page_description, page_size
+from store.webhooks_out import PgWebhooks
+
+WebhookSecretResult = Annotated[WebhookSecret | InvalidInput | NotFoundType, strawberry.union("WebhookSecretResult")]
+WebhookResult = Annotated[WebhookEndpoint | InvalidInput | NotFoundType, strawberry.union("WebhookResult")]
+ReplayResult = Annotated[WebhookDelivery | InvalidInput | NotFoundType, strawberry.union("WebhookReplayResult")]
+
+_TYPES = "Event types: " + ", ".join(wh.EVENT_TYPES) + "."
+
+
+def _store(context: Context) -> PgWebhooks:
+    return PgWebhooks(context.access.pool)
+
+
+async def _authorize_row(context: Context, kind: str, row_id: UUID, field: str) -> None:
+    """Refuse unless the caller may manage the webhooks of the unit of an endpoint or delivery."""
+    if context.auth_failure is not None:
+        raise context.auth_failure
+    if context.principal.kind == "anonymous":
+        authorize(context.principal, Action.WEBHOOKS, UUID(int=0), UUID(int=0))  # raises Unauthenticated
+    store = _store(context)
+    unit_id = await (store.endpoint_unit(row_id) if kind == "webhook" else store.delivery_unit(row_id))
+    if unit_id is None:
+        raise NotFound(kind, row_id, field=field)
+    await authorize_unit(context, unit_id, Action.WEBHOOKS)
+
+
+@strawberry.type
+class WebhookQuery:
+    @strawberry.field(description="The unit's webhook endpoints (never their secrets).")
+    async def webhooks(self, info: Info, unit_id: strawberry.ID) -> list[WebhookEndpoint]:
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.WEBHOOKS)
+        return [WebhookEndpoint.from_row(r) for r in await _store(info.context).endpoints(uid)]
+
+    @strawberry.field(description="An endpoint's delivery log, newest first: event, status, attempts, last response "
+                      "code, latency and error, next attempt.")
+    async def webhook_deliveries(
+        self, info: Info, endpoint_id: strawberry.ID,
+        first: Annotated[int, strawberry.argument(description=page_description(50))] = 50,
+        status: str | None = None,
+    ) -> list[WebhookDelivery]:
+        eid = parse_id(endpoint_id, "endpointId")
+        await _authorize_row(info.context, "webhook", eid, "endpointId")
+        rows = await _store(info.context).deliveries(eid, page_size(first), status)
+        return [WebhookDelivery.from_row(r) for r in rows]
+
+
+@strawberry.type
+class WebhookMutation:
+    @strawberry.mutation(description="Register a URL for some of the unit's events (https; http only to localhost or "
+                         "127.0.0.1). Returns the signing secret, shown this once. " + _TYPES)
+    async def register_webhook(self, info: Info, unit_id: strawberry.ID, url: str, event_types: list[str],
+                               description: str | None = None) -> WebhookSecretResult:
+        try:
+            uid = parse_id(unit_id, "unitId")
+            await authorize_unit(info.context, uid, Action.WEBHOOKS)
+            checked_url, types = wh.check_url(url), wh.check_event_types(event_types)
+            row, secret = await _store(info.context).register(
+                uid, checked_url, types, description, info.context.principal.key, info.context.deps.clock.now())
+        except DomainError as e:
+            return error_from_domain(e)  # type: ignore[return-value]
+        return WebhookSecret(endpoint=WebhookEndpoint.from_row(row), secret=secret)
+
+    @strawberry.mutation(description="Change an endpoint's URL, event types, description, or enable it again; leave "
+                         "out what stays. " + _TYPES)
+    async def update_webhook(self, info: Info, endpoint_id: strawberry.ID, url: str | None = None,
+                             event_types: list[str] | None = None, enabled: bool | None = None,
+                             description: str | None = None) -> WebhookResult:
+        try:
+            eid = parse_id(endpoint_id, "endpointId")
+            await _authorize_row(info.context, "webhook", eid, "endpointId")
+            row = await _store(info.context).update(
+                eid, info.context.deps.clock.now(), url=wh.check_url(url) if url is not None else None,
+                types=wh.check_event_types(event_types) if event_types is not None else None, enabled=enabled,
+                description=description)
+            if row is None:
+                raise NotFound("webhook", eid, field="endpointId")
+        except DomainError as e:
+            return error_from_domain(e)  # type: ignore[return-value]
+        return WebhookEndpoint.from_row(row)
+
+    @strawberry.mutation(description="Stop sending to an endpoint; its deliveries still waiting are cancelled. "
+                         "updateWebhook(enabled: true) starts it again (for new events).")
+    async def disable_webhook(self, info: Info, endpoint_id: strawberry.ID) -> WebhookResult:
+        try:
+            eid = parse_id(endpoint_id, "endpointId")
+            await _authorize_row(info.context, "webhook", eid, "endpointId")
+            row = await _store(info.context).update(eid, info.context.deps.clock.now(), enabled=False)
+            if row is None:
+                raise NotFound("webhook", eid, field="endpointId")
+        except DomainError as e:
+            return error_from_domain(e)  # type: ignore[return-value]
+        return WebhookEndpoint.from_row(row)
+
+    @strawberry.mutation(description="A new signing secret, shown this once. For 24 h deliveries carry a second "
+                         "v1= signature made with the previous secret, so receivers can switch without losing any.")
+    async def rotate_webhook_secret(self, info: Info, endpoint_id: strawberry.ID) -> WebhookSecretResult:
+        try:
+            eid = parse_id(endpoint_id, "endpointId")
+            await _authorize_row(info.context, "webhook", eid, "endpointId")
+            found = await _store(info.context).rotate(eid, info.context.deps.clock.now())
+            if found is None:
+                raise NotFound("webhook", eid, field="endpointId")
+        except DomainError as e:
+            return error_from_domain(e)  # type: ignore[return-value]
+        return WebhookSecret(endpoint=WebhookEndpoint.from_row(found[0]), secret=found[1])
+
+    @strawberry.mutation(description="Send a delivery again now, by hand (a new round of attempts with retries; the "
+                         "same X-Slothold-Delivery id, so receivers can drop what they already have).")
+    async def replay_webhook_delivery(self, info: Info, delivery_id: strawberry.ID) -> ReplayResult:
+        try:
+            did = parse_id(delivery_id, "deliveryId")
+            await _authorize_row(info.context, "delivery", did, "deliveryId")
+            row = await _store(info.context).replay(did, info.context.deps.clock.now())
+        except DomainError as e:
+            return error_from_domain(e)  # type: ignore[return-value]
+        return WebhookDelivery.from_row(row)
