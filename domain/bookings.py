@@ -81,6 +81,10 @@ class Booking:
     paid_cents: int = 0
     swapped_from: UUID | None = None
     swapped_to: UUID | None = None
+    rescheduled_from: UUID | None = None
+    """The booking this one replaced by a reschedule (SPEC §11)."""
+    rescheduled_to: UUID | None = None
+    """The booking that replaced this one by a reschedule."""
     events: list[BookingEvent] = field(default_factory=list)
 
     @property
@@ -261,6 +265,8 @@ def booking_snapshot(b: Booking) -> dict[str, object]:
         "paid_cents": b.paid_cents,
         "swapped_from": str(b.swapped_from) if b.swapped_from else None,
         "swapped_to": str(b.swapped_to) if b.swapped_to else None,
+        "rescheduled_from": str(b.rescheduled_from) if b.rescheduled_from else None,
+        "rescheduled_to": str(b.rescheduled_to) if b.rescheduled_to else None,
         "allocations": [
             {
                 "resource_id": str(a.resource_id),
@@ -302,6 +308,8 @@ def booking_from_snapshot(d: dict[str, object]) -> Booking:
         paid_cents=int(d.get("paid_cents") or 0),  # type: ignore[call-overload]
         swapped_from=uid(d.get("swapped_from")),
         swapped_to=uid(d.get("swapped_to")),
+        rescheduled_from=uid(d.get("rescheduled_from")),
+        rescheduled_to=uid(d.get("rescheduled_to")),
         allocations=[
             Allocation(
                 resource_id=UUID(a["resource_id"]),

@@ -60,6 +60,21 @@ class SlotTaken(DomainError):
         return [WaitlistOption(r, self.starts_at, self.ends_at) for r in self.resource_ids]
 
 
+class SlotHeld(SlotTaken):
+    """A counter booking over a slot that a customer holds (or whose payment is being verified): staff must drop
+    the hold first (SPEC §11); `booking_id` is the hold to drop."""
+
+    code = "slot_held"
+
+    def __init__(self, booking_id: UUID, status: str, resource_ids: list[UUID], starts_at: datetime,
+                 ends_at: datetime, alternatives: list[SlotOption] | None = None) -> None:
+        what = ("awaiting the verification of its payment" if status == "verifying" else "held by a customer")
+        super().__init__(f"that slot is {what} (booking {booking_id}); drop the hold first (drop)", resource_ids,
+                         starts_at, ends_at, alternatives)
+        self.booking_id = booking_id
+        self.status = status
+
+
 class InvalidTransition(DomainError):
     """The booking's current state does not allow the requested change."""
 

@@ -18,6 +18,7 @@ from domain.availability import (
     slot_starts,
 )
 from domain.bookings import (
+    LOCKED,
     Allocation,
     Booking,
     BookingStatus,
@@ -25,7 +26,15 @@ from domain.bookings import (
     booking_snapshot,
 )
 from domain.customers import CustomerIdentity
-from domain.errors import HoldCeilingReached, InvalidInput, InvalidTransition, NotFound, SlotOption, SlotTaken
+from domain.errors import (
+    HoldCeilingReached,
+    InvalidInput,
+    InvalidTransition,
+    NotFound,
+    SlotHeld,
+    SlotOption,
+    SlotTaken,
+)
 from domain.hold_types import resolve as resolve_hold_type
 from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import Clock, PaymentProvider, UnitOfWork
@@ -169,6 +178,8 @@ async def hold(deps: Deps, cmd: HoldCommand, before_insert: BeforeInsert | None 
     wanted = candidates[0][0]
     taken = last or SlotTaken("no resource of the unit is free for that range", [wanted.id], cmd.starts_at,
                               cmd.ends_at)
+    if cmd.counter:
+        taken = await _held_in_the_way(deps, unit, candidates[0], cmd, now) or taken
     taken.alternatives = await _alternatives(deps, unit, wanted, cmd, now)
     raise taken
 
@@ -200,6 +211,21 @@ async def _any_free(
             error = error or e
     assert error is not None
     raise error
+
+
+async def _held_in_the_way(
+    deps: Deps, unit: Unit, picked: list[Resource], cmd: HoldCommand, now: datetime
+) -> SlotHeld | None:
+    """Why a counter booking was refused, when only customers' live holds are in its way: staff must drop the
+    hold first (SPEC §11, seed 001 "Derrubar hold"). None when something settled (a booking, a block) is there."""
+    async with deps.uow() as uow:
+        occ = await uow.bookings.occupancy(unit.id, [r.id for r in picked], cmd.starts_at, cmd.ends_at)
+    live = [o for o in occ if o.is_active(now)]
+    if not live or any(o.status not in LOCKED for o in live):
+        return None
+    first = min(live, key=lambda o: (o.starts_at, str(o.booking_id)))
+    assert first.booking_id is not None and first.status is not None
+    return SlotHeld(first.booking_id, first.status.value, [r.id for r in picked], cmd.starts_at, cmd.ends_at)
 
 
 def _window_free(unit: Unit) -> Unit:

@@ -34,13 +34,17 @@ class WaitlistOption:
     ends_at: datetime
 
 
-@strawberry.type(description="The slot was taken (held, booked or blocked); here are the nearest free options.")
+@strawberry.type(description="The slot was taken (held, booked or blocked); here are the nearest free options. "
+                 "Code slot_taken, or slot_held when a counter booking meets a customer's hold (drop it first).")
 class SlotTaken(Error):
     resource_ids: list[strawberry.ID]
     starts_at: datetime
     ends_at: datetime
     alternatives: list[SlotOption] = strawberry.field(description="Up to 3 nearest free options (RN-ATD-07).")
     waitlist: list[WaitlistOption]
+    held_booking_id: strawberry.ID | None = strawberry.field(
+        default=None, description="With code slot_held (a counter booking over a customer's live hold, or one being "
+        "verified): the hold to drop first with drop(bookingId).")
 
 
 @strawberry.type(description="The booking's current state does not allow this change.")
@@ -137,6 +141,7 @@ def error_from_domain(e: de.DomainError) -> Error:
             alternatives=[SlotOption.from_domain(a) for a in e.alternatives],
             waitlist=[WaitlistOption(resource_id=strawberry.ID(str(w.resource_id)), starts_at=w.starts_at,
                                      ends_at=w.ends_at) for w in e.waitlist],
+            held_booking_id=strawberry.ID(str(e.booking_id)) if isinstance(e, de.SlotHeld) else None,
         )
     if isinstance(e, de.InvalidTransition):
         return InvalidTransition(code=e.code, message=e.message, current_state=e.current_state,

@@ -44,6 +44,10 @@ class Booking:
     acceptance: Acceptance | None = strawberry.field(description="What the customer accepted, as accepted.")
     swapped_from: strawberry.ID | None
     swapped_to: strawberry.ID | None
+    rescheduled_from: strawberry.ID | None = strawberry.field(
+        description="The booking this one replaced (reschedule, SPEC §11).")
+    rescheduled_to: strawberry.ID | None = strawberry.field(
+        description="The booking that replaced this one (reschedule); this one is then cancelled.")
 
     @classmethod
     def from_domain(cls, b: db.Booking) -> Booking:
@@ -58,6 +62,8 @@ class Booking:
             acceptance=Acceptance.from_json(b.acceptance) if b.acceptance else None,
             swapped_from=strawberry.ID(str(b.swapped_from)) if b.swapped_from else None,
             swapped_to=strawberry.ID(str(b.swapped_to)) if b.swapped_to else None,
+            rescheduled_from=strawberry.ID(str(b.rescheduled_from)) if b.rescheduled_from else None,
+            rescheduled_to=strawberry.ID(str(b.rescheduled_to)) if b.rescheduled_to else None,
         )
 
 

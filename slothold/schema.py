@@ -13,6 +13,7 @@ from strawberry.types import ExecutionContext
 from domain.errors import DomainError, InvalidInput, NotFound
 from resolvers.auth import AuthMutation, AuthQuery
 from resolvers.customers import CustomerMutation
+from resolvers.lifecycle import LifecycleMutation
 from resolvers.mutations import Mutation
 from resolvers.payments import CatalogMutation, PaymentMutation, PaymentQuery
 from resolvers.queries import Query
@@ -79,7 +80,8 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     return SlotholdSchema(
         query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery, WebhookQuery)),
         mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation,
-                                          CustomerMutation, UnitSettingsMutation, WebhookMutation)),
+                                          CustomerMutation, UnitSettingsMutation, WebhookMutation,
+                                          LifecycleMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription)),
         execution_context_class=SharedEventExecutor,
         extensions=[

@@ -63,7 +63,7 @@ ORDER BY hashtext($1::text || ':' || n.name)
 # One row per fact, `kind` saying which: 0 a record of the customer (`direct`: it has the CPF or the phone;
 # else it shares a CPF or phone with one that does), 1 one of their holds that still has a deadline (open or
 # lapsed), 2 an expiration: an expiry (not a staff drop) or the customer's own cancel of a hold that was not a
-# swap. Offers of waitlists are the system's doing, not the customer's.
+# swap or a reschedule. Offers of waitlists are the system's doing, not the customer's.
 _STANDING = """
 WITH asked AS MATERIALIZED (
     SELECT id, cpf, phone, blacklisted FROM customers WHERE tenant_id = $1::uuid AND (cpf = $2::bpchar OR phone = $3)
@@ -88,7 +88,8 @@ JOIN bookings b ON b.customer_id = w.id AND b.status IN ('expired', 'cancelled')
 JOIN booking_events e ON e.booking_id = b.id AND e.at > $4::timestamptz
     AND e.old_status IN ('held', 'pending_payment', 'verifying')
     AND ((e.new_status = 'expired' AND coalesce(e.reason, '') NOT LIKE 'dropped by staff%')
-         OR (e.new_status = 'cancelled' AND e.actor = 'customer' AND e.reason IS DISTINCT FROM 'swapped'))
+         OR (e.new_status = 'cancelled' AND e.actor = 'customer'
+             AND coalesce(e.reason, '') NOT IN ('swapped', 'rescheduled')))
 """
 
 _BLACKLIST = """

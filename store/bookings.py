@@ -25,7 +25,7 @@ SLOT_STATE = {
 _GET = """
 SELECT b.id, b.unit_id, b.status, b.created_at, b.customer_id, b.service_id, b.hold_type, b.channel,
        b.hold_expires_at, b.remind_at, b.price_cents, b.version, b.acceptance, b.due_now_cents, b.paid_cents,
-       b.swapped_from, b.swapped_to,
+       b.swapped_from, b.swapped_to, b.rescheduled_from, b.rescheduled_to,
        array(SELECT a.resource_id FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS r,
        array(SELECT lower(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS s,
        array(SELECT upper(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS e,
@@ -160,6 +160,28 @@ FROM al
 WHERE al.pooled AND p.unit_id = $2::uuid AND p.resource_id = al.resource_id AND p.slot_start <@ al.during
 """
 
+# A reschedule (SPEC §11): the old booking points to the new one and the new one back; a confirmed booking's
+# acceptance and amounts go with it, and so do its paid charges and their payments (a late duplicate Pix of such
+# a charge then meets the booking that holds the money).
+_RESCHEDULE = """
+WITH o AS (
+    UPDATE bookings SET rescheduled_to = $2::uuid WHERE id = $1::uuid AND unit_id = $3::uuid RETURNING id
+ ),
+ n AS (
+    UPDATE bookings SET rescheduled_from = $1::uuid, acceptance = $4::jsonb, due_now_cents = $5::int,
+                        paid_cents = $6::int
+    WHERE id = $2::uuid AND unit_id = $3::uuid RETURNING id
+ ),
+ ch AS (
+    UPDATE charges SET booking_id = $2::uuid, updated_at = $8::timestamptz
+    WHERE booking_id = $1::uuid AND unit_id = $3::uuid AND $7::bool AND status = 'paid' RETURNING id
+ ),
+ pa AS (
+    UPDATE payments SET booking_id = $2::uuid WHERE booking_id = $1::uuid AND $7::bool RETURNING id
+ )
+SELECT (SELECT count(*) FROM o) + (SELECT count(*) FROM n) AS linked, (SELECT count(*) FROM ch) AS charges
+"""
+
 _OCCUPANCY = """
 SELECT a.resource_id, lower(a.during) AS s, upper(a.during) AS e, a.quantity, a.booking_id,
        a.status, a.hold_type, a.hold_expires_at
@@ -228,6 +250,7 @@ def _booking(row: Any) -> Booking:
         remind_at=row["remind_at"], price_cents=row["price_cents"], version=row["version"],
         acceptance=row["acceptance"], due_now_cents=row["due_now_cents"], paid_cents=row["paid_cents"],
         swapped_from=row["swapped_from"], swapped_to=row["swapped_to"],
+        rescheduled_from=row["rescheduled_from"], rescheduled_to=row["rescheduled_to"],
         allocations=[Allocation(r, s, e, q) for r, s, e, q in zip(row["r"], row["s"], row["e"], row["q"],
                                                                   strict=True)],
     )
@@ -354,6 +377,17 @@ class PgBookings:
         )
         if updated != 1:
             raise RuntimeError(f"booking {booking.id} changed underneath (version {previous_version})")
+
+    async def link_reschedule(self, old: Booking, new: Booking, move_payments: bool, at: datetime) -> int:
+        """Link a rescheduled booking and its replacement both ways (both already written); carry the new one's
+        acceptance and amounts and, with `move_payments`, move the old one's paid charges and payments to it.
+        Returns how many charges moved."""
+        conn = await self._conn()
+        row = await conn.fetchrow(_RESCHEDULE, old.id, new.id, old.unit_id, new.acceptance, new.due_now_cents,
+                                  new.paid_cents, move_payments, at)
+        if row["linked"] != 2:
+            raise RuntimeError(f"reschedule of {old.id} to {new.id}: a booking is missing")
+        return int(row["charges"])
 
     async def occupancy(
         self, unit_id: UUID, resource_ids: list[UUID] | None, start: datetime, end: datetime
