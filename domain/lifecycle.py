@@ -211,12 +211,22 @@ async def _replacement(uow: UnitOfWork, unit: Unit, old: Booking, new_id: UUID, 
         new.remind_at = reminder_at(unit.params, now, deadline)
         new.swapped_from, old.swapped_to = old.id, new.id  # RN-HLD-07: a late Pix of the old charge
     else:
+        accepted = (old.acceptance or {}).get("total_cents") or 0
+        if accepted and not cmd.staff and _size(allocations) != _size(old.allocations):
+            # What was accepted and paid was for that length and quantity; the venue may change them (staff).
+            raise InvalidInput("endsAt", "a reschedule keeps the length and quantity that were accepted and paid; "
+                               "ask the venue to change them", code="accepted_size_changed")
         # The money follows the booking: what was accepted, due and paid (the old one keeps its acceptance).
         new.acceptance, new.due_now_cents, new.paid_cents = old.acceptance, old.due_now_cents, old.paid_cents
         old.paid_cents = 0
     new.record_creation(now, cmd.actor)
     new.events[-1] = replace(new.events[-1], reason=f"rescheduled from {old.id}")
     return new
+
+
+def _size(allocations: list[Allocation]) -> tuple[object, ...]:
+    """Length and quantity per resource, wherever and whenever."""
+    return tuple(sorted((a.ends_at - a.starts_at, a.quantity) for a in allocations))
 
 
 async def _payment_due(uow: UnitOfWork, unit: Unit, old: Booking, quantity: int) -> bool:

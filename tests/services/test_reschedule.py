@@ -94,6 +94,10 @@ async def test_a_paid_confirmed_booking_moves_with_its_acceptance_and_payments(
     changes = await pool.fetch("SELECT payload->>'booking_id' AS b, payload->>'state' AS s FROM outbox WHERE unit_id = "
                                "$1 AND topic = 'slot_changed' ORDER BY id DESC LIMIT 2", v.unit_id)
     assert {(c["b"], c["s"]) for c in changes} == {(str(b.id), "free"), (str(new.id), "booked")}
+    # What was accepted and paid was for one hour: a customer cannot make it two; staff can.
+    with pytest.raises(InvalidInput) as longer:
+        await lifecycle.reschedule(pay_deps, RescheduleCommand(new.id, at(13, 19), at(13, 21)))
+    assert longer.value.code == "accepted_size_changed"
     # The old slot is free at once.
     again = await held(pay_deps, v, n=2)
     assert again.status is S.HELD
@@ -167,6 +171,12 @@ async def test_past_started_or_settled_bookings_are_refused(deps: Deps, pool: An
     with pytest.raises(InvalidInput) as same:
         await lifecycle.reschedule(deps, move(await counter(deps, v.unit_id, c1, 9, 10), 9, 10))
     assert same.value.code == "same_slot"
+    # Verifying ("paguei") is frozen while staff check (RN-HLD-06).
+    v_id = (await hold(deps, HoldCommand(v.unit_id, at(12, 16), at(12, 17), (c1,), customer=customer(4)))).booking
+    await pool.execute("UPDATE bookings SET status = 'verifying' WHERE id = $1", v_id.id)
+    with pytest.raises(InvalidTransition) as verifying:
+        await lifecycle.reschedule(deps, move(v_id, 12, 18))
+    assert verifying.value.current_state == "verifying"
     # A lapsed hold is over: it expires, and is not moved.
     h = (await hold(deps, HoldCommand(v.unit_id, at(12, 10), at(12, 11), (c1,), customer=customer(3)))).booking
     clock.advance(minutes=11)
