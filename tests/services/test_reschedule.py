@@ -253,3 +253,22 @@ async def test_a_counter_booking_over_a_hold_is_refused_with_the_hold_to_drop(
     with pytest.raises(SlotTaken) as booked:
         await counter(deps, v.unit_id, c1, 12, 21, n=2)
     assert booked.value.code == "slot_taken" and not isinstance(booked.value, SlotHeld)
+
+
+async def test_a_booking_may_move_onto_part_of_its_own_slot_and_pooled_places_follow(deps: Deps, pool: Any) -> None:
+    v = await arena(pool, pooled={"Aula": 12})
+    c1, aula = v.resource_ids["Campo 1"], v.resource_ids["Aula"]
+    two = await hold(deps, HoldCommand(v.unit_id, at(12, 19), at(12, 21), (c1,), customer=customer(1),
+                                       channel="counter", actor="staff", counter=True))
+    later = await lifecycle.reschedule(deps, RescheduleCommand(two.booking.id, at(12, 20), at(12, 22)))
+    assert [(a.starts_at, a.ends_at) for a in later.booking.allocations] == [(at(12, 20), at(12, 22))]
+    places = await hold(deps, HoldCommand(v.unit_id, at(12, 10), at(12, 11), (aula,), quantity=10,
+                                          customer=customer(2), channel="counter", actor="staff", counter=True))
+    moved = await lifecycle.reschedule(deps, RescheduleCommand(places.booking.id, at(12, 11), at(12, 12),
+                                                               quantity=12))
+    used = dict(await pool.fetch("SELECT slot_start, used FROM pool_usage WHERE resource_id = $1", aula))
+    assert (used.get(at(12, 10)), used.get(at(12, 11))) == (0, 12) and moved.booking.allocations[0].quantity == 12
+    await hold(deps, HoldCommand(v.unit_id, at(12, 10), at(12, 11), (aula,), quantity=12, customer=customer(3),
+                                 channel="counter", actor="staff", counter=True))  # the old places are free
+    with pytest.raises(SlotTaken):  # 10h is full again: moving back is refused
+        await lifecycle.reschedule(deps, RescheduleCommand(moved.booking.id, at(12, 10), at(12, 11), quantity=1))
