@@ -21,6 +21,7 @@ from broadcaster import Broadcast
 from redis.exceptions import RedisError
 
 from domain.ports import Clock
+from jobs.notify import schedule_notifications
 from store.outbox import (
     EVENTS_CHANNEL,
     RELAY_LOCK_KEY,
@@ -157,6 +158,7 @@ class Relay:
                 await arq.zrem(default_queue_name, *stale)
                 await arq.delete(*(job_key_prefix + j for j in stale))
         await self._schedule_webhooks(conn, arq, events)
+        await schedule_notifications(conn, arq, events, self._clock.now())
         await mark_published(conn, [e.id for e in events], self._clock.now())
         return True
 
@@ -173,7 +175,6 @@ class Relay:
         for delivery_id, attempts in scheduled:
             function, argument, job_id, when = webhook_job(delivery_id, attempts + 1)
             await arq.enqueue_job(function, argument, _job_id=job_id, _defer_until=when)
-
 
 
 async def _sleep_unless(stop: asyncio.Event, seconds: float) -> bool:

@@ -11,6 +11,7 @@ from arq import Retry
 
 from domain import services, settlement
 from domain.payments import ProviderUnavailable
+from jobs.notify import deliver_notification, sweep_notifications  # noqa: F401 (registered in worker)
 from store.outbox import prune
 
 log = logging.getLogger("slothold.jobs")

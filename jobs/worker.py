@@ -24,6 +24,7 @@ from domain.services import Deps
 from domain.waitlist import promote_after_release
 from jobs import tasks
 from jobs.relay import Relay, _sleep_unless
+from providers.channels import make_channels
 from providers.factory import make_provider
 from slothold.clock import SystemClock
 from slothold.logs import configure
@@ -33,7 +34,8 @@ from store.uow import PgUnitOfWork
 
 log = logging.getLogger("slothold.worker")
 
-FUNCTIONS = [tasks.expire_hold, tasks.remind_hold, tasks.cancel_charge, tasks.deliver_webhook]
+FUNCTIONS = [tasks.expire_hold, tasks.remind_hold, tasks.cancel_charge, tasks.deliver_webhook,
+             tasks.deliver_notification]
 
 
 def cron_jobs(settings: Settings) -> list[Any]:
@@ -42,6 +44,7 @@ def cron_jobs(settings: Settings) -> list[Any]:
         cron(tasks.complete_past_bookings, second={15}, unique=True, timeout=120),
         cron(tasks.prune_retained, minute={7}, second={45}, unique=True, timeout=600),
         cron(tasks.poll_verifying_charges, second=_every(settings.poll_seconds, offset=5), unique=True, timeout=60),
+        cron(tasks.sweep_notifications, second={20, 50}, unique=True, timeout=120),
         cron(tasks.sweep_webhooks, second={25, 55}, unique=True, timeout=60),
     ]
     if settings.sweep_seconds > 0:
@@ -76,7 +79,8 @@ async def serve(settings: Settings, stop: asyncio.Event, clock: Clock | None = N
     pool = await create_pool(settings.database_url, 1, 10)
     provider = make_provider(os.environ, pool)
     deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock, provider=provider, on_release=promote_after_release)
-    ctx = {"deps": deps, "pool": pool, "outbox_retention_hours": settings.outbox_retention_hours}
+    ctx = {"deps": deps, "pool": pool, "outbox_retention_hours": settings.outbox_retention_hours,
+           "channels": make_channels(os.environ, pool)}
     relay_task: asyncio.Task[None] | None = None
     try:
         while not stop.is_set():

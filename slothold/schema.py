@@ -13,8 +13,8 @@ from strawberry.types import ExecutionContext
 from domain.errors import DomainError, InvalidInput, NotFound
 from resolvers.auth import AuthMutation, AuthQuery
 from resolvers.customers import CustomerMutation
-from resolvers.lifecycle import LifecycleMutation
 from resolvers.mutations import Mutation
+from resolvers.notifications import NotificationMutation, NotificationQuery, NotificationSubscription
 from resolvers.payments import CatalogMutation, PaymentMutation, PaymentQuery
 from resolvers.queries import Query
 from resolvers.subscriptions import Subscription
@@ -78,11 +78,12 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     limits = limits or QueryLimits()
     rules = query_limit_rules(limits)  # once per schema: the validation cache is keyed by these classes
     return SlotholdSchema(
-        query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery, WebhookQuery)),
+        query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery, WebhookQuery,
+                                    NotificationQuery)),
         mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation,
                                           CustomerMutation, UnitSettingsMutation, WebhookMutation,
-                                          LifecycleMutation)),
-        subscription=merge_types("Subscription", (Subscription, WaitlistSubscription)),
+                                          NotificationMutation)),
+        subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription)),
         execution_context_class=SharedEventExecutor,
         extensions=[
             lambda: Masking(should_mask_error=_is_internal,

@@ -1,0 +1,135 @@
+"""In-app notifications (SPEC §13, §16): list them, mark them read, follow them live.
+
+Customers see their own (no `unitId`); staff see their unit's (`unitId`, the READ action). Marking as read is
+part of reading: it changes nothing but the reader's unread badge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from datetime import datetime
+from typing import Annotated, Any
+from uuid import UUID
+
+import strawberry
+
+from domain.access import Action, Unauthenticated
+from domain.errors import DomainError, InvalidInput
+from resolvers.context import Context, Info, parse_id
+from resolvers.feed import unit_events
+from resolvers.permissions import authorize_unit
+from resolvers.subscriptions import _refuse
+from slothold.limits import page_description, page_size
+from store import notifications as store
+
+
+@strawberry.type(description="An in-app notification, to a customer or to a unit's staff.")
+class Notification:
+    id: strawberry.ID
+    unit_id: strawberry.ID
+    audience: str = strawberry.field(description="customer | staff")
+    kind: str = strawberry.field(description="created, hold_reminder, payment_confirmed, confirmed, "
+                                             "cancelled_by_customer, dropped, cancelled, expired, completed, "
+                                             "owner_alert, …")
+    booking_id: strawberry.ID | None
+    title: str
+    body: str
+    created_at: datetime
+    read_at: datetime | None
+
+    @classmethod
+    def from_row(cls, r: dict[str, Any]) -> Notification:
+        return cls(id=strawberry.ID(str(r["id"])), unit_id=strawberry.ID(str(r["unit_id"])), audience=r["audience"],
+                   kind=r["kind"], booking_id=strawberry.ID(str(r["booking_id"])) if r.get("booking_id") else None,
+                   title=r["title"], body=r["body"], created_at=r["created_at"], read_at=r.get("read_at"))
+
+
+@strawberry.type(description="A notification that just arrived, with the unit's event sequence number.")
+class NotificationAdded:
+    seq: int
+    notification: Notification
+
+
+def _pool(context: Context) -> Any:
+    return context.access.pool
+
+
+async def _whose(context: Context, unit_id: strawberry.ID | None) -> tuple[UUID | None, UUID | None]:
+    """(customer id, None) for a customer reading their own; (None, unit id) for staff reading a unit's."""
+    if context.auth_failure is not None:
+        raise context.auth_failure
+    if unit_id is not None:
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(context, uid, Action.READ)
+        return None, uid
+    p = context.principal
+    if p.kind == "anonymous":
+        raise Unauthenticated("sign in first: notifications are a customer's own, or a unit's for its staff")
+    if not p.is_customer or p.customer_id is None:
+        raise InvalidInput("unitId", "name the unit whose staff notifications you read", code="unit_required")
+    return p.customer_id, None
+
+
+@strawberry.type
+class NotificationQuery:
+    @strawberry.field(description="In-app notifications, newest first: a signed-in customer's own (no unitId), or "
+                      "the unit's staff notifications (unitId; READ).")
+    async def notifications(
+        self, info: Info, unit_id: strawberry.ID | None = None,
+        first: Annotated[int, strawberry.argument(description=page_description(50))] = 50,
+        unread_only: bool = False,
+    ) -> list[Notification]:
+        limit = page_size(first)
+        customer, unit = await _whose(info.context, unit_id)
+        if customer is not None:
+            rows = await store.for_customer(_pool(info.context), customer, limit, unread_only)
+        else:
+            assert unit is not None
+            rows = await store.for_staff(_pool(info.context), unit, limit, unread_only)
+        return [Notification.from_row(r) for r in rows]
+
+
+@strawberry.type
+class NotificationMutation:
+    @strawberry.mutation(description="Mark notifications as read (a customer's own, or the unit's staff ones with "
+                         "unitId); returns the ids that were unread and are now read. Other ids are ignored.")
+    async def mark_notifications_read(
+        self, info: Info, ids: list[strawberry.ID], unit_id: strawberry.ID | None = None,
+    ) -> list[strawberry.ID]:
+        customer, unit = await _whose(info.context, unit_id)
+        if len(ids) > 500:
+            raise InvalidInput("ids", "at most 500 ids at a time", code="too_many_ids")
+        wanted = [parse_id(i, "ids") for i in ids]
+        done = await store.mark_read(_pool(info.context), wanted, info.context.deps.clock.now(),
+                                     customer_id=customer, unit_id=unit)
+        return [strawberry.ID(str(i)) for i in done]
+
+
+@strawberry.type
+class NotificationSubscription:
+    @strawberry.subscription(description="In-app notifications as they arrive: a signed-in customer's own (no "
+                             "unitId), or the unit's staff ones (unitId; READ). since: the last seq you saw.")
+    async def notification_added(
+        self, info: Info, unit_id: strawberry.ID | None = None, since: int | None = None,
+    ) -> AsyncGenerator[NotificationAdded, None]:
+        try:
+            customer, unit = await _whose(info.context, unit_id)
+            if customer is not None:
+                unit = info.context.principal.unit_id
+                if unit is None:
+                    raise InvalidInput("unitId", "this session belongs to no unit", code="unit_required")
+        except DomainError as e:
+            raise _refuse(e) from None
+        mine = str(customer) if customer is not None else None
+        async for event in unit_events(info.context.deps, info.context.hub, unit, since):
+            if event.topic != "notification_added":
+                continue
+            p = event.payload
+            if (mine is not None and p.get("customer_id") != mine) or (mine is None and p.get("audience") != "staff"):
+                continue
+            yield NotificationAdded(seq=event.seq, notification=Notification(
+                id=strawberry.ID(str(p["notification_id"])), unit_id=strawberry.ID(str(unit)),
+                audience=str(p["audience"]), kind=str(p.get("kind")),
+                booking_id=strawberry.ID(str(p["booking_id"])) if p.get("booking_id") else None,
+                title=str(p.get("title")), body=str(p.get("body")),
+                created_at=datetime.fromisoformat(p["created_at"]), read_at=None))
