@@ -13,6 +13,7 @@ from strawberry.types import ExecutionContext
 from domain.errors import DomainError, InvalidInput, NotFound
 from resolvers.auth import AuthMutation, AuthQuery
 from resolvers.customers import CustomerMutation
+from resolvers.lifecycle import LifecycleMutation
 from resolvers.mutations import Mutation
 from resolvers.notifications import NotificationMutation, NotificationQuery, NotificationSubscription
 from resolvers.payments import CatalogMutation, PaymentMutation, PaymentQuery
@@ -82,7 +83,7 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
                                     NotificationQuery)),
         mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation,
                                           CustomerMutation, UnitSettingsMutation, WebhookMutation,
-                                          NotificationMutation)),
+                                          LifecycleMutation, NotificationMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription)),
         execution_context_class=SharedEventExecutor,
         extensions=[

@@ -169,7 +169,8 @@ def _hold_input(unit: UUID, resource: UUID, hour: int, who: str, phone: str | No
 
 
 BOOKING_LEVEL = {"booking", "charges", "cancel", "confirm", "swapHold", "claimPaid", "confirmPayment", "linkPayment",
-                 "denyPaymentClaim", "drop", "checkIn", "complete", "slotWaitlistEntry", "capacityWaitlistEntry"}
+                 "denyPaymentClaim", "drop", "checkIn", "complete", "slotWaitlistEntry", "capacityWaitlistEntry",
+                 "reschedule"}
 """Operations on one existing booking or entry: a customer may run them only on their own (here: not theirs)."""
 AS_SOMEONE_ELSE = {"joinCapacityWaitlist", "claimWaitlistOffer", "declineWaitlistOffer"}
 """The matrix names a `user`: a customer may act only as themselves (tested without `user` below)."""
@@ -248,6 +249,9 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
          'code: "1") { __typename } }', {"u": u}),
         ("checkIn", Action.COUNTER, "mutation($b: ID!) { checkIn(bookingId: $b) { __typename } }", b_only),
         ("complete", Action.COUNTER, "mutation($b: ID!) { complete(bookingId: $b) { __typename } }", b_only),
+        ("reschedule", Action.BOOK, "mutation($b: ID!, $s: DateTime!, $e: DateTime!) { reschedule(bookingId: $b, "
+         "input: {startsAt: $s, endsAt: $e}) { __typename } }",
+         {"b": b, "s": at(8, 18).isoformat(), "e": at(8, 19).isoformat()}),
         ("cancel", Action.BOOK, "mutation($b: ID!) { cancel(bookingId: $b) { __typename } }", b_only),
         ("drop", Action.DROP, 'mutation($b: ID!) { drop(bookingId: $b, reason: "test") { __typename } }', b_only),
         ("webhooks", Action.WEBHOOKS, "query($u: ID!) { webhooks(unitId: $u) { id } }", {"u": u}),
