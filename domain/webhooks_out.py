@@ -44,6 +44,8 @@ LEASE = timedelta(seconds=60)
 """How long a claimed attempt may take before the sweep considers its worker dead (far above TIMEOUT)."""
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 ROTATION_OVERLAP = timedelta(hours=24)
+MAX_ENDPOINTS = 20
+"""Enabled endpoints per unit (each event is sent to each of them)."""
 SECRET_PREFIX = "whsec_"
 _EVENT_NS = UUID("51070d0e-0000-4000-8000-00000000e7e7")
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "[::1]", "::1"}

@@ -82,6 +82,11 @@ class PgWebhooks:
     async def register(self, unit_id: UUID, url: str, types: list[str], description: str | None, created_by: str,
                        now: datetime) -> tuple[dict[str, Any], str]:
         secret = wh.new_secret()
+        enabled = await self._pool.fetchval(
+            "SELECT count(*) FROM webhook_endpoints WHERE unit_id = $1 AND enabled", unit_id)
+        if enabled >= wh.MAX_ENDPOINTS:
+            raise InvalidInput("unitId", f"a unit may have at most {wh.MAX_ENDPOINTS} enabled webhook endpoints; "
+                               "disable one first", code="too_many_webhooks")
         row = await self._pool.fetchrow(
             f"INSERT INTO webhook_endpoints (id, unit_id, url, event_types, secret, description, created_by, "
             f"created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING {_ENDPOINT_COLUMNS}",
@@ -105,6 +110,11 @@ class PgWebhooks:
                      enabled: bool | None = None, description: str | None = None) -> dict[str, Any] | None:
         """Change what is given; disabling cancels the endpoint's deliveries still waiting."""
         async with self._pool.acquire() as conn, conn.transaction():
+            if enabled is True and await conn.fetchval(
+                    "SELECT count(*) FROM webhook_endpoints o JOIN webhook_endpoints e ON e.unit_id = o.unit_id "
+                    "WHERE o.id = $1 AND e.enabled AND e.id <> o.id", endpoint_id) >= wh.MAX_ENDPOINTS:
+                raise InvalidInput("enabled", f"a unit may have at most {wh.MAX_ENDPOINTS} enabled webhook endpoints",
+                                   code="too_many_webhooks")
             row = await conn.fetchrow(
                 f"UPDATE webhook_endpoints SET url = coalesce($2, url), event_types = coalesce($3, event_types), "
                 f"enabled = coalesce($4, enabled), description = coalesce($5, description), updated_at = $6 "

@@ -304,3 +304,43 @@ def test_event_types_urls_and_payloads() -> None:
     assert (e.value.code, e.value.field) == ("unknown_event_type", "eventTypes")
     with pytest.raises(wh.InvalidInput):
         wh.check_event_types([])
+
+
+async def test_each_endpoint_gets_only_its_event_types_across_topics(pool: Any, clock: MutableClock) -> None:
+    v = await arena(pool)
+    store = PgWebhooks(pool)
+    pay, _ = await store.register(v.unit_id, "https://a.example.com/h", ["payment.paid"], None, "t", clock.now())
+    offers, _ = await store.register(v.unit_id, "https://b.example.com/h", ["waitlist.offered", "booking.expired"],
+                                     None, "t", clock.now())
+    rows = [("payment", {"event": "payment.paid", "booking_id": "b1", "amount_cents": 8000}),
+            ("waitlist_changed", {"kind": "joined", "entry_id": "e0"}),
+            ("waitlist_changed", {"kind": "offered", "event": "waitlist.offered", "entry_id": "e1",
+                                  "token": "offer-token-is-a-credential", "customer_id": "c1"}),
+            ("charge_cancel", {"charge_id": "c1"}),
+            ("queue_changed", {"event": "payment.paid"}),  # the name alone does not make it one
+            ("slot_changed", {"event": "booking.held", "booking_id": "b2"})]
+    for topic, payload in rows:
+        await pool.execute("INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, $2, $3)", v.unit_id, topic,
+                           {"topic": topic, **payload})
+    assert len(await _schedule(pool, v.unit_id, clock.now())) == 2
+    got = {r["endpoint_id"]: (r["event_type"], r["body"]) for r in await pool.fetch(
+        "SELECT endpoint_id, event_type, body FROM webhook_deliveries WHERE unit_id = $1", v.unit_id)}
+    assert got[pay["id"]][0] == "payment.paid" and got[pay["id"]][1]["data"]["amount_cents"] == 8000
+    assert got[offers["id"]][0] == "waitlist.offered"
+    assert got[offers["id"]][1]["data"] == {"kind": "offered", "event": "waitlist.offered", "entry_id": "e1"}
+
+
+async def test_a_unit_has_at_most_twenty_enabled_endpoints(pool: Any, clock: MutableClock) -> None:
+    v = await arena(pool)
+    store = PgWebhooks(pool)
+    made = [await store.register(v.unit_id, f"https://h{i}.example.com/", ["booking.held"], None, "t", clock.now())
+            for i in range(wh.MAX_ENDPOINTS)]
+    with pytest.raises(wh.InvalidInput) as e:
+        await store.register(v.unit_id, "https://one-more.example.com/", ["booking.held"], None, "t", clock.now())
+    assert (e.value.code, e.value.field) == ("too_many_webhooks", "unitId")
+    await store.update(made[0][0]["id"], clock.now(), enabled=False)
+    await store.register(v.unit_id, "https://one-more.example.com/", ["booking.held"], None, "t", clock.now())
+    with pytest.raises(wh.InvalidInput) as e:
+        await store.update(made[0][0]["id"], clock.now(), enabled=True)
+    assert (e.value.code, e.value.field) == ("too_many_webhooks", "enabled")
+    assert (await store.update(made[1][0]["id"], clock.now(), enabled=True))["enabled"] is True  # type: ignore[index]
