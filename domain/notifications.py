@@ -15,6 +15,8 @@ The matrix (seed 002; "owner" is the unit's staff, in-app):
 | cancelled (by the customer, by staff, dropped by staff) | yes | yes |
 | expired | yes | yes |
 | completed | yes | no |
+| rescheduled (one notice, the new time; the old booking's cancellation says nothing) | yes | yes |
+| a swapped hold's old half (its Pix is void) | yes | no |
 | owner alerts | — | in-app + the `owner_alert_whatsapp` number |
 
 A customer hears in-app, by WhatsApp when a phone is known and by e-mail when one is known.
@@ -69,6 +71,10 @@ TEMPLATES: dict[str, dict[tuple[str, str], tuple[str, str]]] = {
         ("expired", "staff"): ("Horário liberado", "A reserva de {when} expirou sem pagamento; o horário voltou à "
                                                    "venda."),
         ("completed", "customer"): ("Partida concluída", "Obrigado! A reserva de {when} foi concluída."),
+        ("rescheduled", "customer"): ("Reserva remarcada", "Sua reserva foi remarcada para {when}."),
+        ("rescheduled", "staff"): ("Reserva remarcada", "Uma reserva foi remarcada para {when}."),
+        ("swapped", "customer"): ("Horário trocado", "Troquei: o horário de {when} foi liberado e aquele PIX foi "
+                                                     "cancelado. Não pague o código antigo."),
         ("owner_alert", "staff"): ("Alerta operacional", "{text}"),
         ("message", "customer"): ("Mensagem", "{text}"),
     },
@@ -97,11 +103,16 @@ TEMPLATES: dict[str, dict[tuple[str, str], tuple[str, str]]] = {
                                                      "If you like, just ask again."),
         ("expired", "staff"): ("Slot released", "The booking for {when} expired unpaid; the slot is for sale again."),
         ("completed", "customer"): ("Game completed", "Thank you! The booking for {when} is completed."),
+        ("rescheduled", "customer"): ("Booking rescheduled", "Your booking was moved to {when}."),
+        ("rescheduled", "staff"): ("Booking rescheduled", "A booking was moved to {when}."),
+        ("swapped", "customer"): ("Slot swapped", "Swapped: the slot of {when} was released and that Pix was "
+                                                  "cancelled. Do not pay the old code."),
         ("owner_alert", "staff"): ("Operational alert", "{text}"),
         ("message", "customer"): ("Message", "{text}"),
     },
 }
-STAFF_TOO = frozenset({"payment_confirmed", "confirmed", "cancelled_by_customer", "dropped", "cancelled", "expired"})
+STAFF_TOO = frozenset({"payment_confirmed", "confirmed", "cancelled_by_customer", "dropped", "cancelled", "expired",
+                       "rescheduled"})
 """Booking notices the unit's staff get as well (seed 002)."""
 ADDRESSED = frozenset({"login_code", "walk_in_offer"})
 """Notices to an address only (`to` via `channel`), with the text the use case wrote; never stored in-app."""
@@ -115,6 +126,7 @@ class Intent:
     booking_id: UUID | None = None
     customer_id: UUID | None = None
     status: str | None = None
+    old_status: str | None = None
     starts_at: datetime | None = None
     until: datetime | None = None
     text: str | None = None
@@ -217,7 +229,8 @@ def intent(topic: str, payload: Any) -> Intent | None:
     booking = UUID(payload["booking_id"])
     allocations = payload.get("allocations") or []
     starts = min((datetime.fromisoformat(a["starts_at"]) for a in allocations), default=None)
-    base = {"booking_id": booking, "status": new, "starts_at": starts, "until": _time(payload.get("hold_expires_at"))}
+    base = {"booking_id": booking, "status": new, "old_status": old, "starts_at": starts,
+            "until": _time(payload.get("hold_expires_at"))}
     if old is None:
         return Intent(kind="created", **base)
     if old == new:
@@ -233,12 +246,20 @@ def intent(topic: str, payload: Any) -> Intent | None:
     return None
 
 
-def refine(kind: str, actor: str | None, reason: str | None) -> str:
-    """Cancellations and expirations by who made them: the customer, staff dropping a hold, or otherwise."""
+def refine(kind: str, actor: str | None, reason: str | None, old_status: str | None = None) -> str | None:
+    """Cancellations and expirations by who made them: the customer, staff dropping a hold, or otherwise; a
+    reschedule is one notice (the new booking's, with its time), a swapped hold's old half says its Pix is void.
+    None: nobody is told."""
+    if kind == "created" and reason and reason.startswith("rescheduled from"):
+        return "rescheduled"
+    if kind == "cancelled" and reason == "rescheduled":
+        return None  # the new booking's notice tells it
+    if kind == "cancelled" and reason == "swapped":
+        return "swapped"
     if kind in ("cancelled", "expired") and reason and reason.startswith("dropped by staff"):
         return "dropped"
-    if kind == "cancelled" and actor == "customer":
-        return "cancelled_by_customer"
+    if kind == "cancelled" and actor == "customer" and old_status in ("held", "pending_payment", None):
+        return "cancelled_by_customer"  # "… aquele PIX foi cancelado. Não pague o código que enviei."
     return kind
 
 
@@ -268,7 +289,10 @@ def plan(it: Intent, ctx: Context) -> list[Planned]:
             out.append(Planned("address", it.kind, "address", it.channel or "whatsapp", title, it.text or body,
                                locale, address=to))
         return out
-    kind = refine(it.kind, ctx.actor, ctx.reason)
+    refined = refine(it.kind, ctx.actor, ctx.reason, it.old_status)
+    if refined is None:
+        return []
+    kind = refined
     values = {"when": _local(it.starts_at or ctx.starts_at, ctx.timezone), "until": _local(it.until, ctx.timezone),
               "text": it.text or ""}
     out = []

@@ -308,3 +308,21 @@ def test_every_kind_has_words_in_every_locale(locale: str) -> None:
     from domain.notifications import TEMPLATES
 
     assert set(TEMPLATES[locale]) == set(TEMPLATES["pt-BR"])
+
+
+def test_reschedules_and_swaps_are_told_once() -> None:
+    bid, who = str(UUID(int=1)), UUID(int=2)
+    game = [{"starts_at": "2026-12-08T22:00:00+00:00", "ends_at": "2026-12-08T23:00:00+00:00"}]
+    old = intent("slot_changed", {"booking_id": bid, "old_status": "confirmed", "status": "cancelled",
+                                  "allocations": game})
+    new = intent("slot_changed", {"booking_id": bid, "old_status": None, "status": "confirmed", "allocations": game})
+    assert old is not None and new is not None
+    assert plan(old, Context(customer_id=who, actor="customer", reason="rescheduled")) == []
+    told = plan(new, Context(customer_id=who, actor="customer", reason=f"rescheduled from {UUID(int=3)}"))
+    assert [(p.kind, p.audience, p.body) for p in told] == [
+        ("rescheduled", "customer", "Sua reserva foi remarcada para 08/12 19:00."),
+        ("rescheduled", "staff", "Uma reserva foi remarcada para 08/12 19:00.")]
+    swapped = plan(old, Context(customer_id=who, actor="customer", reason="swapped"))
+    assert [(p.kind, p.audience) for p in swapped] == [("swapped", "customer")]
+    paid = plan(old, Context(customer_id=who, actor="customer"))  # a confirmed booking: no Pix to void
+    assert {(p.kind, p.audience) for p in paid} == {("cancelled", "customer"), ("cancelled", "staff")}
