@@ -121,6 +121,7 @@ class NotificationSubscription:
         except DomainError as e:
             raise _refuse(e) from None
         mine = str(customer) if customer is not None else None
+        assert unit is not None
         async for event in unit_events(info.context.deps, info.context.hub, unit, since):
             if event.topic != "notification_added":
                 continue
