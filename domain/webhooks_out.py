@@ -44,6 +44,8 @@ LEASE = timedelta(seconds=60)
 """How long a claimed attempt may take before the sweep considers its worker dead (far above TIMEOUT)."""
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 ROTATION_OVERLAP = timedelta(hours=24)
+RETENTION = timedelta(days=30)
+"""Finished deliveries (delivered, failed, cancelled) older than this leave the log (hourly)."""
 MAX_ENDPOINTS = 20
 """Enabled endpoints per unit (each event is sent to each of them)."""
 SECRET_PREFIX = "whsec_"

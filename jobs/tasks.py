@@ -119,3 +119,11 @@ async def sweep_webhooks(ctx: dict[str, Any]) -> int:
         function, argument, job_id, when = webhook_job(delivery_id, attempts + 1)
         await ctx["redis"].enqueue_job(function, argument, _job_id=job_id, _defer_until=when)
     return len(due)
+
+
+async def prune_webhook_deliveries(ctx: dict[str, Any]) -> int:
+    """Forget finished webhook deliveries past their retention (hourly)."""
+    from domain.webhooks_out import RETENTION
+    from store.webhooks_out import PgWebhooks
+
+    return await PgWebhooks(ctx["pool"]).prune(ctx["deps"].clock.now() - RETENTION)

@@ -46,6 +46,7 @@ def cron_jobs(settings: Settings) -> list[Any]:
         cron(tasks.poll_verifying_charges, second=_every(settings.poll_seconds, offset=5), unique=True, timeout=60),
         cron(tasks.sweep_notifications, second={20, 50}, unique=True, timeout=120),
         cron(tasks.sweep_webhooks, second={25, 55}, unique=True, timeout=60),
+        cron(tasks.prune_webhook_deliveries, minute={37}, second={35}, unique=True, timeout=600),
     ]
     if settings.sweep_seconds > 0:
         jobs.append(cron(tasks.sweep_expired_holds, second=_every(settings.sweep_seconds), run_at_startup=True,

@@ -180,6 +180,13 @@ class PgWebhooks:
             "AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2", now, limit)
         return [(r["id"], r["attempts"]) for r in rows]
 
+    async def prune(self, before: datetime) -> int:
+        """Forget finished deliveries created before `before` (waiting ones stay, whatever their age)."""
+        done = await self._pool.execute(
+            "DELETE FROM webhook_deliveries WHERE created_at < $1 AND status IN ('delivered', 'failed', 'cancelled')",
+            before)
+        return int(done.split()[-1])
+
     # --- wh.DeliveryStore -------------------------------------------------------------------------------------
 
     async def claim(self, delivery_id: UUID, now: datetime, lease_until: datetime) -> wh.Claimed | None:

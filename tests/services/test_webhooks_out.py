@@ -344,3 +344,19 @@ async def test_a_unit_has_at_most_twenty_enabled_endpoints(pool: Any, clock: Mut
         await store.update(made[0][0]["id"], clock.now(), enabled=True)
     assert (e.value.code, e.value.field) == ("too_many_webhooks", "enabled")
     assert (await store.update(made[1][0]["id"], clock.now(), enabled=True))["enabled"] is True  # type: ignore[index]
+
+
+async def test_finished_deliveries_leave_the_log_after_thirty_days(deps: Deps, pool: Any, clock: MutableClock) -> None:
+    v = await arena(pool)
+    store = PgWebhooks(pool)
+    async with Receiver(fail_next=1) as rx, httpx.AsyncClient() as http:
+        await store.register(v.unit_id, rx.url, ["booking.held"], None, "t", clock.now())
+        await _held(deps, v, 1, hour=19)
+        await _held(deps, v, 2, hour=20)
+        first, second = (d for d, _ in await _schedule(pool, v.unit_id, clock.now()))
+        assert (await wh.deliver(store, http, first, clock.now()))[0] == "retrying"  # type: ignore[index]
+        assert (await wh.deliver(store, http, second, clock.now()))[0] == "delivered"  # type: ignore[index]
+        clock.advance(days=31)
+        await tasks.prune_webhook_deliveries({"pool": pool, "deps": deps})
+        assert await store.delivery(second) is None
+        assert await store.delivery(first) is not None  # still waiting: kept
