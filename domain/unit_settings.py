@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from domain.errors import InvalidInput
+from domain.notifications import LOCALES
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,12 @@ def checked_changes(values: dict[str, object]) -> dict[str, object]:
                 raise InvalidInput(name, f"paymentRule must be one of {', '.join(PAYMENT_RULES)}",
                                    code="invalid_parameter")
             out["payment_rule"] = value
+            continue
+        if name == "notificationLocale":
+            if value not in LOCALES:
+                raise InvalidInput(name, f"notificationLocale must be one of {', '.join(LOCALES)}",
+                                   code="invalid_parameter")
+            out["notification_locale"] = value
             continue
         if name == "ownerAlertWhatsapp":
             text = str(value).strip()

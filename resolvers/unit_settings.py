@@ -40,6 +40,8 @@ class UnitParametersInput:
     hold_reminder_seconds: int | None = None
     sweep_interval_seconds: int | None = None
     payment_rule: str | None = None
+    notification_locale: str | None = strawberry.field(
+        default=None, description="The language of the unit's notifications: pt-BR (default) or en.")
 
 
 UnitSettingsResult = Annotated[Unit | InvalidInput | NotFoundType, strawberry.union("UnitSettingsResult")]

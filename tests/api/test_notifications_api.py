@@ -142,3 +142,19 @@ async def test_notifications_live_listed_and_read(server: dict[str, Any], pool: 
     page = await _gql(port, tokens["operator"], "query($u: ID) { notifications(unitId: $u, first: 501) { id } }",
                       {"u": str(unit)})
     assert page["errors"][0]["extensions"]["code"] == "page_too_large"
+
+
+async def test_the_unit_chooses_the_language_of_its_notifications(api: Any, pool: Any) -> None:
+    from tests.services.test_notifications import relay_pass
+
+    v = await arena(pool)
+    update = ("mutation($u: ID!, $l: String!) { updateUnitParameters(unitId: $u, input: {notificationLocale: $l}) "
+              "{ __typename ... on InvalidInput { field } } }")
+    refused = await api.gql(update, {"u": str(v.unit_id), "l": "fr"})
+    assert refused["updateUnitParameters"] == {"__typename": "InvalidInput", "field": "notificationLocale"}
+    assert (await api.gql(update, {"u": str(v.unit_id), "l": "en"}))["updateUnitParameters"]["__typename"] == "Unit"
+    await pool.execute("INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, 'notification', $2)", v.unit_id,
+                       {"topic": "notification", "kind": "owner_alert", "text": "Banco falhando ao gerar o PIX"})
+    await relay_pass(pool, v.unit_id, datetime.now(UTC))
+    row = await pool.fetchrow("SELECT locale, title FROM notification_deliveries WHERE unit_id = $1", v.unit_id)
+    assert (row["locale"], row["title"]) == ("en", "Operational alert")
