@@ -9,7 +9,7 @@ makes a job that runs twice, or on two workers at once, send once.
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -21,6 +21,7 @@ from store.notifications import PgDeliveries, plan_deliveries
 from store.outbox import OutboxEvent
 
 log = logging.getLogger("slothold.notifications")
+RETENTION = timedelta(days=30)
 PLAN_ERRORS = (KeyError, TypeError, ValueError, AttributeError, asyncpg.DataError,
                asyncpg.IntegrityConstraintViolationError)
 
@@ -57,6 +58,11 @@ async def deliver_notification(ctx: dict[str, Any], delivery_id: str) -> str:
             await ctx["redis"].enqueue_job("deliver_notification", delivery_id,
                                            _job_id=job_id(delivery_id, row["attempts"] + 1), _defer_until=next_at)
     return status
+
+
+async def prune_notification_deliveries(ctx: dict[str, Any]) -> int:
+    """Forget finished deliveries after RETENTION (the in-app notifications themselves stay)."""
+    return await PgDeliveries(ctx["pool"]).prune(ctx["deps"].clock.now() - RETENTION)
 
 
 async def sweep_notifications(ctx: dict[str, Any]) -> int:

@@ -11,7 +11,11 @@ from arq import Retry
 
 from domain import services, settlement
 from domain.payments import ProviderUnavailable
-from jobs.notify import deliver_notification, sweep_notifications  # noqa: F401 (registered in worker)
+from jobs.notify import (  # noqa: F401 (registered in worker)
+    deliver_notification,
+    prune_notification_deliveries,
+    sweep_notifications,
+)
 from store.outbox import prune
 
 log = logging.getLogger("slothold.jobs")

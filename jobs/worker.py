@@ -45,6 +45,7 @@ def cron_jobs(settings: Settings) -> list[Any]:
         cron(tasks.prune_retained, minute={7}, second={45}, unique=True, timeout=600),
         cron(tasks.poll_verifying_charges, second=_every(settings.poll_seconds, offset=5), unique=True, timeout=60),
         cron(tasks.sweep_notifications, second={20, 50}, unique=True, timeout=120),
+        cron(tasks.prune_notification_deliveries, minute={47}, second={5}, unique=True, timeout=600),
         cron(tasks.sweep_webhooks, second={25, 55}, unique=True, timeout=60),
         cron(tasks.prune_webhook_deliveries, minute={37}, second={35}, unique=True, timeout=600),
     ]

@@ -99,6 +99,12 @@ class PgDeliveries:
             "ORDER BY next_attempt_at LIMIT $2", now, limit)
         return [r["id"] for r in rows]
 
+    async def prune(self, before: datetime) -> int:
+        """Delete sent and failed deliveries created before `before`; returns how many."""
+        status: str = await self.pool.execute(
+            "DELETE FROM notification_deliveries WHERE status IN ('sent', 'failed') AND created_at < $1", before)
+        return int(status.split()[-1])
+
     async def get(self, delivery_id: UUID) -> dict[str, Any] | None:
         r = await self.pool.fetchrow("SELECT * FROM notification_deliveries WHERE id = $1", delivery_id)
         return dict(r) if r else None

@@ -326,3 +326,23 @@ def test_reschedules_and_swaps_are_told_once() -> None:
     assert [(p.kind, p.audience) for p in swapped] == [("swapped", "customer")]
     paid = plan(old, Context(customer_id=who, actor="customer"))  # a confirmed booking: no Pix to void
     assert {(p.kind, p.audience) for p in paid} == {("cancelled", "customer"), ("cancelled", "staff")}
+
+
+async def test_finished_deliveries_are_forgotten_after_30_days(deps: Deps, pool: Any, clock: Any) -> None:
+    from jobs.notify import prune_notification_deliveries
+
+    v = await arena(pool)
+    await _hold(deps, v.unit_id, v.resource_ids["Campo 1"], 19, 16)
+    await relay_pass(pool, v.unit_id, clock.now())
+    ctx = ctx_for(deps, pool, {"in_app": InAppChannel(pool), "email": Recorder(), "whatsapp": Recorder(failures=99)})
+    for r in await deliveries(pool, v.unit_id):
+        await deliver_notification(ctx, str(r["id"]))
+    await pool.execute("UPDATE notification_deliveries SET status = 'failed' WHERE unit_id = $1 AND "
+                       "channel = 'whatsapp'", v.unit_id)
+    clock.advance(days=29)
+    await prune_notification_deliveries(ctx)
+    assert len(await deliveries(pool, v.unit_id)) == 2
+    clock.advance(days=2)
+    await prune_notification_deliveries(ctx)
+    assert await deliveries(pool, v.unit_id) == []
+    assert len(await pool.fetch("SELECT 1 FROM notifications WHERE unit_id = $1", v.unit_id)) == 1  # in-app stays
