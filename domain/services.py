@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from uuid import UUID, uuid4
 
-from domain import fraud
+from domain import fraud, refunds
 from domain.availability import (
     bookable_slots,
     check_on_grid,
@@ -363,7 +363,8 @@ class ChangeCommand:
 
 
 async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
-                  apply: Callable[[Booking, datetime], None]) -> BookingResult:
+                  apply: Callable[[Booking, datetime], None],
+                  after: Callable[[UnitOfWork, Booking, datetime], Awaitable[object]] | None = None) -> BookingResult:
     now = deps.clock.now()
     _check_key(cmd.idempotency_key)
     async with deps.uow() as uow:
@@ -384,6 +385,8 @@ async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
             raise InvalidTransition(BookingStatus.EXPIRED.value, "", operation)
         apply(booking, now)
         await uow.bookings.save(booking)
+        if after is not None:
+            await after(uow, booking, now)
         if key:
             await uow.idempotency.complete(booking.unit_id, key, booking_snapshot(booking))
         await uow.commit()
@@ -392,8 +395,13 @@ async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
 
 
 async def cancel(deps: Deps, cmd: ChangeCommand) -> BookingResult:
-    """Cancel a booking; its slot is free at once."""
-    return await _change(deps, cmd, "cancel", lambda b, now: b.cancel(now, cmd.actor, cmd.reason))
+    """Cancel a booking; its slot is free at once. A paid booking's refund is recorded in the same transaction by
+    the policy version the customer accepted, and asked of the provider after commit (domain/refunds.py)."""
+
+    async def refund(uow: UnitOfWork, b: Booking, now: datetime) -> object:
+        return await refunds.on_cancel(uow, b, now, deps.new_id)
+
+    return await _change(deps, cmd, "cancel", lambda b, now: b.cancel(now, cmd.actor, cmd.reason), refund)
 
 
 async def drop(deps: Deps, cmd: ChangeCommand) -> BookingResult:

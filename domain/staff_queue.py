@@ -17,6 +17,7 @@ class QueueItemType(StrEnum):
     PIX_FAILING = "pix_failing"
     HOLD_CEILING = "hold_ceiling"
     NO_SHOW_SUGGESTION = "no_show_suggestion"
+    REFUND_FAILED = "refund_failed"
 
 
 TITLES = {
@@ -25,6 +26,7 @@ TITLES = {
     QueueItemType.PIX_FAILING: "Banco falhando ao gerar o PIX",
     QueueItemType.HOLD_CEILING: "Teto de holds atingido",
     QueueItemType.NO_SHOW_SUGGESTION: "Possível falta",
+    QueueItemType.REFUND_FAILED: "Devolução do PIX falhou",
 }
 
 PRIORITIES = {
@@ -33,6 +35,7 @@ PRIORITIES = {
     QueueItemType.PIX_FAILING: "critical",
     QueueItemType.HOLD_CEILING: "critical",
     QueueItemType.NO_SHOW_SUGGESTION: "normal",
+    QueueItemType.REFUND_FAILED: "high",
 }
 
 ALERTS = frozenset({QueueItemType.PIX_FAILING, QueueItemType.HOLD_CEILING})

@@ -43,6 +43,8 @@ def follow_ups(event: OutboxEvent) -> list[tuple[str, str, str, datetime | None]
         raise TypeError("the payload is not a JSON object")
     if p.get("topic") == "charge_cancel":
         return [("cancel_charge", p["charge_id"], f"cancel-charge:{p['charge_id']}", None)]
+    if p.get("topic") == "refund_request":  # domain/refunds.py: a cancelled paid booking's money back
+        return [("refund_payment", p["refund_id"], f"refund:{p['refund_id']}", None)]
     if p.get("topic") == "webhook_delivery":  # a delivery replayed by hand
         return [webhook_job(p["delivery_id"], int(p["attempt"]), replay=str(p.get("replay") or ""))]
     if p.get("topic") != "slot_changed" or p.get("status") not in LOCKED_STATUSES:

@@ -69,6 +69,20 @@ async def cancel_charge(ctx: dict[str, Any], charge_id: str) -> bool:
         raise Retry(defer=min(300, 5 * 2**tries)) from None
 
 
+async def refund_payment(ctx: dict[str, Any], refund_id: str) -> str | None:
+    """Ask the provider for a cancelled booking's refund; retried with backoff while the provider fails (the last
+    failure opens a staff queue item). The provider's refund id comes from the row, so a rerun never pays twice."""
+    from domain import refunds
+
+    try:
+        status = await refunds.refund_at_provider(ctx["deps"], UUID(refund_id))
+    except ProviderUnavailable as e:
+        tries = int(ctx.get("job_try", 1))
+        log.warning("refund %s at the provider failed (try %d): %s", refund_id, tries, e)
+        raise Retry(defer=min(300, 5 * 2**tries)) from None
+    return status.value if status else None
+
+
 async def poll_verifying_charges(ctx: dict[str, Any]) -> int:
     """While customers say they paid, keep looking their charges up; confirm when the Pix shows (RN-HLD-06)."""
     found = 0

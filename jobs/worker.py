@@ -35,7 +35,7 @@ from store.uow import PgUnitOfWork
 log = logging.getLogger("slothold.worker")
 
 FUNCTIONS = [tasks.expire_hold, tasks.remind_hold, tasks.cancel_charge, tasks.deliver_webhook,
-             tasks.deliver_notification]
+             tasks.deliver_notification, tasks.refund_payment]
 
 
 def cron_jobs(settings: Settings) -> list[Any]:

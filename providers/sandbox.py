@@ -140,18 +140,29 @@ class SandboxProvider:
 
     async def refund(self, payment: ReceivedPix, amount_cents: int, refund_id: str) -> str:
         """A refund (devolução) of a paid charge; answers a return id (deterministic per payment and
-        refund_id, like the Pix rtrId). Nothing is recorded. More than the amount paid → ValueError."""
+        refund_id, like the Pix rtrId). Recorded in `sandbox_refunds` once per refund_id (asking again is the
+        same refund; `requests` counts the asks). More than the amount paid → ValueError."""
         self._check_up()
         if not re.fullmatch(r"[A-Za-z0-9]{1,35}", refund_id or ""):
             raise ValueError("a refund id is 1 to 35 letters and digits")
-        row = await self.pool.fetchrow(
-            "SELECT amount_cents, paid_at FROM sandbox_charges WHERE end_to_end_id = $1 AND status = 'CONCLUIDA'",
-            payment.provider_payment_id)
-        if row is None:
-            raise ValueError(f"sandbox: no payment {payment.provider_payment_id}")
-        check_refund(row["amount_cents"], amount_cents)
-        digest = hashlib.sha256(f"{payment.provider_payment_id}:{refund_id}".encode()).hexdigest()[:11]
-        return f"D{SANDBOX_ISPB}{row['paid_at'].astimezone(UTC):%Y%m%d%H%M}{digest}"
+        async with self.pool.acquire() as conn, conn.transaction():
+            row = await conn.fetchrow(
+                "SELECT amount_cents, paid_at FROM sandbox_charges WHERE end_to_end_id = $1 AND status = 'CONCLUIDA' "
+                "FOR UPDATE", payment.provider_payment_id)
+            if row is None:
+                raise ValueError(f"sandbox: no payment {payment.provider_payment_id}")
+            check_refund(row["amount_cents"], amount_cents)
+            digest = hashlib.sha256(f"{payment.provider_payment_id}:{refund_id}".encode()).hexdigest()[:11]
+            return_id = f"D{SANDBOX_ISPB}{row['paid_at'].astimezone(UTC):%Y%m%d%H%M}{digest}"
+            again = await conn.fetchval("UPDATE sandbox_refunds SET requests = requests + 1 WHERE refund_id = $1 "
+                                        "AND end_to_end_id = $2 RETURNING return_id", refund_id,
+                                        payment.provider_payment_id)
+            if again is not None:
+                return str(again)
+            await conn.execute("INSERT INTO sandbox_refunds (refund_id, end_to_end_id, amount_cents, return_id) "
+                               "VALUES ($1, $2, $3, $4)", refund_id, payment.provider_payment_id, amount_cents,
+                               return_id)
+        return return_id
 
     async def aclose(self) -> None:
         """Nothing to close (the pool belongs to the caller)."""

@@ -10,6 +10,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from domain import payments as dp
+from domain import refunds as dr
 from domain import staff_queue as dq
 
 
@@ -21,6 +22,38 @@ class ChargeStatus(Enum):
     CANCELLED = "cancelled"
     EXPIRED = "expired"
     FAILED = "failed"
+
+
+RefundStatus = strawberry.enum(dr.RefundStatus, description=(
+    "not_due: the policy gives nothing back (0 %); requested: the provider is being asked; succeeded: the money was "
+    "sent back; failed: the provider refused or kept failing, a person handles it (queue item)."))
+
+
+@strawberry.type(description="Money back for one payment of a cancelled booking, by the cancellation policy version "
+                 "the customer accepted and the hours left before the start (SPEC §7 \"Refunds\").")
+class Refund:
+    id: strawberry.ID
+    payment_id: strawberry.ID
+    paid_cents: int = strawberry.field(description="What that payment brought in.")
+    amount_cents: int = strawberry.field(description="What goes back (paid × percent, rounded down to the cent).")
+    percent: int
+    policy_version: int = strawberry.field(description="The cancellation policy version applied (the accepted one).")
+    hours_before_start: float = strawberry.field(description="Hours between the cancellation and the start.")
+    status: RefundStatus
+    provider: str
+    provider_ref: str | None = strawberry.field(description="The provider's id of the refund, once it succeeded.")
+    attempts: int
+    error: str | None
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def from_domain(cls, r: dr.Refund) -> Refund:
+        return cls(id=strawberry.ID(str(r.id)), payment_id=strawberry.ID(str(r.payment_id)), paid_cents=r.paid_cents,
+                   amount_cents=r.amount_cents, percent=r.percent, policy_version=r.policy_version,
+                   hours_before_start=r.hours_before_start, status=RefundStatus(r.status.value),
+                   provider=r.provider, provider_ref=r.provider_ref, attempts=r.attempts, error=r.error,
+                   created_at=r.created_at, updated_at=r.updated_at)
 
 
 @strawberry.type(description="A Pix charge of a fixed amount: pay it with the copia-e-cola code or the QR image.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from uuid import UUID
 
 import strawberry
 from strawberry.scalars import JSON
@@ -11,7 +12,7 @@ from domain import availability as av
 from domain import bookings as db
 from domain import units as du
 from domain.hold_types import PLATFORM_HOLD_TYPES, display_color
-from schema.payments import Acceptance, Charge
+from schema.payments import Acceptance, Charge, Refund
 
 BookingStatus = strawberry.enum(db.BookingStatus, description="Where a booking is in its lifecycle (SPEC §3).")
 SlotState = strawberry.enum(av.SlotState, description="What the staff grid shows for a slot (SPEC §5).")
@@ -48,6 +49,19 @@ class Booking:
         description="The booking this one replaced (reschedule, SPEC §11).")
     rescheduled_to: strawberry.ID | None = strawberry.field(
         description="The booking that replaced this one (reschedule); this one is then cancelled.")
+
+    @strawberry.field(description="Money back after a paid booking was cancelled (one per payment), oldest first.")
+    async def refunds(self, info: strawberry.Info) -> list[Refund]:
+        from domain.refunds import refunds_of
+
+        return [Refund.from_domain(r) for r in await refunds_of(info.context.deps, UUID(str(self.id)))]
+
+    @strawberry.field(description="What refunds have sent back so far (succeeded ones); paidCents stays what was paid.")
+    async def refunded_cents(self, info: strawberry.Info) -> int:
+        from domain.refunds import RefundStatus, refunds_of
+
+        found = await refunds_of(info.context.deps, UUID(str(self.id)))
+        return sum(r.amount_cents for r in found if r.status is RefundStatus.SUCCEEDED)
 
     @classmethod
     def from_domain(cls, b: db.Booking) -> Booking:

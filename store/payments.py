@@ -9,6 +9,7 @@ from uuid import UUID, uuid4
 from domain.errors import NotFound
 from domain.payments import Charge, ChargeStatus, PaymentRule, Price, ReceivedPix
 from domain.policies import CancellationPolicy, Tier
+from domain.refunds import Refund, RefundStatus
 from store.bookings import ConnGetter
 
 _CHARGE_COLUMNS = ("id, unit_id, booking_id, provider, txid, amount_cents, expires_at, status, brcode, provider_ref, "
@@ -20,6 +21,15 @@ def _charge(r: Any) -> Charge:
                   txid=r["txid"], amount_cents=r["amount_cents"], expires_at=r["expires_at"],
                   status=ChargeStatus(r["status"]), brcode=r["brcode"], provider_ref=r["provider_ref"],
                   created_at=r["created_at"])
+
+
+def _refund(r: Any) -> Refund:
+    return Refund(id=r["id"], unit_id=r["unit_id"], booking_id=r["booking_id"], payment_id=r["payment_id"],
+                  paid_cents=r["paid_cents"], amount_cents=r["amount_cents"], policy_version=r["policy_version"],
+                  percent=r["percent"], hours_before_start=float(r["hours_before_start"]),
+                  status=RefundStatus(r["status"]), provider=r["provider"],
+                  provider_refund_id=r["provider_refund_id"], provider_ref=r["provider_ref"], error=r["error"],
+                  attempts=r["attempts"], created_at=r["created_at"], updated_at=r["updated_at"])
 
 
 class PgPayments:
@@ -48,6 +58,69 @@ class PgPayments:
         if r is None:
             raise NotFound("cancellation policy of unit", unit_id, field="unitId")
         return CancellationPolicy(r["version"], tuple(Tier(t["min_hours"], t["percent"]) for t in r["tiers"]))
+
+    async def policy(self, unit_id: UUID, version: int) -> CancellationPolicy:
+        """One published version of the unit's cancellation policy (the one a customer accepted)."""
+        conn = await self._conn()
+        r = await conn.fetchrow("SELECT version, tiers FROM cancellation_policies WHERE unit_id = $1 AND version = $2",
+                                unit_id, version)
+        if r is None:
+            raise NotFound("cancellation policy version", version, field="unitId")
+        return CancellationPolicy(r["version"], tuple(Tier(t["min_hours"], t["percent"]) for t in r["tiers"]))
+
+    async def refundable_payments(self, booking_id: UUID) -> list[dict[str, Any]]:
+        """The payments that paid this booking (confirmed it, in time or late) and have no refund row yet."""
+        conn = await self._conn()
+        rows = await conn.fetch(
+            "SELECT p.* FROM payments p WHERE p.booking_id = $1 AND p.outcome IN ('confirmed', 'late_confirmed') "
+            "AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id) ORDER BY p.paid_at, p.id",
+            booking_id)
+        return [dict(r) for r in rows]
+
+    async def add_refund(self, r: Refund) -> bool:
+        """Record a refund (once per payment); False when that payment already has one."""
+        conn = await self._conn()
+        done = await conn.fetchval(
+            "INSERT INTO refunds (id, unit_id, booking_id, payment_id, paid_cents, amount_cents, policy_version, "
+            "percent, hours_before_start, status, provider, provider_refund_id, created_at, updated_at) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) "
+            "ON CONFLICT (payment_id) DO NOTHING RETURNING id",
+            r.id, r.unit_id, r.booking_id, r.payment_id, r.paid_cents, r.amount_cents, r.policy_version, r.percent,
+            r.hours_before_start, r.status.value, r.provider, r.provider_refund_id, r.created_at)
+        return done is not None
+
+    async def refunds_of(self, booking_id: UUID) -> list[Refund]:
+        """A booking's refunds, oldest first."""
+        conn = await self._conn()
+        rows = await conn.fetch("SELECT * FROM refunds WHERE booking_id = $1 ORDER BY created_at, id", booking_id)
+        return [_refund(r) for r in rows]
+
+    async def refund(self, refund_id: UUID) -> Refund:
+        """One refund, not locked."""
+        conn = await self._conn()
+        r = await conn.fetchrow("SELECT * FROM refunds WHERE id = $1", refund_id)
+        if r is None:
+            raise NotFound("refund", refund_id)
+        return _refund(r)
+
+    async def claim_refund(self, refund_id: UUID, now: datetime, lease_until: datetime) -> Refund | None:
+        """Take a requested refund for one attempt at the provider (counted); None when it is settled or another
+        worker holds it."""
+        conn = await self._conn()
+        r = await conn.fetchrow(
+            "UPDATE refunds SET attempts = attempts + 1, claimed_until = $3, updated_at = $2 WHERE id = $1 "
+            "AND status = 'requested' AND (claimed_until IS NULL OR claimed_until <= $2) RETURNING *",
+            refund_id, now, lease_until)
+        return _refund(r) if r else None
+
+    async def finish_refund(self, refund_id: UUID, status: RefundStatus, now: datetime,
+                            provider_ref: str | None = None, error: str | None = None) -> None:
+        """Write the outcome of an attempt (still `requested` after a failure that will be retried)."""
+        conn = await self._conn()
+        await conn.execute(
+            "UPDATE refunds SET status = $2, provider_ref = coalesce($3, provider_ref), error = $4, "
+            "claimed_until = NULL, updated_at = $5 WHERE id = $1", refund_id, status.value, provider_ref,
+            error[:500] if error else None, now)
 
     async def add_charge(self, c: Charge) -> None:
         """Record a new charge."""
