@@ -1,8 +1,8 @@
 """Notifications (SPEC §13, seed 002): which events notify whom, through which channels, with which words.
 
-The outbox is the source: `notification` rows the use cases write (hold reminders, owner alerts, login codes,
-walk-in offers) and `slot_changed` rows of bookings (created, confirmed, cancelled, dropped, expired,
-completed), from which the intent is derived here. The relay plans one delivery per recipient and channel
+The outbox is the source: `notification` rows the use cases write (hold reminders, appointment reminders, owner
+alerts, login codes, walk-in offers) and `slot_changed` rows of bookings (created, confirmed, cancelled, dropped,
+expired, completed), from which the intent is derived here. The relay plans one delivery per recipient and channel
 (`plan`); the delivery job claims it and sends it through its channel (`deliver`), retrying with backoff.
 
 The matrix (seed 002; "owner" is the unit's staff, in-app):
@@ -15,6 +15,7 @@ The matrix (seed 002; "owner" is the unit's staff, in-app):
 | cancelled (by the customer, by staff, dropped by staff) | yes | yes |
 | expired | yes | yes |
 | completed | yes | no |
+| appointment reminder (confirmed bookings, at the unit's offsets before the start) | yes | no |
 | rescheduled (one notice, the new time; the old booking's cancellation says nothing) | yes | yes |
 | a swapped hold's old half (its Pix is void) | yes | no |
 | owner alerts | — | in-app + the `owner_alert_whatsapp` number |
@@ -71,6 +72,8 @@ TEMPLATES: dict[str, dict[tuple[str, str], tuple[str, str]]] = {
         ("expired", "staff"): ("Horário liberado", "A reserva de {when} expirou sem pagamento; o horário voltou à "
                                                    "venda."),
         ("completed", "customer"): ("Partida concluída", "Obrigado! A reserva de {when} foi concluída."),
+        ("appointment_reminder", "customer"): ("Lembrete da reserva", "Lembrete: sua reserva é em {when}. "
+                                               "Até lá!"),
         ("rescheduled", "customer"): ("Reserva remarcada", "Sua reserva foi remarcada para {when}."),
         ("rescheduled", "staff"): ("Reserva remarcada", "Uma reserva foi remarcada para {when}."),
         ("swapped", "customer"): ("Horário trocado", "Troquei: o horário de {when} foi liberado e aquele PIX foi "
@@ -103,6 +106,8 @@ TEMPLATES: dict[str, dict[tuple[str, str], tuple[str, str]]] = {
                                                      "If you like, just ask again."),
         ("expired", "staff"): ("Slot released", "The booking for {when} expired unpaid; the slot is for sale again."),
         ("completed", "customer"): ("Game completed", "Thank you! The booking for {when} is completed."),
+        ("appointment_reminder", "customer"): ("Booking reminder", "Reminder: your booking is on {when}. "
+                                               "See you there!"),
         ("rescheduled", "customer"): ("Booking rescheduled", "Your booking was moved to {when}."),
         ("rescheduled", "staff"): ("Booking rescheduled", "A booking was moved to {when}."),
         ("swapped", "customer"): ("Slot swapped", "Swapped: the slot of {when} was released and that Pix was "

@@ -39,7 +39,11 @@ PARAMETERS = {b.field: b for b in (
     Bound("verification_wait_seconds", "verificationWaitSeconds", 60, DAY, "seconds"),
     Bound("hold_reminder_seconds", "holdReminderSeconds", 0, DAY, "seconds"),
     Bound("sweep_interval_seconds", "sweepIntervalSeconds", 1, 3600, "seconds"),
+    Bound("no_show_grace_minutes", "noShowGraceMinutes", 0, 1440, "minutes"),
 )}
+REMINDER_OFFSETS_MAX = 5
+REMINDER_OFFSET_RANGE = (1, 7 * 24 * 60)
+"""appointmentReminderMinutes: at most 5 offsets, each 1 minute to 7 days before the start."""
 PAYMENT_RULES = ("full", "deposit_percent", "deposit_cents")
 _E164 = re.compile(r"^\+[1-9][0-9]{7,14}$")
 
@@ -63,6 +67,9 @@ def checked_changes(values: dict[str, object]) -> dict[str, object]:
                                    code="invalid_parameter")
             out["notification_locale"] = value
             continue
+        if name == "appointmentReminderMinutes":
+            out["appointment_reminder_minutes"] = _reminder_offsets(name, value)
+            continue
         if name == "ownerAlertWhatsapp":
             text = str(value).strip()
             if text and not _E164.match(text):
@@ -78,3 +85,15 @@ def checked_changes(values: dict[str, object]) -> dict[str, object]:
     if not out:
         raise InvalidInput("input", "give at least one parameter to change", code="nothing_to_change")
     return out
+
+
+def _reminder_offsets(name: str, value: object) -> list[int]:
+    """Distinct minutes before the start, largest first ([]: no appointment reminders)."""
+    low, high = REMINDER_OFFSET_RANGE
+    if not isinstance(value, list | tuple) or len(value) > REMINDER_OFFSETS_MAX or any(
+            not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high for v in value):
+        raise InvalidInput(name, f"{name} takes at most {REMINDER_OFFSETS_MAX} offsets, each between {low} and "
+                           f"{high} minutes before the start ([] turns reminders off)", code="invalid_parameter")
+    if len(set(value)) != len(value):
+        raise InvalidInput(name, f"{name} lists an offset twice", code="invalid_parameter")
+    return sorted(value, reverse=True)

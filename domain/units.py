@@ -33,6 +33,10 @@ class UnitParameters:
     hold_reminder: timedelta = timedelta(minutes=5)
     sweep_interval: timedelta = timedelta(seconds=30)
     payment_rule: str = "full"
+    no_show_grace: timedelta = timedelta(minutes=15)
+    """After start + this with no check-in, a confirmed booking raises a no-show suggestion (SPEC §11)."""
+    appointment_reminders: tuple[int, ...] = (1440, 120)
+    """Minutes before the start at which the customer of a confirmed booking is reminded (SPEC §11)."""
 
 
 class ResourceKind(StrEnum):

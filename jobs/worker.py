@@ -22,7 +22,7 @@ from redis.exceptions import RedisError
 from domain.ports import Clock
 from domain.services import Deps
 from domain.waitlist import promote_after_release
-from jobs import tasks
+from jobs import attendance, tasks
 from jobs.relay import Relay, _sleep_unless
 from providers.channels import make_channels
 from providers.factory import make_provider
@@ -42,6 +42,8 @@ def cron_jobs(settings: Settings) -> list[Any]:
     """The periodic jobs; the sweep runs every `sweep_seconds` (a divisor of 60; 0 turns it off)."""
     jobs = [
         cron(tasks.complete_past_bookings, second={15}, unique=True, timeout=120),
+        cron(attendance.suggest_no_shows, second={40}, unique=True, timeout=120),
+        cron(attendance.remind_appointments, second={10}, unique=True, timeout=120),
         cron(tasks.prune_retained, minute={7}, second={45}, unique=True, timeout=600),
         cron(tasks.poll_verifying_charges, second=_every(settings.poll_seconds, offset=5), unique=True, timeout=60),
         cron(tasks.sweep_notifications, second={20, 50}, unique=True, timeout=120),

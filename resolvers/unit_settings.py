@@ -39,6 +39,11 @@ class UnitParametersInput:
     verification_wait_seconds: int | None = None
     hold_reminder_seconds: int | None = None
     sweep_interval_seconds: int | None = None
+    no_show_grace_minutes: int | None = strawberry.field(
+        default=None, description="Minutes after the start with no check-in before a no-show suggestion (0-1440).")
+    appointment_reminder_minutes: list[int] | None = strawberry.field(
+        default=None, description="Minutes before the start at which customers of confirmed bookings are reminded: "
+        "at most 5 distinct offsets of 1 to 10080; [] turns reminders off.")
     payment_rule: str | None = None
     notification_locale: str | None = strawberry.field(
         default=None, description="The language of the unit's notifications: pt-BR (default) or en.")

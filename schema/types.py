@@ -124,6 +124,8 @@ class UnitParameters:
     waitlist_hold_seconds: int
     charge_margin_seconds: int
     payment_rule: str
+    no_show_grace_minutes: int
+    appointment_reminder_minutes: list[int]
 
     @classmethod
     def from_domain(cls, p: du.UnitParameters) -> UnitParameters:
@@ -136,6 +138,8 @@ class UnitParameters:
             verification_wait_seconds=s(p.verification_wait.total_seconds()),
             waitlist_hold_seconds=s(p.waitlist_hold.total_seconds()),
             charge_margin_seconds=s(p.charge_margin.total_seconds()), payment_rule=p.payment_rule,
+            no_show_grace_minutes=s(p.no_show_grace.total_seconds()) // 60,
+            appointment_reminder_minutes=list(p.appointment_reminders),
         )
 
 

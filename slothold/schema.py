@@ -15,6 +15,7 @@ from resolvers.auth import AuthMutation, AuthQuery
 from resolvers.customers import CustomerMutation
 from resolvers.lifecycle import LifecycleMutation
 from resolvers.mutations import Mutation
+from resolvers.noshow import NoShowMutation
 from resolvers.notifications import NotificationMutation, NotificationQuery, NotificationSubscription
 from resolvers.payments import CatalogMutation, PaymentMutation, PaymentQuery
 from resolvers.queries import Query
@@ -83,7 +84,7 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
                                     NotificationQuery)),
         mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation,
                                           CustomerMutation, UnitSettingsMutation, WebhookMutation,
-                                          LifecycleMutation, NotificationMutation)),
+                                          LifecycleMutation, NotificationMutation, NoShowMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription)),
         execution_context_class=SharedEventExecutor,
         extensions=[

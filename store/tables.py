@@ -12,7 +12,7 @@ from sqlalchemy import (
     Table,
     Text,
 )
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 metadata = MetaData()
 
@@ -57,6 +57,8 @@ units = Table(
     Column("hold_reminder_seconds", Integer),
     Column("sweep_interval_seconds", Integer),
     Column("payment_rule", Text),
+    Column("no_show_grace_minutes", Integer),
+    Column("appointment_reminder_minutes", ARRAY(Integer)),
 )
 
 resource_groups = Table(

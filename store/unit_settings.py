@@ -10,7 +10,8 @@ from domain.unit_settings import PARAMETERS
 from store.units import invalidate
 
 _COLUMNS = frozenset(b.column for b in PARAMETERS.values()) | {"payment_rule", "owner_alert_whatsapp",
-                                                                  "notification_locale"}
+                                                                  "notification_locale",
+                                                                  "appointment_reminder_minutes"}
 
 
 async def update_parameters(pool: asyncpg.Pool, unit_id: UUID, changes: dict[str, object]) -> bool:

@@ -123,6 +123,8 @@ def _params(row: Any) -> UnitParameters:
         hold_reminder=s * row["hold_reminder_seconds"],
         sweep_interval=s * row["sweep_interval_seconds"],
         payment_rule=row["payment_rule"],
+        no_show_grace=timedelta(minutes=row["no_show_grace_minutes"]),
+        appointment_reminders=tuple(row["appointment_reminder_minutes"]),
     )
 
 

@@ -170,7 +170,7 @@ def _hold_input(unit: UUID, resource: UUID, hour: int, who: str, phone: str | No
 
 BOOKING_LEVEL = {"booking", "charges", "cancel", "confirm", "swapHold", "claimPaid", "confirmPayment", "linkPayment",
                  "denyPaymentClaim", "drop", "checkIn", "complete", "slotWaitlistEntry", "capacityWaitlistEntry",
-                 "reschedule"}
+                 "reschedule", "markNoShow"}
 """Operations on one existing booking or entry: a customer may run them only on their own (here: not theirs)."""
 AS_SOMEONE_ELSE = {"joinCapacityWaitlist", "claimWaitlistOffer", "declineWaitlistOffer"}
 """The matrix names a `user`: a customer may act only as themselves (tested without `user` below)."""
@@ -249,6 +249,7 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
          'code: "1") { __typename } }', {"u": u}),
         ("checkIn", Action.COUNTER, "mutation($b: ID!) { checkIn(bookingId: $b) { __typename } }", b_only),
         ("complete", Action.COUNTER, "mutation($b: ID!) { complete(bookingId: $b) { __typename } }", b_only),
+        ("markNoShow", Action.COUNTER, "mutation($b: ID!) { markNoShow(bookingId: $b) { __typename } }", b_only),
         ("reschedule", Action.BOOK, "mutation($b: ID!, $s: DateTime!, $e: DateTime!) { reschedule(bookingId: $b, "
          "input: {startsAt: $s, endsAt: $e}) { __typename } }",
          {"b": b, "s": at(8, 18).isoformat(), "e": at(8, 19).isoformat()}),
