@@ -32,6 +32,8 @@ REFUND_ATTEMPTS = 3
 LEASE = timedelta(minutes=2)
 """How long one attempt holds a refund against a concurrent run of the same job."""
 TOPIC = "refund_request"
+STALE = timedelta(minutes=10)
+"""A requested refund untouched this long lost its job (the refund sweep asks again)."""
 
 
 class RefundStatus(StrEnum):
@@ -146,6 +148,14 @@ async def _give_up(deps: Deps, refund: Refund, error: str) -> RefundStatus:
             "reason": error[:300]})
         await uow.commit()
     return RefundStatus.FAILED
+
+
+async def stale(deps: Deps) -> list[tuple[UUID, int]]:
+    """(refund id, attempts so far) of requested refunds whose job was lost; asking again is safe (idempotent)."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        ids = await uow.payments.stale_refunds(now - STALE, now)
+        return [(i, (await uow.payments.refund(i)).attempts) for i in ids]
 
 
 async def refunds_of(deps: Deps, booking_id: UUID) -> list[Refund]:

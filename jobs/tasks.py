@@ -83,6 +83,16 @@ async def refund_payment(ctx: dict[str, Any], refund_id: str) -> str | None:
     return status.value if status else None
 
 
+async def sweep_refunds(ctx: dict[str, Any]) -> int:
+    """Ask again for requested refunds whose job was lost (Redis lost it, or the relay never got to it)."""
+    from domain import refunds
+
+    due = await refunds.stale(ctx["deps"])
+    for refund_id, attempts in due:
+        await ctx["redis"].enqueue_job("refund_payment", str(refund_id), _job_id=f"refund:{refund_id}:{attempts}")
+    return len(due)
+
+
 async def poll_verifying_charges(ctx: dict[str, Any]) -> int:
     """While customers say they paid, keep looking their charges up; confirm when the Pix shows (RN-HLD-06)."""
     found = 0

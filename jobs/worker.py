@@ -50,6 +50,7 @@ def cron_jobs(settings: Settings) -> list[Any]:
         cron(tasks.prune_notification_deliveries, minute={47}, second={5}, unique=True, timeout=600),
         cron(tasks.sweep_webhooks, second={25, 55}, unique=True, timeout=60),
         cron(tasks.prune_webhook_deliveries, minute={37}, second={35}, unique=True, timeout=600),
+        cron(tasks.sweep_refunds, second={30}, unique=True, timeout=60),
     ]
     if settings.sweep_seconds > 0:
         jobs.append(cron(tasks.sweep_expired_holds, second=_every(settings.sweep_seconds), run_at_startup=True,

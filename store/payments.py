@@ -113,6 +113,14 @@ class PgPayments:
             refund_id, now, lease_until)
         return _refund(r) if r else None
 
+    async def stale_refunds(self, before: datetime, now: datetime, limit: int = 100) -> list[UUID]:
+        """Requested refunds nobody has touched since `before` and no attempt holds (a job Redis lost)."""
+        conn = await self._conn()
+        rows = await conn.fetch(
+            "SELECT id FROM refunds WHERE status = 'requested' AND updated_at < $1 "
+            "AND (claimed_until IS NULL OR claimed_until <= $2) ORDER BY updated_at LIMIT $3", before, now, limit)
+        return [r["id"] for r in rows]
+
     async def finish_refund(self, refund_id: UUID, status: RefundStatus, now: datetime,
                             provider_ref: str | None = None, error: str | None = None) -> None:
         """Write the outcome of an attempt (still `requested` after a failure that will be retried)."""

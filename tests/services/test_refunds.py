@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
+from uuid import UUID
 
 import pytest
 from arq import Retry
@@ -154,3 +155,34 @@ async def test_unpaid_cancels_and_dropped_holds_record_no_refund(
     for b in (free, waiting):
         assert await refunds.refunds_of(pay_deps, b.id) == []
         assert await refund_jobs(pool, b.id) == []
+
+
+class FakeRedis:
+    def __init__(self) -> None:
+        self.jobs: list[tuple[str, str, str]] = []
+
+    async def enqueue_job(self, function: str, argument: str, _job_id: str) -> None:
+        self.jobs.append((function, argument, _job_id))
+
+
+async def test_a_refund_whose_job_was_lost_is_asked_again_by_the_sweep(
+        pay_deps: Deps, sandbox: SandboxProvider, pool: Any, clock: Any) -> None:
+    v = await paid_arena(pool)
+    b = await paid(pay_deps, sandbox, v)
+    clock.set(START - timedelta(hours=48))
+    await cancel(pay_deps, ChangeCommand(b.id))
+    [refund] = await refunds.refunds_of(pay_deps, b.id)
+    redis = FakeRedis()
+    ctx = {"deps": pay_deps, "redis": redis, "job_try": 1}
+    clock.advance(minutes=9)
+    await tasks.sweep_refunds(ctx)
+    assert refund.id not in [UUID(j[1]) for j in redis.jobs]  # its own job may still be on its way
+    clock.advance(minutes=2)
+    await tasks.sweep_refunds(ctx)
+    assert ("refund_payment", str(refund.id), f"refund:{refund.id}:0") in redis.jobs
+    assert await tasks.refund_payment(ctx, str(refund.id)) == "succeeded"
+    redis.jobs.clear()
+    clock.advance(minutes=30)
+    await tasks.sweep_refunds(ctx)
+    assert refund.id not in [UUID(j[1]) for j in redis.jobs]
+    assert await requests_at_bank(pool, b.id) == [(10000, 1)]
