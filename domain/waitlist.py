@@ -231,6 +231,10 @@ async def promote_capacity(deps: Deps, unit_id: UUID, resource_id: UUID, starts_
             await uow.waitlists.notify(unit.id, {"kind": "offered", "event": "waitlist.offered",
                                                  "entry_id": str(entry["id"]), "booking_id": str(offer.id),
                                                  "token": token, "offer_expires_at": deadline.isoformat()})
+            if entry["customer_id"] is not None:  # the person learns the code that claims it (SPEC §8, §13)
+                await uow.events.notify(unit.id, "notification", {
+                    "kind": "capacity_offer", "booking_id": str(offer.id), "customer_id": str(entry["customer_id"]),
+                    "hold_expires_at": deadline.isoformat(), "text": token})
             offered += 1
         await uow.commit()
     return offered

@@ -40,6 +40,9 @@ class CapacityWaitlistEntry:
     place: int | None
     offer_expires_at: datetime | None
     booking_id: strawberry.ID | None
+    offer_token: str | None = strawberry.field(
+        default=None, description="While offered: the code that claims the offer (claimWaitlistOffer), for the "
+        "customer who joined and for staff and integrators acting for them.")
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> CapacityWaitlistEntry:
@@ -47,7 +50,8 @@ class CapacityWaitlistEntry:
                    starts_at=r["starts_at"], ends_at=r["ends_at"], party_size=r["party_size"], status=r["status"],
                    place=r.get("place") if r["status"] == "waiting" else None,
                    offer_expires_at=r.get("offer_expires_at"),
-                   booking_id=strawberry.ID(str(r["booking_id"])) if r.get("booking_id") else None)
+                   booking_id=strawberry.ID(str(r["booking_id"])) if r.get("booking_id") else None,
+                   offer_token=r.get("token") if r["status"] == "offered" else None)
 
 
 @strawberry.type(description="A walk-in party (name and phone, no account) waiting in an area.")

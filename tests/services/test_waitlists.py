@@ -193,3 +193,24 @@ async def test_walk_ins_are_never_promoted_automatically(deps: Deps, pool: Any) 
         msg = await conn.fetchval("SELECT payload->>'to' FROM outbox WHERE unit_id = $1 AND "
                                   "payload->>'kind' = 'walk_in_offer'", v.unit_id)
     assert msg == "+5511988887777"
+
+
+async def test_the_customer_offered_a_capacity_place_is_told_the_code_that_claims_it(
+    deps: Deps, pool: Any
+) -> None:
+    from schema.waitlists import CapacityWaitlistEntry
+
+    v = await arena(pool, fields=1, pooled={"Aula": 1})
+    aula = v.resource_ids["Aula"]
+    seat = await hold(deps, HoldCommand(v.unit_id, at(13, 10), at(13, 11), (aula,), customer=customer(1)))
+    entry = await waitlist.join_capacity_waitlist(deps, v.unit_id, aula, at(13, 10), at(13, 11), 1, "u7",
+                                                  customer(7))
+    assert CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(deps, entry["id"])).offer_token is None
+    await cancel(deps, ChangeCommand(seat.booking.id))
+    async with pool.acquire() as conn:
+        token = await conn.fetchval("SELECT token FROM capacity_waitlist WHERE id = $1", entry["id"])
+        told = await conn.fetch("SELECT payload FROM outbox WHERE unit_id = $1 AND topic = 'notification' "
+                                "AND payload->>'kind' = 'capacity_offer'", v.unit_id)
+    assert [(r["payload"]["text"], r["payload"]["customer_id"]) for r in told] == [(token, str(entry["customer_id"]))]
+    shown = CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(deps, entry["id"]))
+    assert shown.status == "offered" and shown.offer_token == token
