@@ -320,3 +320,17 @@ def booking_from_snapshot(d: dict[str, object]) -> Booking:
             for a in allocations
         ],
     )
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One row of a booking's audit trail (booking_events), as read back."""
+
+    at: datetime
+    old_status: BookingStatus | None
+    new_status: BookingStatus
+    hold_type: str | None
+    actor: str
+    channel: str
+    reason: str | None
+    allocations: tuple[Allocation, ...]

@@ -22,6 +22,7 @@ from domain.bookings import (
     Allocation,
     Booking,
     BookingStatus,
+    HistoryEntry,
     booking_from_snapshot,
     booking_snapshot,
 )
@@ -480,3 +481,14 @@ async def complete_past(deps: Deps, limit: int = 200) -> int:
             await uow.bookings.save(b)
         await uow.commit()
     return len(due)
+
+
+HISTORY_MAX = 500
+
+
+async def booking_history(deps: Deps, booking_id: UUID, first: int = 100) -> list[HistoryEntry]:
+    """A booking's audit trail, oldest first: its first `first` (1..500) booking_events rows (SPEC §15)."""
+    if not 1 <= first <= HISTORY_MAX:
+        raise InvalidInput("first", f"first must be between 1 and {HISTORY_MAX}")
+    async with deps.uow() as uow:
+        return list(await uow.bookings.history(booking_id, first))

@@ -27,6 +27,28 @@ class Allocation:
     quantity: int
 
 
+@strawberry.type(description="One row of a booking's audit trail (SPEC §15): a status change, who made it and how.")
+class BookingHistoryEntry:
+    at: datetime
+    old_status: BookingStatus | None = strawberry.field(description="Null for the row that created the booking.")
+    new_status: BookingStatus
+    hold_type: str | None
+    actor: str = strawberry.field(description="Who: customer, staff:<role>, system, an integrator...")
+    channel: str
+    reason: str | None
+    allocations: list[Allocation] = strawberry.field(
+        description="The resources and ranges the booking held when the row was written.")
+
+    @classmethod
+    def from_domain(cls, e: db.HistoryEntry) -> BookingHistoryEntry:
+        return cls(
+            at=e.at, old_status=BookingStatus(e.old_status.value) if e.old_status else None,
+            new_status=BookingStatus(e.new_status.value), hold_type=e.hold_type, actor=e.actor,
+            channel=e.channel, reason=e.reason,
+            allocations=[Allocation(resource_id=strawberry.ID(str(a.resource_id)), starts_at=a.starts_at,
+                                    ends_at=a.ends_at, quantity=a.quantity) for a in e.allocations])
+
+
 @strawberry.type(description="One customer's claim on one or more resources over a time range.")
 class Booking:
     id: strawberry.ID
@@ -62,6 +84,15 @@ class Booking:
 
         found = await refunds_of(info.context.deps, UUID(str(self.id)))
         return sum(r.amount_cents for r in found if r.status is RefundStatus.SUCCEEDED)
+
+    @strawberry.field(description="The booking's audit trail, oldest first: its first `first` rows (1 to 500). "
+                      "Rows are append-only and hash-chained per unit (`slothold audit verify`).")
+    async def history(self, info: strawberry.Info, first: int = 100) -> list[BookingHistoryEntry]:
+        from domain.services import HISTORY_MAX, booking_history
+        from slothold.limits import page_size
+
+        found = await booking_history(info.context.deps, UUID(str(self.id)), page_size(first, HISTORY_MAX))
+        return [BookingHistoryEntry.from_domain(e) for e in found]
 
     @classmethod
     def from_domain(cls, b: db.Booking) -> Booking:

@@ -536,6 +536,9 @@ def build_parser() -> argparse.ArgumentParser:
     from slothold.tokens_cli import add_token_commands
 
     add_token_commands(sub)
+    from slothold.audit_cli import add_audit_commands
+
+    add_audit_commands(sub)
     return parser
 
 

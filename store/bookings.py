@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -11,7 +12,7 @@ from uuid import UUID
 import asyncpg
 
 from domain.availability import Occupancy, OccupancyColumns
-from domain.bookings import OCCUPYING, Allocation, Booking, BookingStatus
+from domain.bookings import OCCUPYING, Allocation, Booking, BookingStatus, HistoryEntry
 from domain.errors import NotFound, SlotTaken
 from domain.events import BookingEvent
 
@@ -63,6 +64,17 @@ WHERE id = $1::uuid AND reminded_at IS NULL AND remind_at <= $2::timestamptz
   AND hold_expires_at > $2::timestamptz AND status IN ('held', 'pending_payment')
 RETURNING 1
 """
+
+_HISTORY = """
+SELECT at, old_status, new_status, hold_type, actor, channel, reason, resources
+FROM booking_events WHERE booking_id = $1 ORDER BY id LIMIT $2
+"""
+
+
+def _json_list(value: Any) -> list[Any]:
+    found = json.loads(value) if isinstance(value, str) else value
+    return found if isinstance(found, list) else []
+
 
 _EVENTS_CTE = """
  ev AS (
@@ -304,6 +316,19 @@ class PgBookings:
         conn = await self._conn()
         ids = await conn.fetch(_PAST_CHECKED_IN, now, limit)
         return [await self.get(r["id"]) for r in ids]
+
+    async def history(self, booking_id: UUID, limit: int) -> list[HistoryEntry]:
+        """The booking's audit trail (booking_events), oldest first, at most `limit` rows."""
+        conn = await self._conn()
+        rows = await conn.fetch(_HISTORY, booking_id, limit)
+        return [HistoryEntry(
+            at=r["at"], old_status=BookingStatus(r["old_status"]) if r["old_status"] else None,
+            new_status=BookingStatus(r["new_status"]), hold_type=r["hold_type"], actor=r["actor"],
+            channel=r["channel"], reason=r["reason"],
+            allocations=tuple(Allocation(UUID(a["resource_id"]), datetime.fromisoformat(a["starts_at"]),
+                                         datetime.fromisoformat(a["ends_at"]), int(a.get("quantity") or 1))
+                              for a in _json_list(r["resources"])))
+            for r in rows]
 
     async def claim_reminder(self, booking_id: UUID, now: datetime) -> Booking | None:
         """Mark the hold's reminder as sent, once; None when it is not due or already sent."""

@@ -1,0 +1,130 @@
+"""The booking_events hash chain (migration 0013) and `slothold audit verify`."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from typing import Any
+
+import pytest
+
+from domain.errors import SlotTaken
+from domain.services import ChangeCommand, Deps, HoldCommand, cancel, hold
+from slothold.audit_cli import verify
+from slothold.cli import main
+from tests.venues import arena, at, customer
+
+
+async def _chain(pool: Any, unit_id: Any) -> list[Any]:
+    return await pool.fetch(
+        "SELECT id, chain_seq, prev_hash, hash, booking_event_canonical(e) AS canon FROM booking_events e "
+        "WHERE unit_id = $1 ORDER BY chain_seq", unit_id)
+
+
+def _assert_one_chain(rows: list[Any]) -> None:
+    """Contiguous 1..n, each prev_hash the previous hash, each hash sha256(prev || canonical text)."""
+    assert [r["chain_seq"] for r in rows] == list(range(1, len(rows) + 1))
+    previous = None
+    for r in rows:
+        assert r["prev_hash"] == previous
+        assert bytes(r["hash"]) == hashlib.sha256((previous or b"") + r["canon"].encode()).digest()
+        previous = r["hash"]
+
+
+async def test_rows_are_chained_in_order_per_unit_and_units_are_independent(deps: Deps, pool: Any) -> None:
+    a, b = await arena(pool), await arena(pool)
+    r1 = await hold(deps, HoldCommand(a.unit_id, at(8, 10), at(8, 11), (a.resource_ids["Campo 1"],),
+                                      customer=customer(1)))
+    await hold(deps, HoldCommand(b.unit_id, at(8, 10), at(8, 11), (b.resource_ids["Campo 1"],),
+                                 customer=customer(2)))
+    await cancel(deps, ChangeCommand(r1.booking.id, reason="test"))
+    await hold(deps, HoldCommand(a.unit_id, at(8, 12), at(8, 13), (a.resource_ids["Campo 2"],),
+                                 customer=customer(3)))
+    rows_a, rows_b = await _chain(pool, a.unit_id), await _chain(pool, b.unit_id)
+    assert len(rows_a) >= 3 and len(rows_b) >= 1
+    _assert_one_chain(rows_a)
+    _assert_one_chain(rows_b)
+    assert [r["id"] for r in rows_a] == sorted(r["id"] for r in rows_a)  # sequential inserts: id order
+    assert rows_b[0]["prev_hash"] is None  # b's chain starts afresh, whatever a did in between
+    # The canonical text: the row's columns in a fixed order, NULLs explicit, times as epoch microseconds.
+    canon = rows_a[0]["canon"]
+    assert canon.startswith(f'[{rows_a[0]["id"]}, "{a.unit_id}", "{r1.booking.id}", null, "held"')
+    assert (await verify(pool, a.unit_id))[1] == []
+
+
+async def test_concurrent_inserts_of_one_unit_form_one_chain(deps: Deps, pool: Any) -> None:
+    v = await arena(pool)
+    fields = [v.resource_ids[f"Campo {i}"] for i in range(1, 5)]
+    results = await asyncio.gather(
+        *(hold(deps, HoldCommand(v.unit_id, at(10, h), at(10, h + 1), (f,), customer=customer(10 * h + i)))
+          for h in range(8, 18) for i, f in enumerate(fields)),
+        return_exceptions=True)
+    assert not [r for r in results if isinstance(r, BaseException) and not isinstance(r, SlotTaken)]
+    rows = await _chain(pool, v.unit_id)
+    assert len(rows) == 40
+    _assert_one_chain(rows)
+    head = await pool.fetchrow("SELECT last_seq, last_hash FROM booking_event_chain_heads WHERE unit_id = $1",
+                               v.unit_id)
+    assert head["last_seq"] == 40 and head["last_hash"] == rows[-1]["hash"]
+    assert (await verify(pool, v.unit_id))[1] == []
+
+
+async def _tamper(pool: Any, sql: str, *args: Any) -> None:
+    """Do what a superuser could: lift the append-only trigger for one statement, then put it back."""
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("ALTER TABLE booking_events DISABLE TRIGGER booking_events_no_update_delete")
+        try:
+            await conn.execute(sql, *args)
+        finally:
+            await conn.execute("ALTER TABLE booking_events ENABLE TRIGGER booking_events_no_update_delete")
+
+
+async def test_the_verifier_catches_an_edited_row_and_the_cli_says_so(
+    deps: Deps, pool: Any, database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    v = await arena(pool)
+    for h in (10, 11, 12):
+        await hold(deps, HoldCommand(v.unit_id, at(11, h), at(11, h + 1), (v.resource_ids["Campo 1"],),
+                                     customer=customer(h)))
+    rows = await _chain(pool, v.unit_id)
+    loop = asyncio.get_running_loop()
+
+    def cli(*args: str) -> int:
+        return main(["audit", "--database-url", database_url, "verify", *args])
+
+    assert await loop.run_in_executor(None, cli, "--unit", str(v.unit_id)) == 0
+    assert "OK: 1 unit chain(s) intact" in capsys.readouterr().out
+    assert await loop.run_in_executor(None, cli, "--unit", "not-a-uuid") == 2
+    capsys.readouterr()
+
+    edited = rows[1]["id"]
+    await _tamper(pool, "UPDATE booking_events SET actor = 'someone else' WHERE id = $1", edited)
+    # The protection is back in place.
+    with pytest.raises(Exception, match="append-only"):
+        await pool.execute("UPDATE booking_events SET actor = 'x' WHERE id = $1", edited)
+
+    _, breaks = await verify(pool, v.unit_id)
+    assert len(breaks) == 1 and breaks[0].event_id == edited and "recomputed" in breaks[0].problem
+    assert await loop.run_in_executor(None, cli, "--unit", str(v.unit_id)) == 1
+    out = capsys.readouterr().out
+    assert f"BROKEN unit {v.unit_id} at event {edited}" in out
+    # Every unit: this unit's break is reported (and the command fails), other units' chains are checked too.
+    assert await loop.run_in_executor(None, cli) == 1
+    out = capsys.readouterr().out
+    assert f"BROKEN unit {v.unit_id} at event {edited}" in out
+
+    # A re-hashed edit (content and hash both rewritten) breaks the next row's prev_hash link instead.
+    await _tamper(pool, "UPDATE booking_events e SET hash = sha256(coalesce(prev_hash, ''::bytea) || "
+                        "convert_to(booking_event_canonical(e), 'UTF8')) WHERE id = $1", edited)
+    breaks = (await verify(pool, v.unit_id))[1]
+    assert breaks[0].event_id == rows[2]["id"] and "prev_hash" in breaks[0].problem
+
+    # A deleted row leaves a gap in chain_seq.
+    w = await arena(pool)
+    for h in (10, 11, 12):
+        await hold(deps, HoldCommand(w.unit_id, at(11, h), at(11, h + 1), (w.resource_ids["Campo 1"],),
+                                     customer=customer(h)))
+    wrows = await _chain(pool, w.unit_id)
+    await _tamper(pool, "DELETE FROM booking_events WHERE id = $1", wrows[1]["id"])
+    breaks = (await verify(pool, w.unit_id))[1]
+    assert breaks[0].event_id == wrows[2]["id"] and "missing" in breaks[0].problem
