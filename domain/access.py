@@ -131,6 +131,13 @@ class Principal:
 ANONYMOUS = Principal("anonymous")
 
 
+def require_signed_in(principal: Principal, why: str = "") -> None:
+    """Refuse anonymous callers (`why` says what needs the sign-in)."""
+    if principal.kind == "anonymous":
+        raise Unauthenticated(f"sign in first{': ' + why if why else ''}: send 'Authorization: Bearer <token>' "
+                              "(a staff or integrator token, or a customer session from verifyLoginCode)")
+
+
 def authorize(principal: Principal, action: Action, tenant_id: UUID, unit_id: UUID,
               own_booking: bool | None = None) -> None:
     """Refuse unless `principal` may perform `action` on the unit.
@@ -140,9 +147,7 @@ def authorize(principal: Principal, action: Action, tenant_id: UUID, unit_id: UU
     """
     if action is Action.PUBLIC:
         return
-    if principal.kind == "anonymous":
-        raise Unauthenticated("sign in first: send 'Authorization: Bearer <token>' (a staff or integrator token, "
-                              "or a customer session from verifyLoginCode)")
+    require_signed_in(principal)
     if not principal.covers(tenant_id, unit_id):
         raise Forbidden("this token has no access to that unit")
     if not principal.allows(action):

@@ -9,11 +9,11 @@ from typing import Annotated, Any
 import strawberry
 
 from domain import login
-from domain.access import Action, Forbidden, Unauthenticated
+from domain.access import Action, Forbidden
 from domain.errors import DomainError
 from domain.errors import InvalidInput as DomainInvalidInput
 from resolvers.context import Info, parse_id
-from resolvers.permissions import authorize_unit
+from resolvers.permissions import authorize_unit, signed_in
 from schema.errors import Error, InvalidInput, NotFound, error_from_domain
 
 
@@ -122,8 +122,7 @@ class AuthMutation:
 class AuthQuery:
     @strawberry.field(description="Who the caller is (from the bearer token).")
     def me(self, info: Info) -> Me:
-        if info.context.auth_failure is not None:
-            raise info.context.auth_failure
+        signed_in(info.context, Action.PUBLIC)
         p = info.context.principal
         return Me(kind=p.kind, role=p.role.value if p.role else None, scopes=sorted(p.scopes),
                   tenant_id=_id(p.tenant_id), unit_id=_id(p.unit_id), customer_id=_id(p.customer_id), name=p.name)
@@ -132,11 +131,8 @@ class AuthQuery:
                       "system: the newest messages sent to an address (a phone in E.164 or an e-mail) from the "
                       "caller's units, such as sign-in codes.")
     async def sandbox_messages(self, info: Info, to: str, limit: int = 10) -> list[SandboxMessage]:
-        if info.context.auth_failure is not None:
-            raise info.context.auth_failure
+        signed_in(info.context, Action.READ, "sandbox messages are for staff and the system")
         p = info.context.principal
-        if p.kind == "anonymous":
-            raise Unauthenticated("sign in first: sandbox messages are for staff and the system")
         if p.kind not in ("staff", "system"):
             raise Forbidden("sandbox messages are for staff (of the units they were sent from) and the system")
         if info.context.sandbox_pay is None:

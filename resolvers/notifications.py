@@ -13,11 +13,11 @@ from uuid import UUID
 
 import strawberry
 
-from domain.access import Action, Unauthenticated
+from domain.access import Action
 from domain.errors import DomainError, InvalidInput
 from resolvers.context import Context, Info, parse_id
 from resolvers.feed import unit_events
-from resolvers.permissions import authorize_unit
+from resolvers.permissions import authorize_unit, signed_in
 from resolvers.subscriptions import _refuse
 from slothold.limits import page_description, page_size
 from store import notifications as store
@@ -56,15 +56,12 @@ def _pool(context: Context) -> Any:
 
 async def _whose(context: Context, unit_id: strawberry.ID | None) -> tuple[UUID | None, UUID | None]:
     """(customer id, None) for a customer reading their own; (None, unit id) for staff reading a unit's."""
-    if context.auth_failure is not None:
-        raise context.auth_failure
+    signed_in(context, Action.READ, "notifications are a customer's own, or a unit's for its staff")
     if unit_id is not None:
         uid = parse_id(unit_id, "unitId")
         await authorize_unit(context, uid, Action.READ)
         return None, uid
     p = context.principal
-    if p.kind == "anonymous":
-        raise Unauthenticated("sign in first: notifications are a customer's own, or a unit's for its staff")
     if not p.is_customer or p.customer_id is None:
         raise InvalidInput("unitId", "name the unit whose staff notifications you read", code="unit_required")
     return p.customer_id, None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from domain import queries
-from domain.access import Action, Forbidden, authorize
+from domain.access import Action, Forbidden, authorize, require_signed_in
 from domain.bookings import Booking
 from domain.customers import CustomerIdentity
 from domain.errors import NotFound
@@ -22,17 +22,18 @@ def _action(action: Action | str) -> Action:
     return action if isinstance(action, Action) else Action(action)
 
 
-def _signed_in(context: Context) -> None:
+def signed_in(context: Context, action: Action | str = Action.READ, why: str = "") -> None:
+    """Refuse a caller whose token is bad, and an anonymous one unless `action` is public."""
     if context.auth_failure is not None:
         raise context.auth_failure
+    if _action(action) is not Action.PUBLIC:
+        require_signed_in(context.principal, why)
 
 
 async def authorize_unit(context: Context, unit_id: UUID, action: Action | str) -> Unit:
     """Refuse unless the caller may `action` the unit; the unit must exist. Returns the unit."""
-    _signed_in(context)
     act = _action(action)
-    if act is not Action.PUBLIC and context.principal.kind == "anonymous":
-        authorize(context.principal, act, UUID(int=0), UUID(int=0))  # raises Unauthenticated
+    signed_in(context, act)
     unit, _ = await queries.unit_with_resources(context.deps, unit_id)
     authorize(context.principal, act, unit.tenant_id, unit.id)
     return unit
@@ -40,11 +41,9 @@ async def authorize_unit(context: Context, unit_id: UUID, action: Action | str) 
 
 async def authorize_booking(context: Context, booking_id: UUID, action: Action | str) -> Booking:
     """Refuse unless the caller may `action` this booking (customers: only their own). Returns the booking."""
-    _signed_in(context)
     act = _action(action)
+    signed_in(context, act)
     principal = context.principal
-    if principal.kind == "anonymous":
-        authorize(principal, act, UUID(int=0), UUID(int=0))  # raises Unauthenticated
     booking = await queries.booking(context.deps, booking_id)
     unit, _ = await queries.unit_with_resources(context.deps, booking.unit_id)
     own = None
@@ -76,11 +75,9 @@ _OWNED_ROWS = {"slot_waitlist": True, "capacity_waitlist": True, "walkin_queue":
 async def authorize_row(context: Context, table: str, row_id: UUID, action: Action | str, field: str) -> UUID:
     """Refuse unless the caller may `action` the unit of a row of `table` (waitlist entries, walk-ins, queue
     items; customers: only their own entries). Returns the unit id; NotFound names `field`."""
-    _signed_in(context)
     act = _action(action)
+    signed_in(context, act)
     principal = context.principal
-    if principal.kind == "anonymous":
-        authorize(principal, act, UUID(int=0), UUID(int=0))
     owned = _OWNED_ROWS[table]  # a fixed set of table names: never from the request
     row = await context.access.pool.fetchrow(
         f"SELECT unit_id, {'customer_id' if owned else 'NULL::uuid AS customer_id'} FROM {table} WHERE id = $1",

@@ -9,10 +9,10 @@ from uuid import UUID
 import strawberry
 
 from domain import webhooks_out as wh
-from domain.access import Action, authorize
+from domain.access import Action
 from domain.errors import DomainError, NotFound
 from resolvers.context import Context, Info, parse_id
-from resolvers.permissions import authorize_unit
+from resolvers.permissions import authorize_unit, signed_in
 from schema.errors import InvalidInput, error_from_domain
 from schema.errors import NotFound as NotFoundType
 from schema.webhooks import WebhookDelivery, WebhookEndpoint, WebhookSecret
@@ -32,10 +32,7 @@ def _store(context: Context) -> PgWebhooks:
 
 async def _authorize_row(context: Context, kind: str, row_id: UUID, field: str) -> None:
     """Refuse unless the caller may manage the webhooks of the unit of an endpoint or delivery."""
-    if context.auth_failure is not None:
-        raise context.auth_failure
-    if context.principal.kind == "anonymous":
-        authorize(context.principal, Action.WEBHOOKS, UUID(int=0), UUID(int=0))  # raises Unauthenticated
+    signed_in(context, Action.WEBHOOKS)
     store = _store(context)
     unit_id = await (store.endpoint_unit(row_id) if kind == "webhook" else store.delivery_unit(row_id))
     if unit_id is None:
