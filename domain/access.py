@@ -19,6 +19,7 @@ from uuid import UUID
 
 from domain.customers import CustomerIdentity
 from domain.errors import DomainError
+from domain.hold_types import Releaser
 
 
 class Role(StrEnum):
@@ -99,6 +100,12 @@ class Principal:
     def actor(self) -> str:
         """How the audit trail names the caller's role in a change."""
         return "staff" if self.kind == "staff" else "customer"
+
+    @property
+    def releaser(self) -> Releaser | None:
+        """Which of a hold type's releaseApi this caller is (None: the platform, unrestricted)."""
+        return {"customer": Releaser.CUSTOMER, "staff": Releaser.ADMIN, "client": Releaser.API,
+                "anonymous": Releaser.CUSTOMER}.get(self.kind)
 
     @property
     def key(self) -> str:

@@ -11,7 +11,16 @@ from domain.bookings import Booking, BookingStatus, booking_from_snapshot, booki
 from domain.errors import InvalidInput, InvalidTransition, PaymentUnavailable
 from domain.payments import Acceptance, Charge, ChargeStatus, ProviderUnavailable, charge_expiry, summary_pt
 from domain.ports import UnitOfWork
-from domain.services import IDEMPOTENCY_RETENTION, Deps, HoldCommand, expire_booking, fingerprint, hold, released
+from domain.services import (
+    IDEMPOTENCY_RETENTION,
+    Deps,
+    HoldCommand,
+    check_release,
+    expire_booking,
+    fingerprint,
+    hold,
+    released,
+)
 from domain.staff_queue import QueueItemType
 from domain.units import Unit
 
@@ -72,6 +81,9 @@ async def _accept(uow: UnitOfWork, unit: Unit, booking: Booking, now: datetime, 
     else:
         due_now = at_venue = total = 0
         price_version, rule = None, "full"
+    held_as = unit.hold_types.find(booking.hold_type)
+    if held_as is not None and not held_as.payment_required:  # e.g. RESERVED: nothing is charged by Pix
+        due_now, at_venue = 0, total
     hours = (booking.ends_at - booking.starts_at).total_seconds() / 3600
     local = booking.starts_at.astimezone(unit.tz)
     found = await uow.units.resources_by_id(unit.id, [a.resource_id for a in booking.allocations])
@@ -227,6 +239,7 @@ async def swap(deps: Deps, cmd: SwapCommand) -> CheckoutResult:
         if old.status not in (BookingStatus.HELD, BookingStatus.PENDING_PAYMENT) or old.is_lapsed(now):
             current = "expired" if old.is_lapsed(now) else old.status.value
             raise InvalidTransition(current, BookingStatus.CANCELLED.value, "swap")
+        await check_release(uow, old, cmd.hold.placed_by)
         old.swapped_to = new.id
         old.cancel(now, cmd.hold.actor, "swapped")
         await uow.bookings.save(old)

@@ -36,7 +36,7 @@ from domain.errors import (
     SlotOption,
     SlotTaken,
 )
-from domain.hold_types import resolve as resolve_hold_type
+from domain.hold_types import HoldType, Releaser
 from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import Clock, PaymentProvider, UnitOfWork
 from domain.staff_queue import QueueItemType
@@ -83,6 +83,11 @@ class HoldCommand:
     counter: bool = field(default=False)
     replaces: UUID | None = None
     """The open hold a swap cancels in the same transaction (RN-HLD-05 does not count it)."""
+    placed_by: Releaser | None = None
+    """Who places the hold, for its hold type's rules (None: the platform itself)."""
+    until: datetime | None = None
+    """Seat maps: the hold is for an event, not for grid slots — no grid or advance checks, and it may be held
+    until this instant (the event's start) at the latest."""
 
 
 @dataclass(frozen=True)
@@ -146,11 +151,13 @@ async def hold(deps: Deps, cmd: HoldCommand, before_insert: BeforeInsert | None 
         raise InvalidInput("resourceIds", "give at least one resource, or none for any", code="no_resource")
     if len(set(cmd.resource_ids or ())) != len(cmd.resource_ids or ()):
         raise InvalidInput("resourceIds", "a resource is listed twice", code="duplicate_resource")
-    if not cmd.counter and cmd.customer is None:
+    if not cmd.counter and cmd.customer is None and cmd.placed_by is not Releaser.ADMIN:
         raise InvalidInput("customer", "a hold needs the customer's CPF or phone", code="customer_required")
 
     async with deps.uow() as uow:
         unit = await uow.units.get(cmd.unit_id)
+        if not cmd.counter:
+            hold_type_for(unit, cmd)  # an unknown or misused hold type is refused before anything else
         if cmd.resource_ids is not None:
             found = await uow.units.resources_by_id(unit.id, list(cmd.resource_ids))
             missing = [r for r in cmd.resource_ids if r not in found]
@@ -164,7 +171,7 @@ async def hold(deps: Deps, cmd: HoldCommand, before_insert: BeforeInsert | None 
             candidates = await _any_free(deps, unit, await uow.units.resources(unit.id), cmd, now)
         # A self-service hold is checked against RN-HLD-05, whose ceiling needs the size of the unit's grid.
         capacity = (await uow.units.capacity_by_hours(unit.id) if cmd.customer is not None and not cmd.counter
-                    and fraud.is_self_service(cmd.channel) else None)
+                    and cmd.until is None and fraud.is_self_service(cmd.channel) else None)
     last: SlotTaken | None = None
     for picked in candidates:
         try:
@@ -254,10 +261,18 @@ async def _hold_on(
             raise InvalidInput("startsAt", f"bookings can be made at most {unit.params.max_advance.days} "
                                "days ahead", code="too_far")
         status, deadline, hold_type = BookingStatus.CONFIRMED, None, None
+        expires = False
     else:
-        check_booking_window(unit.params, now, cmd.starts_at)
-        deadline = hold_deadline(unit.params, now, cmd.starts_at, payment_due=await _payment_due(deps, unit, cmd))
-        status, hold_type = BookingStatus.HELD, resolve_hold_type(cmd.hold_type).name
+        expires = False
+        ht = hold_type_for(unit, cmd)
+        if cmd.until is None:
+            check_booking_window(unit.params, now, cmd.starts_at)
+        if ht.skip_locked_state:  # box office: straight to sold
+            status, deadline, hold_type = BookingStatus.CONFIRMED, None, ht.name
+        else:
+            due = ht.payment_required and await _payment_due(deps, unit, cmd)
+            status, deadline, hold_type = BookingStatus.HELD, hold_deadline_for(unit, ht, cmd, now, due), ht.name
+            expires = bool(ht.ttl_seconds) or ht.uses_unit_ttl
     allocations = [Allocation(r.id, cmd.starts_at, cmd.ends_at, cmd.quantity) for r in picked]
     key = cmd.idempotency_key
     async with deps.uow() as uow:
@@ -281,7 +296,7 @@ async def _hold_on(
             id=deps.new_id(), unit_id=unit.id, status=status, allocations=allocations, created_at=now,
             customer_id=customer.id if customer else None, service_id=cmd.service_id,
             hold_type=hold_type, channel=cmd.channel, hold_expires_at=deadline,
-            remind_at=reminder_at(unit.params, now, deadline) if deadline else None,
+            remind_at=reminder_at(unit.params, now, deadline) if deadline and expires else None,
         )
         booking.record_creation(now, cmd.actor)
         if before_insert is not None:
@@ -293,6 +308,31 @@ async def _hold_on(
             await uow.idempotency.complete(unit.id, key, booking_snapshot(booking))
         await uow.commit()
     return BookingResult(booking)
+
+
+def hold_type_for(unit: Unit, cmd: HoldCommand) -> HoldType:
+    """The hold type a hold names (CART when omitted), checked for who places it and where it sends the slot."""
+    ht = unit.hold_types.resolve(cmd.hold_type)
+    ht.check_placement(cmd.placed_by)
+    ht.check_target(ht.target_state)
+    return ht
+
+
+def hold_deadline_for(unit: Unit, ht: HoldType, cmd: HoldCommand, now: datetime, payment_due: bool) -> datetime:
+    """A hold's deadline by its type (SPEC §6, §10): the type's own TTL, else the unit's when the system may release
+    it, else the end of what it holds (only a person releases it). Grid holds end by start − min_advance (RN-HLD-02);
+    seat holds by `cmd.until` (the event's start)."""
+    ttl = timedelta(seconds=ht.ttl_seconds) if ht.ttl_seconds else None
+    if ttl is None and not ht.uses_unit_ttl:
+        return cmd.ends_at if cmd.until is None else max(cmd.until, now)
+    if cmd.until is None:
+        return hold_deadline(unit.params, now, cmd.starts_at, payment_due=payment_due, ttl=ttl)
+    ttl = ttl or (unit.params.hold_ttl_with_payment if payment_due else unit.params.hold_ttl)
+    deadline = min(now + ttl, cmd.until)
+    if deadline - now < unit.params.hold_min:
+        raise InvalidInput("eventId", "the event starts too soon to hold seats; sell them instead",
+                           code="hold_too_short")
+    return deadline
 
 
 async def _payment_due(deps: Deps, unit: Unit, cmd: HoldCommand) -> bool:
@@ -309,7 +349,7 @@ def _hold_payload(cmd: HoldCommand) -> dict[str, object]:
         "unit": cmd.unit_id, "start": cmd.starts_at.isoformat(), "end": cmd.ends_at.isoformat(),
         "resources": sorted(map(str, cmd.resource_ids)) if cmd.resource_ids else None,
         "quantity": cmd.quantity, "customer": cmd.customer, "service": cmd.service_id,
-        "hold_type": cmd.hold_type, "counter": cmd.counter,
+        "hold_type": cmd.hold_type, "counter": cmd.counter, **({"until": cmd.until.isoformat()} if cmd.until else {}),
     }
 
 
@@ -361,6 +401,15 @@ class ChangeCommand:
     channel: str = "api"
     reason: str | None = None
     idempotency_key: str | None = None
+    releaser: Releaser | None = None
+    """Who releases, for the hold type's releaseApi (None: the platform itself)."""
+
+
+async def check_release(uow: UnitOfWork, booking: Booking, releaser: Releaser | None) -> None:
+    """Refuse to free a booking held with a type whose releaseApi does not list this caller (SPEC §10)."""
+    if booking.hold_type is not None and releaser is not None:
+        unit = await uow.units.get(booking.unit_id)
+        unit.hold_types.for_release(booking.hold_type).check_release(releaser)
 
 
 async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
@@ -384,6 +433,8 @@ async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
             await expire_booking(uow, booking, now)
             await uow.commit()
             raise InvalidTransition(BookingStatus.EXPIRED.value, "", operation)
+        if operation in RELEASES:
+            await check_release(uow, booking, cmd.releaser)
         apply(booking, now)
         await uow.bookings.save(booking)
         if after is not None:
@@ -393,6 +444,9 @@ async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
         await uow.commit()
     await released(deps, booking)
     return BookingResult(booking)
+
+
+RELEASES = frozenset({"cancel", "drop"})
 
 
 async def cancel(deps: Deps, cmd: ChangeCommand) -> BookingResult:

@@ -8,6 +8,8 @@ from enum import StrEnum
 from uuid import UUID
 from zoneinfo import ZoneInfo
 
+from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
+
 
 @dataclass(frozen=True)
 class UnitParameters:
@@ -80,6 +82,8 @@ class Unit:
     timezone: str
     params: UnitParameters = field(default_factory=UnitParameters)
     hours: tuple[OpeningWindow, ...] = ()
+    hold_types: HoldTypeCatalog = field(default=PLATFORM_CATALOG, compare=False)
+    """The hold types of the unit's organization (SPEC §10)."""
 
     @property
     def tz(self) -> ZoneInfo:

@@ -102,7 +102,7 @@ def _hold_command(info: Info, i: HoldInput | CounterBookingInput, key: str | Non
         service_id=parse_id(i.service_id, "serviceId") if i.service_id else None,
         hold_type=getattr(i, "hold_type", None), channel=channel,
         actor="staff" if counter else info.context.principal.actor, idempotency_key=info.context.idempotency_key(key),
-        counter=counter,
+        counter=counter, placed_by=info.context.principal.releaser,
     )
 
 
@@ -120,7 +120,7 @@ async def _change(info: Info, booking_id: strawberry.ID, action: Action, reason:
     await authorize_booking(info.context, bid, action)
     actor = "staff" if action in (Action.DROP, Action.COUNTER) else info.context.principal.actor
     return ChangeCommand(booking_id=bid, actor=actor, reason=reason,
-                         idempotency_key=info.context.idempotency_key(key))
+                         idempotency_key=info.context.idempotency_key(key), releaser=info.context.principal.releaser)
 
 
 @strawberry.type

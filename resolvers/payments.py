@@ -11,6 +11,7 @@ import strawberry
 from domain import catalog, checkout, queries, settlement
 from domain.access import Action
 from domain.errors import DomainError, InvalidInput
+from domain.hold_types import INTERNAL
 from domain.services import HoldCommand
 from resolvers.context import Info, parse_id
 from resolvers.mutations import CustomerInput
@@ -105,8 +106,10 @@ class PaymentMutation:
                 unit_id=old.unit_id, starts_at=input.starts_at, ends_at=input.ends_at,
                 resource_ids=tuple(parse_id(r, "resourceIds") for r in input.resource_ids)
                 if input.resource_ids is not None else None,
-                quantity=input.quantity, customer=identity, service_id=old.service_id, hold_type=old.hold_type,
-                channel=old.channel, idempotency_key=info.context.idempotency_key(idempotency_key))
+                quantity=input.quantity, customer=identity, service_id=old.service_id,
+                hold_type=None if old.hold_type in INTERNAL else old.hold_type, channel=old.channel,
+                idempotency_key=info.context.idempotency_key(idempotency_key),
+                placed_by=info.context.principal.releaser)
             return _payload(info, await checkout.swap(deps, checkout.SwapCommand(old.id, hold)))
         return await _run(call)  # type: ignore[no-any-return]
 

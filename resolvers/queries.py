@@ -56,7 +56,8 @@ class Query:
             return error_from_domain(e)  # type: ignore[return-value]
         return Grid(
             unit_id=strawberry.ID(str(unit.id)), starts_at=from_, ends_at=to, slot_minutes=unit.params.slot_minutes,
-            rows=[GridRow(resource=Resource.from_domain(r), rows=window_rows) for r, window_rows in rows],
+            rows=[GridRow(resource=Resource.from_domain(r), rows=window_rows, hold_types=unit.hold_types)
+                  for r, window_rows in rows],
         )
 
     @strawberry.field(description="Customer view: free slots inside hours and the booking window (SPEC §5). "

@@ -13,7 +13,7 @@ from graphql import GraphQLError
 
 from domain.access import Action
 from domain.errors import DomainError, InvalidInput, NotFound
-from domain.services import require_aware
+from domain.services import Deps, require_aware
 from resolvers.context import Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.permissions import authorize_booking, authorize_unit
@@ -30,12 +30,15 @@ def _refuse(e: DomainError) -> GraphQLError:
 _CHANGES: OrderedDict[tuple[UUID, int], SlotChange] = OrderedDict()
 
 
-def _slot_change(unit_id: UUID, seq: int, payload: dict[str, object]) -> SlotChange:
-    """The event as a SlotChange — one object per event, so that its execution is shared by subscribers."""
+async def _slot_change(deps: Deps, unit_id: UUID, seq: int, payload: dict[str, object]) -> SlotChange:
+    """The event as a SlotChange — one object per event, so that its execution is shared by subscribers. Hold
+    types show with the unit's own names and colours (its organization's catalog, cached for seconds)."""
     key = (unit_id, seq)
     change = _CHANGES.get(key)
     if change is None:
-        change = _CHANGES[key] = SlotChange.from_payload(seq, payload)
+        async with deps.uow() as uow:
+            catalog = (await uow.units.get(unit_id)).hold_types
+        change = _CHANGES.setdefault(key, SlotChange.from_payload(seq, payload, catalog))
         if len(_CHANGES) > 1024:
             _CHANGES.popitem(last=False)
     return change
@@ -68,7 +71,7 @@ class Subscription:
         start, end = from_.astimezone(UTC), to.astimezone(UTC)
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):
             if event.topic == "slot_changed" and _overlaps(event.payload, start, end):
-                yield _slot_change(uid, event.seq, event.payload)
+                yield await _slot_change(info.context.deps, uid, event.seq, event.payload)
 
     @strawberry.subscription(description="Every change of one booking.")
     async def booking_changed(
@@ -81,7 +84,7 @@ class Subscription:
         wanted = str(booking.id)
         async for event in unit_events(info.context.deps, info.context.hub, booking.unit_id, since):
             if event.topic == "slot_changed" and event.payload.get("booking_id") == wanted:
-                yield _slot_change(booking.unit_id, event.seq, event.payload)
+                yield await _slot_change(info.context.deps, booking.unit_id, event.seq, event.payload)
 
     @strawberry.subscription(description="The unit's staff queue, live (items arrive with payments).")
     async def queue_changed(

@@ -7,7 +7,7 @@ from typing import Any
 
 import strawberry
 
-from domain.hold_types import PLATFORM_HOLD_TYPES, display_color
+from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
 from schema.types import BookingStatus, SlotState
 
 
@@ -38,14 +38,13 @@ class SlotChange:
     """One object per event, shared by every subscriber (see slothold/executor.py)."""
 
     @classmethod
-    def from_payload(cls, seq: int, p: dict[str, Any]) -> SlotChange:
-        ht = PLATFORM_HOLD_TYPES.get(p.get("hold_type") or "")
+    def from_payload(cls, seq: int, p: dict[str, Any], catalog: HoldTypeCatalog = PLATFORM_CATALOG) -> SlotChange:
+        name, color = catalog.display(p["state"], p.get("hold_type"))
         return cls(
             seq=seq, unit_id=strawberry.ID(p["unit_id"]), event=p["event"], booking_id=strawberry.ID(p["booking_id"]),
             status=BookingStatus(p["status"]),
             old_status=BookingStatus(p["old_status"]) if p.get("old_status") else None,
-            state=SlotState(p["state"]), hold_type=p.get("hold_type"), hold_type_name=ht.display_name if ht else None,
-            display_color=display_color(p["state"], p.get("hold_type")),
+            state=SlotState(p["state"]), hold_type=p.get("hold_type"), hold_type_name=name, display_color=color,
             hold_expires_at=datetime.fromisoformat(p["hold_expires_at"]) if p.get("hold_expires_at") else None,
             at=datetime.fromisoformat(p["at"]),
             slots=[SlotRange(resource_id=strawberry.ID(a["resource_id"]),

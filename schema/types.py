@@ -11,7 +11,7 @@ from strawberry.scalars import JSON
 from domain import availability as av
 from domain import bookings as db
 from domain import units as du
-from domain.hold_types import PLATFORM_HOLD_TYPES, display_color
+from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
 from schema.payments import Acceptance, Charge, Refund
 
 BookingStatus = strawberry.enum(db.BookingStatus, description="Where a booking is in its lifecycle (SPEC §3).")
@@ -209,18 +209,18 @@ class GridSegment:
     display_color: str
 
     @classmethod
-    def from_domain(cls, s: av.Segment) -> GridSegment:
+    def from_domain(cls, s: av.Segment, catalog: HoldTypeCatalog = PLATFORM_CATALOG) -> GridSegment:
         o = s.occupancy
         hold_type = o.hold_type if o else None
-        ht = PLATFORM_HOLD_TYPES.get(hold_type) if hold_type else None
+        name, color = catalog.display(s.state.value, hold_type)
         return cls(
             starts_at=s.starts_at, ends_at=s.ends_at, state=SlotState(s.state.value), slots=s.slots,
             available=s.available,
             booking_id=strawberry.ID(str(o.booking_id)) if o and o.booking_id else None,
             status=BookingStatus(o.status.value) if o and o.status else None,
-            hold_type=hold_type, hold_type_name=ht.display_name if ht else None,
+            hold_type=hold_type, hold_type_name=name,
             hold_expires_at=o.hold_expires_at if o else None,
-            display_color=display_color(s.state.value, hold_type),
+            display_color=color,
         )
 
 
@@ -236,10 +236,11 @@ class GridWindow:
 class GridRow:
     resource: Resource
     rows: strawberry.Private[list[av.WindowRow]]
+    hold_types: strawberry.Private[HoldTypeCatalog] = PLATFORM_CATALOG
 
     @strawberry.field(description="Runs of consecutive slots in the same state, with the booking and hold type.")
     def segments(self) -> list[GridSegment]:
-        return [GridSegment.from_domain(s) for s in av.segments(self.rows)]
+        return [GridSegment.from_domain(s, self.hold_types) for s in av.segments(self.rows)]
 
     @strawberry.field(description="The same slots as one string per opening window.")
     def windows(self) -> list[GridWindow]:

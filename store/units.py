@@ -18,16 +18,17 @@ from uuid import UUID
 import asyncpg
 
 from domain.errors import NotFound
+from domain.hold_types import HoldTypeCatalog
 from domain.units import OpeningWindow, Resource, ResourceKind, Unit, UnitParameters
 
 CACHE_SECONDS = 5.0
 T = TypeVar("T")
 
 _UNIT_SQL = """
-SELECT u.*, o.tenant_id,
+SELECT u.*, o.tenant_id, o.hold_types AS org_hold_types, t.hold_types AS tenant_hold_types,
        coalesce((SELECT json_agg(json_build_array(h.weekday, h.opens_minute, h.closes_minute))
                  FROM opening_hours h WHERE h.unit_id = u.id AND h.resource_id IS NULL), '[]') AS hours
-FROM units u JOIN organizations o ON o.id = u.organization_id
+FROM units u JOIN organizations o ON o.id = u.organization_id JOIN tenants t ON t.id = o.tenant_id
 WHERE u.id = $1::uuid
 """
 
@@ -128,6 +129,10 @@ def _params(row: Any) -> UnitParameters:
     )
 
 
+def _json(raw: Any) -> dict[str, Any]:
+    return json.loads(raw) if isinstance(raw, str) else dict(raw or {})
+
+
 def _hours(raw: list[list[int]]) -> tuple[OpeningWindow, ...]:
     return tuple(sorted((OpeningWindow(wd, o, c) for wd, o, c in raw), key=lambda w: (w.weekday, w.opens)))
 
@@ -152,7 +157,8 @@ class PgUnits:
             if row is None:
                 raise NotFound("unit", unit_id, field="unitId")
             return Unit(id=row["id"], organization_id=row["organization_id"], tenant_id=row["tenant_id"],
-                        name=row["name"], timezone=row["timezone"], params=_params(row), hours=_hours(row["hours"]))
+                        name=row["name"], timezone=row["timezone"], params=_params(row), hours=_hours(row["hours"]),
+                        hold_types=HoldTypeCatalog(_json(row["tenant_hold_types"]), _json(row["org_hold_types"])))
 
         return await _units.get(unit_id, load)
 
