@@ -11,6 +11,7 @@ from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
 from domain.errors import DomainError, InvalidInput, NotFound
+from resolvers.audit import AuditQuery
 from resolvers.auth import AuthMutation, AuthQuery
 from resolvers.customers import CustomerMutation
 from resolvers.lifecycle import LifecycleMutation
@@ -81,7 +82,7 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     rules = query_limit_rules(limits)  # once per schema: the validation cache is keyed by these classes
     return SlotholdSchema(
         query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery, WebhookQuery,
-                                    NotificationQuery)),
+                                    NotificationQuery, AuditQuery)),
         mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation,
                                           CustomerMutation, UnitSettingsMutation, WebhookMutation,
                                           LifecycleMutation, NotificationMutation, NoShowMutation)),

@@ -197,6 +197,10 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("capacityWaitlistEntry", Action.READ, "query($i: ID!) { capacityWaitlistEntry(id: $i) { __typename } }",
          {"i": str(w.capacity_entry)}),
         ("sandboxMessages", Action.READ, 'query { sandboxMessages(to: "+5511900000001") { text } }', {}),
+        ("holdConversion", Action.READ, "query($u: ID!, $from: DateTime!, $to: DateTime!) { holdConversion("
+         "unitId: $u, from: $from, to: $to) { __typename } }", {"u": u, **day}),
+        ("auditPeriods", Action.READ, "query($u: ID!, $from: DateTime!, $to: DateTime!) { auditPeriods("
+         "unitId: $u, from: $from, to: $to) { __typename } }", {"u": u, **day}),
         ("hold", Action.BOOK, HOLD, {"i": _hold_input(w.unit, w.fields[1], 10, cpf(900_002), w.customer_phone)}),
         ("counterBooking", Action.COUNTER, "mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!) { "
          "counterBooking(input: {unitId: $u, resourceIds: [$r], startsAt: $s, endsAt: $e}) { __typename } }",
