@@ -348,3 +348,42 @@ def check_layers(tenant: Mapping[str, Mapping[str, Any]], organizations: Iterabl
     for ht in views:
         if ht is not None:
             check_usable(ht)
+
+
+Layer = Mapping[str, Mapping[str, Any]]
+
+
+def definition_edit(name: str, changes: Mapping[str, Any]) -> Any:
+    """The edit of a layer's entry that `defineHoldType` makes: the given fields set (None: inherit again)."""
+    check_name(name)
+
+    def edit(entry: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        return patch_layer(entry, name, changes) or None
+
+    return edit
+
+
+def removal_edit(name: str, level: Level) -> Any:
+    """The edit `removeHoldType` makes: the layer's entry goes (the type then resolves from the layers below)."""
+    check_name(name)
+
+    def edit(entry: Mapping[str, Any] | None) -> None:
+        if entry is None:
+            raise InvalidInput("name", f"{name} has no definition at the {level.value} level to remove",
+                               code="not_defined_here")
+        return None
+
+    return edit
+
+
+def layers_check(name: str) -> Any:
+    """The check a changed layer must pass: every organization's merged view of `name` usable, at most MAX_DEFINED
+    types per layer."""
+
+    def check(tenant: Layer, organizations: Mapping[Any, Layer]) -> None:
+        if len(tenant) > MAX_DEFINED or any(len(o) > MAX_DEFINED for o in organizations.values()):
+            raise InvalidInput("name", f"at most {MAX_DEFINED} hold types per tenant or organization",
+                               code="too_many_hold_types")
+        check_layers(tenant, organizations.values(), name)
+
+    return check

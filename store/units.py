@@ -37,7 +37,7 @@ SELECT r.id, r.name, r.kind, r.capacity, r.group_id,
        coalesce((SELECT json_agg(json_build_array(h.weekday, h.opens_minute, h.closes_minute))
                  FROM opening_hours h WHERE h.unit_id = r.unit_id AND h.resource_id = r.id), '[]') AS hours
 FROM resources r
-WHERE r.unit_id = $1::uuid AND r.active AND ($2::uuid[] IS NULL OR r.id = ANY($2::uuid[]))
+WHERE r.unit_id = $1::uuid AND r.active AND r.on_grid AND ($2::uuid[] IS NULL OR r.id = ANY($2::uuid[]))
 ORDER BY r.sort, r.name
 """
 
@@ -50,7 +50,7 @@ WITH own AS (
 )
 SELECT coalesce(own.hours, '[]') AS hours, sum(r.capacity)::bigint AS capacity
 FROM resources r LEFT JOIN own ON own.resource_id = r.id
-WHERE r.unit_id = $1::uuid AND r.active
+WHERE r.unit_id = $1::uuid AND r.active AND r.on_grid
 GROUP BY 1
 """
 

@@ -1,0 +1,80 @@
+"""Hold types: read the merged catalog; owners define and remove them (SPEC §10, §14)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from uuid import UUID
+
+import strawberry
+
+from domain import hold_types as dh
+from domain.access import Action, Forbidden
+from domain.errors import DomainError
+from resolvers.context import Context, Info, parse_id
+from resolvers.permissions import authorize_unit
+from schema.errors import InvalidInput, NotFound, error_from_domain
+from schema.hold_types import HoldTypeDefinition, HoldTypeFieldsInput, HoldTypeList, HoldTypeScope
+from store.hold_types import change_layer
+
+HoldTypesResult = Annotated[HoldTypeList | NotFound | InvalidInput, strawberry.union("HoldTypesResult")]
+HoldTypeResult = Annotated[HoldTypeDefinition | NotFound | InvalidInput, strawberry.union("HoldTypeResult")]
+
+
+async def _catalog(ctx: Context, unit_id: UUID) -> HoldTypeList:
+    async with ctx.deps.uow() as uow:
+        unit = await uow.units.get(unit_id)
+    return HoldTypeList(unit_id=strawberry.ID(str(unit.id)),
+                        hold_types=[HoldTypeDefinition.from_domain(ht) for ht in unit.hold_types.all()])
+
+
+async def _configure(ctx: Context, unit_id: strawberry.ID, scope: HoldTypeScope) -> tuple[UUID, dh.Level]:
+    uid = parse_id(unit_id, "unitId")
+    await authorize_unit(ctx, uid, Action.CONFIGURE)
+    level = dh.Level(scope.value)
+    if level is dh.Level.TENANT and ctx.principal.kind != "system" and ctx.principal.unit_id is not None:
+        raise Forbidden("tenant-wide hold types need a tenant-wide owner token (this one is bound to one unit)")
+    return uid, level
+
+
+@strawberry.type
+class HoldTypeQuery:
+    @strawberry.field(description="The hold types the unit's organization may use, merged organization → tenant → "
+                      "platform: names, rules and display colours (for legends).")
+    async def hold_types(self, info: Info, unit_id: strawberry.ID) -> HoldTypesResult:
+        try:
+            uid = parse_id(unit_id, "unitId")
+            await authorize_unit(info.context, uid, Action.PUBLIC)
+            return await _catalog(info.context, uid)
+        except DomainError as e:
+            return error_from_domain(e)  # type: ignore[return-value]
+
+
+@strawberry.type
+class HoldTypeMutation:
+    @strawberry.mutation(description="Owner: define a hold type, or override some fields of one, for the unit's "
+                         "organization or its whole tenant (TENANT needs a tenant-wide token). Fields left out are "
+                         "inherited from the layers below; the merged result must be usable. Other API processes "
+                         "apply it within 5 s.")
+    async def define_hold_type(self, info: Info, unit_id: strawberry.ID, scope: HoldTypeScope, name: str,
+                               fields: HoldTypeFieldsInput) -> HoldTypeResult:
+        try:
+            uid, level = await _configure(info.context, unit_id, scope)
+            await change_layer(info.context.access.pool, uid, level, name,
+                               dh.definition_edit(name, fields.changes()), dh.layers_check(name))
+            listed = await _catalog(info.context, uid)
+        except DomainError as e:
+            return error_from_domain(e)  # type: ignore[return-value]
+        return next(h for h in listed.hold_types if h.name == name)
+
+    @strawberry.mutation(description="Owner: remove the organization's (or tenant's) definition of a hold type; what "
+                         "the layers below define applies again. Refused while live bookings use a type that would "
+                         "vanish (hold_type_in_use).")
+    async def remove_hold_type(self, info: Info, unit_id: strawberry.ID, scope: HoldTypeScope, name: str
+                               ) -> HoldTypesResult:
+        try:
+            uid, level = await _configure(info.context, unit_id, scope)
+            await change_layer(info.context.access.pool, uid, level, name, dh.removal_edit(name, level),
+                               dh.layers_check(name))
+            return await _catalog(info.context, uid)
+        except DomainError as e:
+            return error_from_domain(e)  # type: ignore[return-value]
