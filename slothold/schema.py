@@ -14,6 +14,7 @@ from domain.errors import DomainError, InvalidInput, NotFound
 from resolvers.audit import AuditQuery
 from resolvers.auth import AuthMutation, AuthQuery
 from resolvers.customers import CustomerMutation
+from resolvers.hold_types import HoldTypeMutation, HoldTypeQuery
 from resolvers.lifecycle import LifecycleMutation
 from resolvers.mutations import Mutation
 from resolvers.noshow import NoShowMutation
@@ -82,10 +83,10 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     rules = query_limit_rules(limits)  # once per schema: the validation cache is keyed by these classes
     return SlotholdSchema(
         query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery, WebhookQuery,
-                                    NotificationQuery, AuditQuery)),
+                                    NotificationQuery, AuditQuery, HoldTypeQuery)),
         mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation,
                                           CustomerMutation, UnitSettingsMutation, WebhookMutation,
-                                          LifecycleMutation, NotificationMutation, NoShowMutation)),
+                                          LifecycleMutation, NotificationMutation, NoShowMutation, HoldTypeMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription)),
         execution_context_class=SharedEventExecutor,
         extensions=[

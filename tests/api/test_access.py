@@ -272,6 +272,11 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
          "{ __typename } }", {"d": str(w.delivery)}),
         ("disableWebhook", Action.WEBHOOKS, "mutation($e: ID!) { disableWebhook(endpointId: $e) { __typename } }",
          {"e": str(w.webhook)}),
+        ("holdTypes", Action.PUBLIC, "query($u: ID!) { holdTypes(unitId: $u) { __typename } }", {"u": u}),
+        ("defineHoldType", Action.CONFIGURE, 'mutation($u: ID!) { defineHoldType(unitId: $u, scope: ORGANIZATION, '
+         'name: "MATRIX", fields: {displayColor: "#112233"}) { __typename } }', {"u": u}),
+        ("removeHoldType", Action.CONFIGURE, 'mutation($u: ID!) { removeHoldType(unitId: $u, scope: ORGANIZATION, '
+         'name: "NOT_THERE") { __typename } }', {"u": u}),
         ("notifications", Action.READ, "query($u: ID!) { notifications(unitId: $u) { id } }", {"u": u}),
         ("markNotificationsRead", Action.READ, "mutation($u: ID!, $i: [ID!]!) { markNotificationsRead(unitId: $u, "
          "ids: $i) }", {"u": u, "i": [str(uuid4())]}),
