@@ -1,7 +1,8 @@
 """Notification channels (domain.notifications.Channel): in-app rows, e-mail over SMTP, WhatsApp.
 
 Development defaults write what would be sent to the log: e-mail when SLOTHOLD_SMTP_HOST is unset, WhatsApp
-until a provider adapter is configured. A channel that fails raises; the delivery is retried with backoff.
+when SLOTHOLD_WHATSAPP_API_URL is unset (set, messages go to that WhatsApp Cloud API-compatible server).
+A channel that fails raises; the delivery is retried with backoff.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
 from typing import Protocol
+from uuid import UUID
 
 import asyncpg
+import httpx
 
 from domain.notifications import Channel, Delivery
 from store.notifications import add_in_app
@@ -90,16 +93,90 @@ class SmtpChannel:
 
 
 class WhatsAppSender(Protocol):
-    """The adapter a WhatsApp provider implements (send one text to one phone; raise on failure)."""
+    """The adapter a WhatsApp provider implements (send one text to one phone, from the unit's number when the
+    provider knows it; raise on failure)."""
 
-    async def send_text(self, phone: str, text: str) -> None: ...
+    async def send_text(self, phone: str, text: str, unit_id: UUID | None = None) -> None: ...
 
 
 class LogWhatsApp:
     """Development default WhatsApp adapter: the log."""
 
-    async def send_text(self, phone: str, text: str) -> None:
+    async def send_text(self, phone: str, text: str, unit_id: UUID | None = None) -> None:
         log.info("whatsapp to %s: %s", phone, text)
+
+
+def parse_numbers(raw: str | None) -> dict[str, UUID]:
+    """SLOTHOLD_WHATSAPP_NUMBERS, "<phone number id>=<unit id>,..." → {phone number id: unit id}.
+
+    Raises ValueError naming the entry that is not of that form."""
+    numbers: dict[str, UUID] = {}
+    for entry in (raw or "").replace(";", ",").split(","):
+        if not entry.strip():
+            continue
+        number, sep, unit = entry.partition("=")
+        if not sep or not number.strip():
+            raise ValueError(f"SLOTHOLD_WHATSAPP_NUMBERS: {entry!r} is not <phone number id>=<unit id>")
+        numbers[number.strip()] = UUID(unit.strip())
+    return numbers
+
+
+@dataclass(frozen=True)
+class CloudApiSettings:
+    """Where the WhatsApp Cloud API (or a compatible server) takes messages, and which number speaks for which
+    unit."""
+
+    api_url: str
+    """E.g. https://graph.facebook.com/v21.0 — messages are POSTed to {api_url}/{phone number id}/messages."""
+    token: str | None
+    numbers: dict[str, UUID]
+    """Phone number id → unit id."""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> CloudApiSettings | None:
+        url = env.get("SLOTHOLD_WHATSAPP_API_URL")
+        if not url:
+            return None
+        return cls(api_url=url.rstrip("/"), token=env.get("SLOTHOLD_WHATSAPP_API_TOKEN") or None,
+                   numbers=parse_numbers(env.get("SLOTHOLD_WHATSAPP_NUMBERS")))
+
+
+class CloudApiWhatsApp:
+    """Sends text messages through the WhatsApp Cloud API's `POST /{phone number id}/messages` (any compatible
+    server: tests point it at a local fake). The number is the unit's (SLOTHOLD_WHATSAPP_NUMBERS), else the first
+    configured one."""
+
+    def __init__(self, settings: CloudApiSettings, http: httpx.AsyncClient | None = None,
+                 timeout: float = 10.0) -> None:
+        self.settings = settings
+        self.http = http or httpx.AsyncClient(timeout=timeout)
+        self.by_unit = {unit: number for number, unit in settings.numbers.items()}
+
+    def number_for(self, unit_id: UUID | None) -> str:
+        number = self.by_unit.get(unit_id) if unit_id else None
+        if number is None:
+            if not self.settings.numbers:
+                raise LookupError("no WhatsApp phone number id is configured (SLOTHOLD_WHATSAPP_NUMBERS)")
+            number = next(iter(self.settings.numbers))
+        return number
+
+    async def send_text(self, phone: str, text: str, unit_id: UUID | None = None) -> None:
+        url = f"{self.settings.api_url}/{self.number_for(unit_id)}/messages"
+        headers = {"authorization": f"Bearer {self.settings.token}"} if self.settings.token else {}
+        body = {"messaging_product": "whatsapp", "recipient_type": "individual", "to": phone.lstrip("+"),
+                "type": "text", "text": {"preview_url": False, "body": text}}
+        r = await self.http.post(url, json=body, headers=headers)
+        if r.status_code >= 300:
+            raise ConnectionError(f"WhatsApp Cloud API answered {r.status_code}: {r.text[:200]}")
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+
+def whatsapp_sender(env: Mapping[str, str]) -> WhatsAppSender:
+    """The Cloud API adapter when SLOTHOLD_WHATSAPP_API_URL is set, else the log."""
+    settings = CloudApiSettings.from_env(env)
+    return CloudApiWhatsApp(settings) if settings else LogWhatsApp()
 
 
 class WhatsAppChannel:
@@ -109,7 +186,7 @@ class WhatsAppChannel:
     async def send(self, delivery: Delivery, now: datetime) -> None:
         if not delivery.address:
             raise ValueError("a WhatsApp message needs a phone")
-        await self.sender.send_text(delivery.address, delivery.body)
+        await self.sender.send_text(delivery.address, delivery.body, delivery.unit_id)
 
 
 def make_channels(env: Mapping[str, str], pool: asyncpg.Pool) -> dict[str, Channel]:
@@ -118,5 +195,5 @@ def make_channels(env: Mapping[str, str], pool: asyncpg.Pool) -> dict[str, Chann
     return {
         "in_app": InAppChannel(pool),
         "email": SmtpChannel(smtp) if smtp else LogChannel("email"),
-        "whatsapp": WhatsAppChannel(LogWhatsApp()),
+        "whatsapp": WhatsAppChannel(whatsapp_sender(env)),
     }

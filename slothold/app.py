@@ -29,6 +29,7 @@ from domain.access import ANONYMOUS, Unauthenticated
 from domain.ports import Clock
 from domain.services import Deps
 from domain.waitlist import promote_after_release
+from providers.channels import CloudApiSettings, CloudApiWhatsApp, LogWhatsApp
 from providers.factory import make_provider
 from providers.qr import qr_png_data_uri
 from providers.sandbox import SandboxProvider
@@ -43,9 +44,11 @@ from slothold.logs import configure, request_id_var
 from slothold.schema import build_schema
 from slothold.settings import PROJECT_ROOT, Settings
 from slothold.webhooks import sandbox_pay, webhook_endpoint
+from slothold.whatsapp import whatsapp_routes
 from store.access import PgAccess
 from store.db import create_pool
 from store.uow import PgUnitOfWork
+from store.whatsapp import PgConversations
 
 log = logging.getLogger("slothold.http")
 WEB_DEMO = PROJECT_ROOT / "web-demo"
@@ -174,6 +177,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                      authenticator=Authenticator(access),
                      sandbox_pay=partial(sandbox_pay, deps, provider) if isinstance(provider, SandboxProvider)
                      else None)
+        state["whatsapp_store"] = PgConversations(pool)
+        state["whatsapp_sender"] = (CloudApiWhatsApp(CloudApiSettings(
+            settings.whatsapp_api_url, settings.whatsapp_api_token, settings.whatsapp_unit_numbers()))
+            if settings.whatsapp_api_url else LogWhatsApp())
         # Everything built so far (schema, modules, pools) lives as long as the process: move it out of the
         # collector's way, and collect less often, so full collections don't stall requests.
         gc.collect()
@@ -183,9 +190,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             yield
         finally:
             await hub.stop()
-            close = getattr(provider, "aclose", None)
-            if close is not None:
-                await close()
+            for closable in (provider, state["whatsapp_sender"]):
+                close = getattr(closable, "aclose", None)
+                if close is not None:
+                    await close()
             await redis.aclose()
             await state["hold_limiter"].redis.aclose()
             await pool.close()
@@ -218,6 +226,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         routes=[
             Route("/graphql", view),
             WebSocketRoute("/graphql", view),
+            *whatsapp_routes(state, settings),
             Route("/webhooks/{provider}", webhook_endpoint(state, settings.max_body_bytes), methods=["POST"]),
             Route("/healthz", healthz),
             Route("/readyz", readyz),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from uuid import UUID
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +37,18 @@ class Settings:
     hold_rate_per_token: int = 0
     hold_rate_per_customer: int = 0
     hold_rate_window_seconds: int = 60
+    whatsapp_verify_token: str | None = None
+    whatsapp_app_secret: str | None = None
+    whatsapp_api_url: str | None = None
+    whatsapp_api_token: str | None = None
+    whatsapp_numbers: str = ""
+    """The WhatsApp phone number ids and the units they answer for: "<phone number id>=<unit id>,..."."""
+
+    def whatsapp_unit_numbers(self) -> dict[str, UUID]:
+        """Phone number id → unit id (ValueError naming a malformed entry)."""
+        from providers.channels import parse_numbers
+
+        return parse_numbers(self.whatsapp_numbers)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -61,4 +74,9 @@ class Settings:
             hold_rate_per_token=int(env.get("SLOTHOLD_HOLD_RATE_PER_TOKEN", "60")),
             hold_rate_per_customer=int(env.get("SLOTHOLD_HOLD_RATE_PER_CUSTOMER", "10")),
             hold_rate_window_seconds=int(env.get("SLOTHOLD_HOLD_RATE_WINDOW_SECONDS", "60")),
+            whatsapp_verify_token=env.get("SLOTHOLD_WHATSAPP_VERIFY_TOKEN") or None,
+            whatsapp_app_secret=env.get("SLOTHOLD_WHATSAPP_APP_SECRET") or None,
+            whatsapp_api_url=env.get("SLOTHOLD_WHATSAPP_API_URL") or None,
+            whatsapp_api_token=env.get("SLOTHOLD_WHATSAPP_API_TOKEN") or None,
+            whatsapp_numbers=env.get("SLOTHOLD_WHATSAPP_NUMBERS", ""),
         )
