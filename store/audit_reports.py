@@ -15,30 +15,32 @@ import asyncpg
 from domain.audit_reports import AuditBucket, HoldConversion, PeriodCounts
 
 _CONVERSION = """
-WITH RECURSIVE born AS (
-    SELECT e.booking_id
+WITH RECURSIVE chain (root, booking_id, status, next_id, depth) AS (
+    SELECT b.id, b.id, b.status, coalesce(b.rescheduled_to, b.swapped_to), 0
     FROM booking_events e
-    JOIN bookings b ON b.id = e.booking_id
+    JOIN bookings b ON b.unit_id = $1 AND b.id = e.booking_id
     WHERE e.unit_id = $1 AND e.at >= $2 AND e.at < $3
       AND e.old_status IS NULL AND e.new_status = 'held'
       AND ($4::text IS NULL OR e.hold_type = $4::text)
       -- a replacement hold (a moved hold) is not a new hold: its original counts, with its outcome
       AND b.swapped_from IS NULL AND b.rescheduled_from IS NULL
-),
-chain (root, booking_id, depth) AS (
-    SELECT booking_id, booking_id, 0 FROM born
     UNION ALL
-    SELECT c.root, coalesce(b.rescheduled_to, b.swapped_to), c.depth + 1
-    FROM chain c JOIN bookings b ON b.id = c.booking_id
-    WHERE coalesce(b.rescheduled_to, b.swapped_to) IS NOT NULL AND c.depth < 100
+    SELECT c.root, b.id, b.status, coalesce(b.rescheduled_to, b.swapped_to), c.depth + 1
+    FROM chain c JOIN bookings b ON b.unit_id = $1 AND b.id = c.next_id
+    WHERE c.depth < 100
 ),
 outcome AS (
-    SELECT c.root,
-           bool_or(EXISTS (SELECT 1 FROM booking_events s
-                           WHERE s.booking_id = c.booking_id AND s.new_status = 'confirmed')) AS sold,
-           (array_agg(b.status ORDER BY c.depth DESC))[1] AS last_status
-    FROM chain c JOIN bookings b ON b.id = c.booking_id
-    GROUP BY c.root
+    SELECT root,
+           -- Reached `confirmed` at some time: states past it say so; a cancelled booking may have been
+           -- confirmed before (its events say); held, pending_payment, verifying and expired never were.
+           bool_or(CASE WHEN status IN ('confirmed', 'checked_in', 'completed', 'no_show') THEN true
+                        WHEN status = 'cancelled' THEN EXISTS (
+                            SELECT 1 FROM booking_events s
+                            WHERE s.booking_id = chain.booking_id AND s.new_status = 'confirmed')
+                        ELSE false END) AS sold,
+           (array_agg(status ORDER BY depth DESC))[1] AS last_status
+    FROM chain
+    GROUP BY root
 )
 SELECT count(*) AS created,
        count(*) FILTER (WHERE sold) AS sold,
@@ -62,15 +64,17 @@ SELECT date_trunc($5::text, e.at AT TIME ZONE $4::text)::date AS period,
        count(*) FILTER (WHERE e.new_status = 'cancelled'
                         AND b.swapped_to IS NULL AND b.rescheduled_to IS NULL) AS cancelled
 FROM booking_events e
-JOIN bookings b ON b.id = e.booking_id
+JOIN bookings b ON b.unit_id = $1 AND b.id = e.booking_id
 WHERE e.unit_id = $1 AND e.at >= $2 AND e.at < $3 {hold_type}
 GROUP BY 1
 """
 
 _OF_HOLD_TYPE = """
-  AND (SELECT c.hold_type FROM booking_events c WHERE c.booking_id = e.booking_id ORDER BY c.id LIMIT 1) = $6::text
+  AND EXISTS (SELECT 1 FROM booking_events c
+              WHERE c.unit_id = $1 AND c.booking_id = e.booking_id AND c.old_status IS NULL
+                AND c.hold_type = $6::text)
 """
-"""The hold type a booking was born with (its first event), whatever it is now."""
+"""Bookings born with the hold type (their one event without an old state), whatever their type is now."""
 
 
 class PgAuditReports:
