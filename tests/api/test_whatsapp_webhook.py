@@ -140,25 +140,44 @@ async def test_the_conversation_survives_a_restart_in_the_middle(
 
 async def test_two_messages_of_one_phone_at_once_are_handled_one_after_the_other_in_order(
         database_url: str, redis_url: str, pool: Any, clock: Any) -> None:
+    """Two deliveries of one phone in flight together (the later message first): each waits for the conversation's
+    row lock, and the messages are handled in the order of their WhatsApp timestamps."""
     v = await paid_arena(pool)
     async with chat(database_url, redis_url, clock, v.unit_id) as c:
         menu = (await c.say(ANA, "oi"))[-1]
         day = option(menu, "sáb 12/12")
-        clock.advance(seconds=1)
-        # "sábado" then "Campo 2", sent within the same second; delivered at once (the later one first).
-        later = payload(ANA, "2", at=clock.now() + timedelta(seconds=1))
-        earlier = payload(ANA, day, at=clock.now())
-        r1, r2 = await asyncio.gather(c.post(later), c.post(earlier))
+        earlier = payload(ANA, day, at=clock.now() + timedelta(seconds=1))
+        later = payload(ANA, "2", at=clock.now() + timedelta(seconds=2))  # "Campo 2", once the day is chosen
+        async with pool.acquire() as conn, conn.transaction():  # someone is busy with this conversation
+            await conn.execute("SELECT 1 FROM whatsapp_conversations WHERE unit_id = $1 AND phone = $2 FOR UPDATE",
+                               v.unit_id, ANA)
+            posts = asyncio.gather(c.post(later), c.post(earlier))
+            for _ in range(100):  # both messages are recorded and wait for the lock
+                if await pool.fetchval("SELECT count(*) FROM whatsapp_inbox WHERE unit_id = $1", v.unit_id) == 3:
+                    break
+                await asyncio.sleep(0.02)
+            assert c.new_for(ANA) == []
+        r1, r2 = await posts
         assert r1.status_code == r2.status_code == 200
         answers = c.new_for(ANA)
-        handled = await pool.fetch("SELECT body FROM whatsapp_inbox WHERE unit_id = $1 ORDER BY processed_at, "
-                                   "sent_at, arrival", v.unit_id)
-        assert [r["body"] for r in handled][-2:] in ([day, "2"], ["2", day])
-        state = await pool.fetchrow("SELECT state, data FROM whatsapp_conversations WHERE unit_id = $1", v.unit_id)
-        if [r["body"] for r in handled][-2:] == [day, "2"]:
-            # Both were pending together: the earlier timestamp went first, so "2" picked Campo 2.
-            assert state["state"] == "time" and answers[-1].startswith("Horários livres em sáb 12/12 no Campo 2")
-        else:
-            # The later one was handled alone first ("2" as a day), then the other in its own turn.
-            assert state["state"] in ("field", "time")
-        assert len(answers) >= 2
+        assert answers[0].startswith("Qual campo em sáb 12/12?")
+        assert answers[1].startswith("Horários livres em sáb 12/12 no Campo 2:")
+        assert len(answers) == 2
+        state = await pool.fetchval("SELECT state FROM whatsapp_conversations WHERE unit_id = $1", v.unit_id)
+        assert state == "time"
+
+
+async def test_a_reply_the_cloud_api_refuses_is_sent_again_with_the_next_one(
+        database_url: str, redis_url: str, pool: Any, clock: Any) -> None:
+    v = await paid_arena(pool)
+    async with chat(database_url, redis_url, clock, v.unit_id) as c:
+        c.cloud.fail_next = 1
+        r = await c.post(payload(ANA, "oi", at=clock.now()))
+        assert r.status_code == 200
+        assert len(c.cloud.requests) == 1  # refused (answered 500): the second reply waits behind the first
+        assert c.new_for(ANA)[0].startswith("Olá!")
+        answers = await c.say(ANA, "1")
+        assert answers[0].startswith("Olá!") and answers[1].startswith("Para qual dia")
+        assert answers[2].startswith("Qual campo em hoje")
+        assert await pool.fetchval("SELECT count(*) FROM whatsapp_replies WHERE unit_id = $1 AND sent_at IS NULL",
+                                   v.unit_id) == 0

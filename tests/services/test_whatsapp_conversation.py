@@ -123,23 +123,12 @@ async def test_rn_atd_08_the_waitlist_offer_arrives_with_its_pix_and_passes_to_t
     v = await paid_arena(pool)
     async with chat(database_url, redis_url, clock, v.unit_id) as c:
         deps = deps_of(c)
+        for phone in (ANA, BRUNO):  # both are looking at the summary of 21h on Campo 1...
+            summary = await choose(c, phone, "sáb 12/12", "Campo 1", "21h")
+            assert summary.startswith("Campo 1, sábado às 21h, 1 hora, R$ 200,00.")
         other = (await hold(deps, HoldCommand(v.unit_id, at(12, 21), at(12, 22), (v.resource_ids["Campo 1"],),
                                               customer=customer(11), service_id=v.service_ids["Campo 1h"]))).booking
-        for phone, n, place in ((ANA, 1, 1), (BRUNO, 2, 2)):
-            menu = (await c.say(phone, "oi"))[-1]
-            menu = (await c.say(phone, option(menu, "sáb 12/12")))[-1]
-            times = (await c.say(phone, option(menu, "Campo 1")))[-1]
-            assert "21h" not in options(times)  # held: not shown (RN-ATD-06)
-            # The customer asks for it anyway, from an older menu: the bot answers with the waitlist.
-            await c.say(phone, option(times, "20h"))
-            await c.say(phone, "1")
-            summary_pick = await pool.fetchval(
-                "SELECT data->'pick' FROM whatsapp_conversations WHERE unit_id = $1 AND phone = $2", v.unit_id, phone)
-            assert summary_pick["start"].startswith("2026-12-12T23:00")
-            await pool.execute(
-                "UPDATE whatsapp_conversations SET data = jsonb_set(data, '{pick}', $3::jsonb) WHERE unit_id = $1 "
-                "AND phone = $2", v.unit_id, phone,
-                {**summary_pick, "start": at(12, 21).isoformat(), "end": at(12, 22).isoformat()})
+        for phone, n, place in ((ANA, 1, 1), (BRUNO, 2, 2)):  # ...when another customer holds it
             taken = (await c.say(phone, "1"))[-1]
             await c.say(phone, option(taken, "lista de espera das 21h no Campo 1"))
             joined = await c.say(phone, cpf(500 + n))
