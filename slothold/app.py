@@ -11,14 +11,13 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aioredis
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
@@ -42,7 +41,8 @@ from slothold.hub import Hub
 from slothold.limits import HoldRateLimiter, QueryLimits
 from slothold.logs import configure, request_id_var
 from slothold.schema import build_schema
-from slothold.settings import PROJECT_ROOT, Settings
+from slothold.settings import Settings
+from slothold.web_demo import web_demo_routes
 from slothold.webhooks import sandbox_pay, webhook_endpoint
 from slothold.whatsapp import whatsapp_routes
 from store.access import PgAccess
@@ -51,7 +51,6 @@ from store.uow import PgUnitOfWork
 from store.whatsapp import PgConversations
 
 log = logging.getLogger("slothold.http")
-WEB_DEMO = PROJECT_ROOT / "web-demo"
 
 
 class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
@@ -217,9 +216,6 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         ready = all(v == "ok" for v in checks.values())
         return JSONResponse({"status": "ready" if ready else "not ready", **checks}, status_code=200 if ready else 503)
 
-    async def web_demo(request: Request) -> Response:
-        return FileResponse(Path(WEB_DEMO) / "index.html")
-
     view = GraphQLEndpoint(state, build_schema(QueryLimits.from_settings(settings)),
                            max_body_bytes=settings.max_body_bytes)
     app = Starlette(
@@ -230,7 +226,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             Route("/webhooks/{provider}", webhook_endpoint(state, settings.max_body_bytes), methods=["POST"]),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
-            Route("/", web_demo),
+            *web_demo_routes(state, settings.data_dir),
             *static_routes(),
         ],
         middleware=[Middleware(RequestIdMiddleware)],

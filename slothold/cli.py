@@ -390,6 +390,7 @@ def cmd_dev(args: argparse.Namespace, settings: Settings) -> int:
                 SLOTHOLD_HOST=host,
                 SLOTHOLD_PORT=str(port),
                 PYTHONUNBUFFERED="1",
+                SLOTHOLD_WEB_DEMO_DEV="1",  # the web demo's dev-only helpers (slothold/web_demo.py)
             )
             os.environ.update(DATABASE_URL=database_url, REDIS_URL=redis_url)
 

@@ -1,0 +1,83 @@
+"""The web demo in a real browser (headless Debian Chromium + Playwright), against a real API, worker, PostgreSQL
+and Redis: the staff live agenda, the customer booking flow and the staff queue.
+
+Screenshots of the main screens are written to docs/screenshots/ by these tests (linked from the README).
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, monotonic_ms, shot, tomorrow_local
+
+
+async def staff_agenda(page: Any, venue: Venue) -> None:
+    """Sign in as staff with a token and show tomorrow's grid."""
+    await page.goto(venue.url("agenda"))
+    await page.get_by_label("Staff token").fill(venue.owner_token)
+    await page.get_by_role("button", name="Sign in", exact=True).click()
+    await page.locator("td.cell").first.wait_for()
+    day = tomorrow_local(12).astimezone(SAO_PAULO).strftime("%Y-%m-%d")
+    await page.get_by_label("Day").fill(day)
+    await page.locator(f'section.agenda-day[data-day="{day}"] td.cell').first.wait_for()
+
+
+async def customer_signed_in(page: Any, venue: Venue, phone: str) -> None:
+    """Sign a customer in with the code the sandbox WhatsApp 'sent' (the dev-only helper reads it)."""
+    await page.goto(venue.url("book"))
+    await page.get_by_label("WhatsApp number").fill(phone)
+    await page.get_by_test_id("send-code").click()
+    await page.get_by_test_id("dev-code").click()
+    await page.wait_for_function("document.querySelector('input[name=code]').value.length === 6")
+    await page.get_by_test_id("verify-code").click()
+    await page.get_by_role("button", name="Show free times").wait_for()
+
+
+async def pick_slot(page: Any, venue: Venue, field: str, hour: int) -> None:
+    await page.get_by_label("Field").select_option(label=field)
+    await page.get_by_role("button", name="Show free times").click()
+    start = tomorrow_local(hour).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    await page.locator(f'button.slot[data-start="{start}"][data-resource="{venue.fields[field]}"]').click()
+
+
+def phone() -> str:
+    return f"+55119{secrets.randbelow(10**8):08d}"
+
+
+async def test_a_hold_made_in_one_page_shows_in_the_other_pages_grid_within_a_second(
+        venue: Venue, new_page: Any) -> None:
+    staff, customer = await new_page(), await new_page()
+    await staff_agenda(staff, venue)
+    await customer_signed_in(customer, venue, phone())
+    cell = staff.locator(cell_selector(venue.fields["Campo 2"], tomorrow_local(19)))
+    assert await cell.get_attribute("data-state") == "FREE"
+
+    await pick_slot(customer, venue, "Campo 2", 19)
+    await customer.get_by_test_id("summary").wait_for()  # the hold is committed
+    held_at = monotonic_ms()
+    await staff.wait_for_selector(cell_selector(venue.fields["Campo 2"], tomorrow_local(19)) + '[data-state="HELD"]',
+                                  timeout=1000)
+    assert monotonic_ms() - held_at < 1000
+    assert "Hold do bot" in await cell.inner_text()
+    assert ":" in await cell.locator(".countdown").inner_text()  # the countdown ticks
+
+    # Counter booking from the grid, live on the same page.
+    await staff.locator(cell_selector(venue.fields["Campo 1"], tomorrow_local(20))).click()
+    await staff.get_by_test_id("counter-form").get_by_label("Customer name").fill("Balcão Ana")
+    await staff.get_by_role("button", name="Book at the counter").click()
+    await staff.get_by_text("A customer needs a CPF or a phone.").wait_for()  # refusals read as sentences
+    await staff.get_by_test_id("counter-form").get_by_label("Phone").fill(phone())
+    await staff.get_by_role("button", name="Book at the counter").click()
+    await staff.wait_for_selector(cell_selector(venue.fields["Campo 1"], tomorrow_local(20)) + '[data-state="BOOKED"]',
+                                  timeout=3000)
+    await cell.click()
+    await staff.get_by_test_id("drop-form").wait_for()
+    await staff.screenshot(path=shot("agenda"), full_page=True)
+
+    # Drop the hold from the grid: the slot frees at once and the customer's page says so.
+    await staff.get_by_role("button", name="Drop this hold").click()
+    await staff.wait_for_selector(cell_selector(venue.fields["Campo 2"], tomorrow_local(19)) + '[data-state="FREE"]',
+                                  timeout=3000)
+    await customer.get_by_text("The hold was cancelled").wait_for(timeout=8000)
+

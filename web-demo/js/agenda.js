@@ -1,0 +1,339 @@
+// Staff live agenda (SPEC §5, §16): the unit's resources × slots for a day or a week, live from slotChanged.
+
+import {follow, gql, resultError} from "./gql.js";
+import {h, say, session} from "./session.js";
+import {addDays, countdown, dayLabel, hhmm, iso, localDate, longDate, startOfDay, today} from "./time.js";
+
+export const STATES = [
+  ["FREE", "Free", "#22C55E"],
+  ["HELD", "Held", "#F59E0B"],
+  ["VERIFYING", "Verifying payment", "#F97316"],
+  ["BOOKED", "Booked", "#3B82F6"],
+  ["BLOCKED", "Blocked", "#6B7280"],
+  ["CLOSED", "Closed", "#D1D5DB"],
+];
+const STATE_NAME = Object.fromEntries(STATES.map(([s, name]) => [s, name]));
+const STATE_COLOR = Object.fromEntries(STATES.map(([s, , c]) => [s, c]));
+const HOLD_TYPES = [["Hold do bot (CART)", "#F59E0B"], ["Reservado (RESERVED)", "#6366F1"],
+  ["Oferta da fila (waitlist offer)", "#14B8A6"]];
+
+const GRID = `query Grid($u: ID!, $from: DateTime!, $to: DateTime!) {
+  availabilityGrid(unitId: $u, from: $from, to: $to) {
+    __typename
+    ... on Grid { slotMinutes rows { resource { id name kind capacity }
+      segments { startsAt endsAt state slots available bookingId status holdType holdTypeName holdExpiresAt
+                 displayColor } } }
+    ... on Error { code message } } }`;
+const SLOT_CHANGED = `subscription Slots($u: ID!, $from: DateTime!, $to: DateTime!, $since: Int) {
+  slotChanged(unitId: $u, from: $from, to: $to, since: $since) {
+    seq event bookingId status oldStatus state holdType holdTypeName displayColor holdExpiresAt at
+    slots { resourceId startsAt endsAt quantity } } }`;
+const COUNTER = `mutation Counter($i: CounterBookingInput!) { counterBooking(input: $i) {
+  __typename ... on BookingPayload { booking { id status } }
+  ... on SlotTaken { code message heldBookingId } ... on Error { code message } } }`;
+const DROP = `mutation Drop($b: ID!, $r: String!) { drop(bookingId: $b, reason: $r) {
+  __typename ... on BookingPayload { booking { id status } } ... on Error { code message } } }`;
+const CHECK_IN = `mutation CheckIn($b: ID!) { checkIn(bookingId: $b) {
+  __typename ... on BookingPayload { booking { id status } } ... on Error { code message } } }`;
+
+/** The agenda of one unit; `live` is the page's graphql-ws client. */
+export class Agenda {
+  constructor(root, unit, live) {
+    this.root = root;
+    this.unit = unit;
+    this.tz = unit.timezone;
+    this.live = live;
+    this.day = today(this.tz);
+    this.view = "day";
+    this.cells = new Map();  // "resourceId|startMs" → cell
+    this.resources = new Map(unit.resources.map((r) => [r.id, r]));
+    this.slotMs = unit.parameters.slotMinutes * 60000;
+    this.selected = null;
+    this.stopFeed = () => {};
+    this.refetchTimer = null;
+    this.lastEventAt = null;
+    this.build();
+    this.ticker = setInterval(() => this.tick(), 1000);
+  }
+
+  build() {
+    this.dateInput = h("input", {type: "date", value: this.day, "aria-label": "Day",
+      onchange: (e) => { this.day = e.target.value; this.reload(); }});
+    this.viewSelect = h("select", {"aria-label": "View", onchange: (e) => { this.view = e.target.value; this.reload(); }},
+      h("option", {value: "day"}, "Day"), h("option", {value: "week"}, "Week"));
+    this.status = h("p", {class: "message", hidden: true, role: "status"});
+    this.feedInfo = h("span", {class: "feed-info", "data-testid": "feed-info"}, "");
+    this.gridEl = h("div", {class: "grid-area", "data-testid": "grid"});
+    this.panel = h("aside", {class: "cell-panel", "data-testid": "cell-panel", hidden: true});
+    const legend = h("div", {class: "legend", "aria-label": "Legend"},
+      STATES.map(([s, name, c]) => h("span", {class: "chip"}, h("i", {style: {background: c}}), name)),
+      h("span", {class: "legend-sep"}, "Hold types:"),
+      HOLD_TYPES.map(([name, c]) => h("span", {class: "chip"}, h("i", {style: {background: c}}), name)));
+    this.root.replaceChildren(
+      h("div", {class: "toolbar"},
+        h("button", {onclick: () => this.shift(-1), "aria-label": "Previous"}, "◀"),
+        this.dateInput,
+        h("button", {onclick: () => this.shift(1), "aria-label": "Next"}, "▶"),
+        h("button", {onclick: () => { this.day = today(this.tz); this.reload(); }}, "Today"),
+        this.viewSelect, this.feedInfo),
+      legend, this.status, this.gridEl, this.panel);
+  }
+
+  shift(direction) {
+    this.day = addDays(this.day, direction * (this.view === "week" ? 7 : 1));
+    this.reload();
+  }
+
+  days() {
+    return this.view === "week" ? [0, 1, 2, 3, 4, 5, 6].map((i) => addDays(this.day, i)) : [this.day];
+  }
+
+  range() {
+    const days = this.days();
+    return {from: iso(startOfDay(days[0], this.tz)), to: iso(startOfDay(addDays(days[days.length - 1], 1), this.tz))};
+  }
+
+  /** Subscribe for the range shown, then read the grid (events that cross the read are applied after it). */
+  async reload() {
+    this.dateInput.value = this.day;
+    this.viewSelect.value = this.view;
+    const {from, to} = this.range();
+    this.stopFeed();
+    this.stopFeed = follow(this.live, SLOT_CHANGED, {u: this.unit.id, from, to, since: this.since ?? null},
+      (event) => this.onEvent(event), (message) => say(this.status, message, "error"));
+    await this.fetchGrid();
+  }
+
+  async fetchGrid() {
+    const {from, to} = this.range();
+    let grid;
+    try {
+      grid = (await gql(GRID, {u: this.unit.id, from, to}, session.staffToken)).availabilityGrid;
+    } catch (e) {
+      say(this.status, e.message, "error");
+      return;
+    }
+    if (grid.__typename !== "Grid") {
+      say(this.status, resultError(grid), "error");
+      return;
+    }
+    say(this.status, "");
+    this.slotMs = grid.slotMinutes * 60000;
+    this.cells.clear();
+    this.rowsOrder = grid.rows.map((row) => row.resource);
+    for (const row of grid.rows) {
+      this.resources.set(row.resource.id, row.resource);
+      for (const seg of row.segments) {
+        const start = Date.parse(seg.startsAt);
+        for (let i = 0; i < seg.slots; i++) {
+          const t = start + i * this.slotMs;
+          this.cells.set(`${row.resource.id}|${t}`, {resourceId: row.resource.id, start: t, ...seg,
+            startsAt: undefined, endsAt: undefined, slots: undefined});
+        }
+      }
+    }
+    this.render();
+  }
+
+  render() {
+    const blocks = [];
+    for (const day of this.days()) {
+      const from = startOfDay(day, this.tz).getTime();
+      const to = startOfDay(addDays(day, 1), this.tz).getTime();
+      const starts = [...new Set([...this.cells.values()].filter((c) => c.start >= from && c.start < to)
+        .map((c) => c.start))].sort((a, b) => a - b);
+      const head = h("tr", {}, h("th", {class: "corner"}, "Resource"),
+        starts.map((t) => h("th", {scope: "col"}, hhmm(t, this.tz))));
+      const body = (this.rowsOrder || []).map((r) => h("tr", {},
+        h("th", {scope: "row", class: "resource"}, r.name, r.kind === "POOLED" ? h("small", {}, ` ${r.capacity} places`) : null),
+        starts.map((t) => this.cellEl(this.cells.get(`${r.id}|${t}`), r, t))));
+      blocks.push(h("section", {class: "agenda-day", "data-day": day},
+        h("h3", {}, dayLabel(day)),
+        starts.length ? h("div", {class: "scroll"}, h("table", {class: "grid"}, h("thead", {}, head), h("tbody", {}, body)))
+          : h("p", {class: "muted"}, "Closed all day.")));
+    }
+    this.gridEl.replaceChildren(...blocks);
+    this.tick();
+  }
+
+  cellEl(cell, resource, start) {
+    const td = h("td", {class: "cell", dataset: {resource: resource.id, start: new Date(start).toISOString()}});
+    this.paint(td, cell, resource);
+    td.addEventListener("click", () => this.select(resource.id, start));
+    return td;
+  }
+
+  paint(td, cell, resource) {
+    const state = cell ? cell.state : "CLOSED";
+    td.dataset.state = state;
+    td.dataset.booking = cell && cell.bookingId ? cell.bookingId : "";
+    td.style.background = (cell && cell.displayColor) || STATE_COLOR[state];
+    td.classList.toggle("light", state === "CLOSED");
+    const label = state === "FREE" ? (resource.kind === "POOLED" ? `${cell.available}/${resource.capacity}` : "")
+      : (cell && cell.holdTypeName && state !== "BOOKED" ? cell.holdTypeName : STATE_NAME[state]);
+    const parts = [h("span", {class: "label"}, label)];
+    if (cell && cell.holdExpiresAt && (state === "HELD" || state === "VERIFYING")) {
+      parts.push(h("span", {class: "countdown", dataset: {expires: cell.holdExpiresAt}}, ""));
+    }
+    if (resource.kind === "POOLED" && state !== "FREE" && cell) parts.push(h("small", {}, ` ${cell.available} left`));
+    td.replaceChildren(...parts);
+    td.title = `${resource.name} ${hhmm(cell ? cell.start : 0, this.tz)} — ${STATE_NAME[state]}`
+      + (cell && cell.status ? ` (${cell.status.toLowerCase()})` : "");
+  }
+
+  tick() {
+    const now = Date.now();
+    for (const el of this.root.querySelectorAll("[data-expires]")) {
+      const left = Date.parse(el.dataset.expires) - now;
+      el.textContent = left > 0 ? `${countdown(left)} left` : "expired";
+    }
+  }
+
+  onEvent(event) {
+    this.since = event.seq;
+    this.lastEventAt = new Date();
+    this.feedInfo.textContent = `live · last change ${hhmm(this.lastEventAt, this.tz)} (#${event.seq})`;
+    let pooled = false;
+    for (const r of event.slots) {
+      const resource = this.resources.get(r.resourceId);
+      if (!resource) continue;
+      if (resource.kind === "POOLED") { pooled = true; continue; }
+      for (let t = Date.parse(r.startsAt); t < Date.parse(r.endsAt); t += this.slotMs) {
+        const cell = this.cells.get(`${r.resourceId}|${t}`);
+        if (!cell) continue;
+        if (event.state === "FREE") {
+          if (cell.bookingId && cell.bookingId !== event.bookingId) continue;  // someone else's by now
+          Object.assign(cell, {state: "FREE", bookingId: null, status: null, holdType: null, holdTypeName: null,
+            holdExpiresAt: null, displayColor: event.displayColor, available: 1});
+        } else {
+          Object.assign(cell, {state: event.state, bookingId: event.bookingId, status: event.status,
+            holdType: event.holdType, holdTypeName: event.holdTypeName, holdExpiresAt: event.holdExpiresAt,
+            displayColor: event.displayColor, available: 0});
+        }
+        const td = this.gridEl.querySelector(`td[data-resource="${r.resourceId}"][data-start="${new Date(t).toISOString()}"]`);
+        if (td) {
+          this.paint(td, cell, resource);
+          td.classList.remove("changed");
+          void td.offsetWidth;  // restart the flash
+          td.classList.add("changed");
+        }
+      }
+    }
+    this.tick();
+    if (this.selected) this.showPanel();
+    // Reconcile with the server shortly after (pooled counts, merged runs); the patch above is what shows at once.
+    clearTimeout(this.refetchTimer);
+    this.refetchTimer = setTimeout(() => this.fetchGrid().then(() => this.selected && this.showPanel()),
+      pooled ? 150 : 800);
+  }
+
+  /** After a lost connection: the subscription resumes with `since`; read the grid again too. */
+  onReconnect() {
+    this.fetchGrid();
+  }
+
+  select(resourceId, start) {
+    this.selected = {resourceId, start};
+    for (const el of this.gridEl.querySelectorAll("td.selected")) el.classList.remove("selected");
+    const td = this.gridEl.querySelector(`td[data-resource="${resourceId}"][data-start="${new Date(start).toISOString()}"]`);
+    if (td) td.classList.add("selected");
+    this.panelMessage = h("p", {class: "message", hidden: true, role: "status", "data-testid": "panel-message"});
+    this.panelSignature = null;
+    this.showPanel();
+  }
+
+  showPanel() {
+    const {resourceId, start} = this.selected;
+    const resource = this.resources.get(resourceId);
+    const cell = this.cells.get(`${resourceId}|${start}`);
+    const state = cell ? cell.state : "CLOSED";
+    // Rebuild only when what the panel shows changed (a live event must not wipe a form being filled in).
+    const signature = JSON.stringify([resourceId, start, state, cell && cell.bookingId, cell && cell.status,
+      cell && cell.holdExpiresAt, cell && cell.available]);
+    if (signature === this.panelSignature && !this.panel.hidden) return;
+    this.panelSignature = signature;
+    const message = this.panelMessage;
+    const title = h("h3", {}, `${resource.name} · ${longDate(start, this.tz)} ${hhmm(start, this.tz)}`);
+    const close = h("button", {class: "close", "aria-label": "Close", onclick: () => {
+      this.selected = null;
+      this.panel.hidden = true;
+    }}, "×");
+    const body = [h("p", {}, h("span", {class: "state-dot", style: {background: (cell && cell.displayColor) || STATE_COLOR[state]}}),
+      STATE_NAME[state], cell && cell.holdTypeName ? ` — ${cell.holdTypeName}` : "",
+      cell && cell.status ? ` (booking ${cell.status.toLowerCase().replace("_", " ")})` : "")];
+    if (cell && cell.holdExpiresAt && (state === "HELD" || state === "VERIFYING")) {
+      body.push(h("p", {}, "Hold ends in ", h("strong", {class: "countdown", dataset: {expires: cell.holdExpiresAt}}, "")));
+    }
+    if (cell && cell.bookingId) body.push(h("p", {class: "muted"}, `Booking ${cell.bookingId}`));
+    if (state === "FREE" && resource.kind !== "POOLED") body.push(this.counterForm(resource, start, message));
+    if (state === "FREE" && resource.kind === "POOLED") body.push(this.counterForm(resource, start, message, true));
+    if ((state === "HELD" || state === "VERIFYING") && cell.bookingId) body.push(this.dropForm(cell.bookingId, message));
+    if (state === "BOOKED" && cell.bookingId && cell.status === "CONFIRMED") {
+      body.push(h("button", {onclick: () => this.run(CHECK_IN, {b: cell.bookingId}, "checkIn", message,
+        "Checked in.")}, "Check in"));
+    }
+    this.panel.replaceChildren(close, title, ...body, message);
+    this.panel.hidden = false;
+    this.tick();
+  }
+
+  counterForm(resource, start, message, pooled = false) {
+    const max = 4;
+    const form = h("form", {class: "stack", "data-testid": "counter-form"},
+      h("h4", {}, "Counter booking (balcão)"),
+      h("label", {}, "Customer name ", h("input", {name: "name", autocomplete: "off"})),
+      h("label", {}, "Phone (E.164) ", h("input", {name: "phone", type: "tel", placeholder: "+5511987654321"})),
+      h("label", {}, "Length ", h("select", {name: "slots"},
+        [...Array(max).keys()].map((i) => h("option", {value: i + 1}, `${(i + 1) * this.slotMs / 60000} min`)))),
+      pooled ? h("label", {}, "Places ", h("input", {name: "quantity", type: "number", min: 1, value: 1})) : null,
+      h("button", {type: "submit"}, "Book at the counter"));
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const data = new FormData(form);
+      const customer = {};
+      if (data.get("name")) customer.name = data.get("name");
+      if (data.get("phone")) customer.phone = data.get("phone");
+      const input = {unitId: this.unit.id, resourceIds: [resource.id], startsAt: iso(start),
+        endsAt: iso(start + Number(data.get("slots")) * this.slotMs),
+        customer: Object.keys(customer).length ? customer : null, quantity: Number(data.get("quantity") || 1)};
+      await this.run(COUNTER, {i: input}, "counterBooking", message, "Booked at the counter: confirmed.");
+    });
+    return form;
+  }
+
+  dropForm(bookingId, message) {
+    const form = h("form", {class: "stack", "data-testid": "drop-form"},
+      h("h4", {}, "Derrubar hold (drop)"),
+      h("label", {}, "Reason ", h("input", {name: "reason", required: true, value: "Liberado pela recepção"})),
+      h("button", {type: "submit", class: "danger"}, "Drop this hold"));
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      await this.run(DROP, {b: bookingId, r: new FormData(form).get("reason")}, "drop", message,
+        "Hold dropped: the slot is free and the customer was told “Horário liberado pela equipe”.");
+    });
+    return form;
+  }
+
+  async run(query, variables, field, message, success) {
+    try {
+      const result = (await gql(query, variables, session.staffToken))[field];
+      if (result.__typename === "BookingPayload") {
+        say(message, success, "ok");
+      } else {
+        let text = resultError(result);
+        if (result.heldBookingId) text += " Drop that hold first (select its cell).";
+        say(message, text, "error");
+      }
+    } catch (e) {
+      say(message, e.message, "error");
+    }
+  }
+
+  destroy() {
+    this.stopFeed();
+    clearInterval(this.ticker);
+    clearTimeout(this.refetchTimer);
+  }
+}
+
+export {localDate};
