@@ -126,6 +126,16 @@ class PgConversations:
             "AND (b.hold_expires_at IS NULL OR b.hold_expires_at > $3) ORDER BY b.created_at DESC LIMIT 1",
             unit_id, phone, now)
 
+    async def unannounced_offers(self, now: datetime, limit: int) -> list[tuple[UUID, str, UUID]]:
+        rows = await self.pool.fetch(
+            "SELECT b.unit_id, c.phone, b.id FROM bookings b JOIN customers c ON c.id = b.customer_id "
+            "WHERE b.channel = 'waitlist' AND b.hold_expires_at > $1 AND c.phone IS NOT NULL "
+            "AND (b.status = 'pending_payment' OR (b.status = 'held' AND b.service_id IS NULL)) "
+            "AND NOT EXISTS (SELECT 1 FROM whatsapp_conversations w WHERE w.unit_id = b.unit_id "
+            "AND w.phone = c.phone AND w.data->>'booking' = b.id::text) "
+            "ORDER BY b.created_at LIMIT $2", now, limit)
+        return [(r["unit_id"], r["phone"], r["id"]) for r in rows]
+
     async def conversation(self, unit_id: UUID, phone: str) -> dict[str, Any] | None:
         """The stored conversation (for tools and tests)."""
         r = await self.pool.fetchrow("SELECT state, data FROM whatsapp_conversations WHERE unit_id = $1 "

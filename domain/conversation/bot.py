@@ -110,6 +110,26 @@ async def flush(bot: Bot, unit_id: UUID, phone: str) -> int:
     return sent
 
 
+async def announce_offers(bot: Bot, limit: int = 100) -> int:
+    """Tell each customer whose slot-waitlist offer is out (a hold with its Pix, RN-ATD-08) about it in their
+    conversation, once; the conversation then takes "paguei" or "cancelar" for it. Returns how many were told."""
+    now = bot.deps.clock.now()
+    told = 0
+    for unit_id, phone, booking_id in await bot.store.unannounced_offers(now, limit):
+        unit, resources = await queries.unit_with_resources(bot.deps, unit_id)
+        async with bot.store.session(unit_id, phone, now) as s:
+            turn = Turn(bot, unit, resources, s.conversation,
+                        Inbound(unit_id, f"offer:{booking_id}", phone, now, "system"))
+            if await turn.offer():
+                told += 1
+                for text in turn.out:
+                    await s.reply(text, None, now)
+                await s.save(now)
+            await s.commit()
+        await flush(bot, unit_id, phone)
+    return told
+
+
 def _iso(value: datetime) -> str:
     return value.isoformat()
 

@@ -81,6 +81,10 @@ class ConversationStore(Protocol):
         """A live slot-waitlist offer (a hold made for this phone's customer by the waitlist), if any."""
         ...
 
+    async def unannounced_offers(self, now: datetime, limit: int) -> list[tuple[UUID, str, UUID]]:
+        """(unit, phone, booking) of live slot-waitlist offers with their Pix that no conversation shows yet."""
+        ...
+
 
 class Sender(Protocol):
     """Sends one text to one phone from the unit's WhatsApp number; raises when it did not go out."""

@@ -11,6 +11,7 @@ from domain import settlement
 from domain.customers import CustomerIdentity
 from domain.services import Deps, HoldCommand, expire_hold, hold, remind_hold
 from jobs.notify import deliver_notification
+from jobs.whatsapp import announce_whatsapp_offers
 from providers.channels import make_channels
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 from tests.services.test_notifications import deliveries, relay_pass
@@ -136,17 +137,22 @@ async def test_rn_atd_08_the_waitlist_offer_arrives_with_its_pix_and_passes_to_t
         clock.set(other.hold_expires_at)
         clock.advance(seconds=1)
         assert await expire_hold(deps, other.id)  # 15h02 in the seed: the line moves
-        offer = await c.say(ANA, "oi")
+        env = {"SLOTHOLD_WHATSAPP_API_URL": f"http://127.0.0.1:{c.cloud.port}/v21.0",
+               "SLOTHOLD_WHATSAPP_NUMBERS": f"{PHONE_NUMBER_ID}={v.unit_id}"}
+        ctx = {"deps": deps, "pool": pool, "channels": make_channels(env, pool)}
+        assert await announce_whatsapp_offers(ctx) == 1  # the worker's sweep: the offer reaches Ana by itself
+        offer = c.new_for(ANA)
         assert offer[0].startswith("Boa notícia: liberou o horário da sua lista de espera! Campo 1, sábado 12/12 às "
                                    "21h. Ele está segurado para você até ")
         assert "Pague o PIX de R$ 100,00" in offer[0] and offer[1].startswith("000201")
+        assert c.new_for(BRUNO) == []  # Bruno still waits
+        assert await announce_whatsapp_offers(ctx) == 0  # once
         ana_offer = await open_booking(pool, v.unit_id, ANA)
         assert await status_of(pool, ana_offer) == "pending_payment"
-        assert await c.say(BRUNO, "oi") != []  # Bruno still waits: no offer for him yet
-        assert "Boa notícia" not in " ".join(c.last)
         clock.advance(minutes=10, seconds=1)
         assert await expire_hold(deps, ana_offer)
-        offer = await c.say(BRUNO, "oi")
+        assert await announce_whatsapp_offers(ctx) == 1
+        offer = c.new_for(BRUNO)
         assert offer[0].startswith("Boa notícia: liberou o horário da sua lista de espera! Campo 1, sábado 12/12")
         told = await c.say(ANA, "oi")
         assert told[0] == ("O prazo para pagar a reserva de Campo 1, sábado 12/12 às 21h venceu e o horário foi "
