@@ -9,6 +9,8 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+import httpx
+
 from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, monotonic_ms, shot, tomorrow_local
 
 
@@ -81,3 +83,63 @@ async def test_a_hold_made_in_one_page_shows_in_the_other_pages_grid_within_a_se
                                   timeout=3000)
     await customer.get_by_text("The hold was cancelled").wait_for(timeout=8000)
 
+
+
+async def hold_by_api(venue: Venue, field: str, hour: int, who: str) -> dict[str, Any]:
+    """Someone else holds a slot (through the API, as staff would for a caller on the phone)."""
+    query = """mutation($i: HoldInput!) { hold(input: $i) { __typename ... on BookingPayload { booking { id } }
+      ... on Error { code message } } }"""
+    variables = {"i": {"unitId": str(venue.unit_id), "resourceIds": [str(venue.fields[field])],
+                       "startsAt": tomorrow_local(hour).isoformat(), "endsAt": tomorrow_local(hour + 1).isoformat(),
+                       "customer": {"phone": who}}}
+    async with httpx.AsyncClient(base_url=venue.base, timeout=10,
+                                 headers={"authorization": f"Bearer {venue.owner_token}"}) as client:
+        r = await client.post("/graphql", json={"query": query, "variables": variables})
+    result: dict[str, Any] = r.json()["data"]["hold"]
+    assert result["__typename"] == "BookingPayload", result
+    return result
+
+
+async def test_a_customer_signs_in_meets_a_taken_slot_holds_another_accepts_pays_the_pix_and_is_confirmed(
+        venue: Venue, new_page: Any) -> None:
+    customer = await new_page()
+    await customer_signed_in(customer, venue, phone())
+    await customer.get_by_label("Field").select_option(label="Campo 3")
+    await customer.get_by_role("button", name="Show free times").click()
+    start = tomorrow_local(18).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    slot = customer.locator(f'button.slot[data-start="{start}"]')
+    await slot.wait_for()
+
+    # Someone takes 18:00 while the customer looks at the list: SlotTaken, with alternatives and the waitlist.
+    await hold_by_api(venue, "Campo 3", 18, phone())
+    await slot.click()
+    await customer.get_by_test_id("slot-taken").wait_for()
+    message = await customer.get_by_test_id("booking-message").inner_text()
+    assert message.endswith(".") and message[0].isupper(), message
+    assert await customer.get_by_test_id("alternative").count() >= 1
+    await customer.get_by_test_id("waitlist-form").wait_for()
+    await customer.screenshot(path=shot("booking-slot-taken"), full_page=True)
+
+    # Take the nearest alternative: the hold, its summary and countdown, the policy; accept.
+    await customer.get_by_test_id("alternative").first.click()
+    summary = customer.get_by_test_id("summary")
+    await summary.wait_for()
+    assert ":" in await summary.locator(".countdown").inner_text()
+    await summary.get_by_label("I accept the summary and the cancellation policy").check()
+    await summary.get_by_test_id("accept").click()
+
+    # The Pix: QR image, "copia e cola", countdown; the amount accepted and the policy recorded.
+    pix = customer.get_by_test_id("pix")
+    await pix.wait_for()
+    assert (await pix.locator("img.qr").get_attribute("src") or "").startswith("data:image/png")
+    assert (await customer.get_by_test_id("copia-e-cola").input_value()).startswith("000201")
+    assert "R$" in await pix.inner_text() and "200,00" in await pix.inner_text()
+    assert await customer.get_by_test_id("policy").inner_text()
+    await customer.wait_for_timeout(1100)  # let the countdown tick once for the screenshot
+    await customer.screenshot(path=shot("booking-pix"), full_page=True)
+
+    await customer.get_by_test_id("sandbox-pay").click()
+    confirmed = customer.get_by_test_id("confirmed")
+    await confirmed.wait_for(timeout=8000)
+    assert "Paid R$" in (await confirmed.inner_text()).replace("\u00a0", " ")
+    await customer.screenshot(path=shot("booking-confirmed"), full_page=True)
