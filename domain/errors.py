@@ -204,3 +204,22 @@ class CustomerBlacklisted(DomainError):
 
     def __init__(self) -> None:
         super().__init__("this customer cannot make holds")
+
+
+@dataclass(frozen=True)
+class SeatConflict:
+    """A seat that was not in the state an operation needs, and the state it is in."""
+
+    seat_id: UUID
+    label: str
+    state: str
+
+
+class SeatsUnavailable(DomainError):
+    """Some seats of an all-or-nothing seat operation are not in the state it needs; nothing was changed."""
+
+    code = "seats_unavailable"
+
+    def __init__(self, message: str, seats: list[SeatConflict]) -> None:
+        super().__init__(message)
+        self.seats = seats

@@ -31,6 +31,8 @@ class UnitRepository(Protocol):
 
     async def capacity_by_hours(self, unit_id: UUID) -> dict[tuple[OpeningWindow, ...], int]: ...
 
+    async def seat_resources(self, unit_id: UUID, ids: list[UUID]) -> dict[UUID, Resource]: ...
+
 
 class BookingRepository(Protocol):
     """Bookings and the allocations that occupy resources."""
@@ -227,6 +229,8 @@ class UnitOfWork(Protocol):
     antifraud: AntifraudRepository
     waitlists: Any
     """Slot and capacity waitlists and walk-in queues (store/waitlists.py)."""
+    seatmaps: Any
+    """Seat maps, events and seat blocks (domain.seatmaps.SeatMapRepository)."""
 
     def savepoint(self) -> Any: ...
 

@@ -36,7 +36,7 @@ from domain.errors import (
     SlotOption,
     SlotTaken,
 )
-from domain.hold_types import HoldType, Releaser
+from domain.hold_types import HoldType, Releaser, SeatState
 from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import Clock, PaymentProvider, UnitOfWork
 from domain.staff_queue import QueueItemType
@@ -85,6 +85,8 @@ class HoldCommand:
     """The open hold a swap cancels in the same transaction (RN-HLD-05 does not count it)."""
     placed_by: Releaser | None = None
     """Who places the hold, for its hold type's rules (None: the platform itself)."""
+    sell: bool = False
+    """Place the thing straight in SOLD (a sale at the box office): the hold type, if any, must be valid there."""
     until: datetime | None = None
     """Seat maps: the hold is for an event, not for grid slots — no grid or advance checks, and it may be held
     until this instant (the event's start) at the latest."""
@@ -151,21 +153,24 @@ async def hold(deps: Deps, cmd: HoldCommand, before_insert: BeforeInsert | None 
         raise InvalidInput("resourceIds", "give at least one resource, or none for any", code="no_resource")
     if len(set(cmd.resource_ids or ())) != len(cmd.resource_ids or ()):
         raise InvalidInput("resourceIds", "a resource is listed twice", code="duplicate_resource")
-    if not cmd.counter and cmd.customer is None and cmd.placed_by is not Releaser.ADMIN:
+    if not cmd.counter and not cmd.sell and cmd.customer is None and cmd.placed_by is not Releaser.ADMIN:
         raise InvalidInput("customer", "a hold needs the customer's CPF or phone", code="customer_required")
 
     async with deps.uow() as uow:
         unit = await uow.units.get(cmd.unit_id)
-        if not cmd.counter:
+        if not cmd.counter and not cmd.sell:
             hold_type_for(unit, cmd)  # an unknown or misused hold type is refused before anything else
         if cmd.resource_ids is not None:
-            found = await uow.units.resources_by_id(unit.id, list(cmd.resource_ids))
+            ids = list(cmd.resource_ids)
+            found = await (uow.units.seat_resources(unit.id, ids) if cmd.until is not None
+                           else uow.units.resources_by_id(unit.id, ids))
             missing = [r for r in cmd.resource_ids if r not in found]
             if missing:
                 raise NotFound("resource", missing[0], field="resourceIds")
             candidates = [[found[r] for r in cmd.resource_ids]]
             for r in candidates[0]:
-                check_on_grid(unit, r, cmd.starts_at, cmd.ends_at)
+                if cmd.until is None:  # seats are sold per event, not per grid slot
+                    check_on_grid(unit, r, cmd.starts_at, cmd.ends_at)
                 _check_quantity(r, cmd.quantity)
         else:
             candidates = await _any_free(deps, unit, await uow.units.resources(unit.id), cmd, now)
@@ -183,6 +188,8 @@ async def hold(deps: Deps, cmd: HoldCommand, before_insert: BeforeInsert | None 
                 if await fraud.raise_ceiling_alert(uow, unit, refusal, now):
                     await uow.commit()
             raise
+    if cmd.until is not None and last is not None:
+        raise last  # seats: the seat map's own answer says which seats (domain/seatmaps.py)
     wanted = candidates[0][0]
     taken = last or SlotTaken("no resource of the unit is free for that range", [wanted.id], cmd.starts_at,
                               cmd.ends_at)
@@ -262,6 +269,14 @@ async def _hold_on(
                                "days ahead", code="too_far")
         status, deadline, hold_type = BookingStatus.CONFIRMED, None, None
         expires = False
+    elif cmd.sell:  # a sale: born confirmed, with the hold type it was sold as (if any)
+        expires, deadline, status = False, None, BookingStatus.CONFIRMED
+        hold_type = None
+        if cmd.hold_type is not None:
+            sold_as = unit.hold_types.resolve(cmd.hold_type)
+            sold_as.check_placement(cmd.placed_by)
+            sold_as.check_target(SeatState.SOLD)
+            hold_type = sold_as.name
     else:
         expires = False
         ht = hold_type_for(unit, cmd)
@@ -324,7 +339,7 @@ def hold_deadline_for(unit: Unit, ht: HoldType, cmd: HoldCommand, now: datetime,
     seat holds by `cmd.until` (the event's start)."""
     ttl = timedelta(seconds=ht.ttl_seconds) if ht.ttl_seconds else None
     if ttl is None and not ht.uses_unit_ttl:
-        return cmd.ends_at if cmd.until is None else max(cmd.until, now)
+        return cmd.ends_at
     if cmd.until is None:
         return hold_deadline(unit.params, now, cmd.starts_at, payment_due=payment_due, ttl=ttl)
     ttl = ttl or (unit.params.hold_ttl_with_payment if payment_due else unit.params.hold_ttl)
@@ -350,6 +365,7 @@ def _hold_payload(cmd: HoldCommand) -> dict[str, object]:
         "resources": sorted(map(str, cmd.resource_ids)) if cmd.resource_ids else None,
         "quantity": cmd.quantity, "customer": cmd.customer, "service": cmd.service_id,
         "hold_type": cmd.hold_type, "counter": cmd.counter, **({"until": cmd.until.isoformat()} if cmd.until else {}),
+        **({"sell": True} if cmd.sell else {}),
     }
 
 

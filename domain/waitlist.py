@@ -138,8 +138,13 @@ async def _charge_offer(deps: Deps, booking_id: UUID) -> None:
 
 
 async def promote_after_release(deps: Deps, booking: Booking) -> None:
-    """The hook run after a booking frees its resources: promote every waiting slot it overlaps."""
+    """The hook run after a booking frees its resources: promote every waiting slot it overlaps. Seats of seat maps
+    (off the grid) have no waitlists."""
+    async with deps.uow() as uow:
+        on_grid = await uow.units.resources_by_id(booking.unit_id, [a.resource_id for a in booking.allocations])
     for a in booking.allocations:
+        if a.resource_id not in on_grid:
+            continue
         async with deps.uow() as uow:
             keys = await uow.waitlists.waiting_slots_overlapping(booking.unit_id, a.resource_id, a.starts_at,
                                                                  a.ends_at)

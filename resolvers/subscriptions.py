@@ -27,6 +27,8 @@ def _refuse(e: DomainError) -> GraphQLError:
     return GraphQLError(e.message, extensions=extensions)
 
 
+SLOT_TOPICS = frozenset({"slot_changed", "block_changed"})
+"""Bookings' changes, and seat blocks (domain/seatmaps.py), both shown on the grid."""
 _CHANGES: OrderedDict[tuple[UUID, int], SlotChange] = OrderedDict()
 
 
@@ -70,7 +72,7 @@ class Subscription:
             raise _refuse(e) from None
         start, end = from_.astimezone(UTC), to.astimezone(UTC)
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):
-            if event.topic == "slot_changed" and _overlaps(event.payload, start, end):
+            if event.topic in SLOT_TOPICS and _overlaps(event.payload, start, end):
                 yield await _slot_change(info.context.deps, uid, event.seq, event.payload)
 
     @strawberry.subscription(description="Every change of one booking.")

@@ -7,8 +7,13 @@ from typing import Any
 
 import strawberry
 
+from domain import hold_types as dh
 from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
+from schema.hold_types import SeatState
 from schema.types import BookingStatus, SlotState
+
+SEAT_STATES = {"free": dh.SeatState.ACTIVE, "held": dh.SeatState.LOCKED, "verifying": dh.SeatState.LOCKED,
+               "booked": dh.SeatState.SOLD, "blocked": dh.SeatState.BLOCKED, "closed": dh.SeatState.BLOCKED}
 
 
 @strawberry.type(description="One resource's range touched by a change.")
@@ -24,10 +29,12 @@ class SlotChange:
     seq: int = strawberry.field(description="The unit's event sequence number: reconnect with since: seq.")
     unit_id: strawberry.ID
     event: str = strawberry.field(description="booking.held, booking.confirmed, booking.expired, ...")
-    booking_id: strawberry.ID
-    status: BookingStatus
+    booking_id: strawberry.ID | None = strawberry.field(description="The booking; null for a block (seats.blocked, "
+                                                        "seats.unblocked).")
+    status: BookingStatus | None
     old_status: BookingStatus | None
     state: SlotState = strawberry.field(description="What the grid shows now for these slots.")
+    seat_state: SeatState = strawberry.field(description="The same as a seat map shows it (seed 004).")
     hold_type: str | None
     hold_type_name: str | None
     display_color: str
@@ -41,8 +48,9 @@ class SlotChange:
     def from_payload(cls, seq: int, p: dict[str, Any], catalog: HoldTypeCatalog = PLATFORM_CATALOG) -> SlotChange:
         name, color = catalog.display(p["state"], p.get("hold_type"))
         return cls(
-            seq=seq, unit_id=strawberry.ID(p["unit_id"]), event=p["event"], booking_id=strawberry.ID(p["booking_id"]),
-            status=BookingStatus(p["status"]),
+            seq=seq, unit_id=strawberry.ID(p["unit_id"]), event=p["event"],
+            booking_id=strawberry.ID(p["booking_id"]) if p.get("booking_id") else None,
+            status=BookingStatus(p["status"]) if p.get("status") else None, seat_state=SEAT_STATES[p["state"]],
             old_status=BookingStatus(p["old_status"]) if p.get("old_status") else None,
             state=SlotState(p["state"]), hold_type=p.get("hold_type"), hold_type_name=name, display_color=color,
             hold_expires_at=datetime.fromisoformat(p["hold_expires_at"]) if p.get("hold_expires_at") else None,

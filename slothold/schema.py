@@ -21,6 +21,7 @@ from resolvers.noshow import NoShowMutation
 from resolvers.notifications import NotificationMutation, NotificationQuery, NotificationSubscription
 from resolvers.payments import CatalogMutation, PaymentMutation, PaymentQuery
 from resolvers.queries import Query
+from resolvers.seatmaps import SeatMapMutation, SeatMapQuery
 from resolvers.subscriptions import Subscription
 from resolvers.unit_settings import UnitSettingsMutation
 from resolvers.waitlists import WaitlistMutation, WaitlistQuery, WaitlistSubscription
@@ -83,10 +84,11 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     rules = query_limit_rules(limits)  # once per schema: the validation cache is keyed by these classes
     return SlotholdSchema(
         query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery, WebhookQuery,
-                                    NotificationQuery, AuditQuery, HoldTypeQuery)),
+                                    NotificationQuery, AuditQuery, HoldTypeQuery, SeatMapQuery)),
         mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation,
                                           CustomerMutation, UnitSettingsMutation, WebhookMutation,
-                                          LifecycleMutation, NotificationMutation, NoShowMutation, HoldTypeMutation)),
+                                          LifecycleMutation, NotificationMutation, NoShowMutation, HoldTypeMutation,
+                                          SeatMapMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription)),
         execution_context_class=SharedEventExecutor,
         extensions=[

@@ -41,6 +41,12 @@ WHERE r.unit_id = $1::uuid AND r.active AND r.on_grid AND ($2::uuid[] IS NULL OR
 ORDER BY r.sort, r.name
 """
 
+_SEATS_SQL = """
+SELECT r.id, r.name, r.kind, r.capacity, r.group_id, '[]'::json AS hours
+FROM resources r JOIN seats s ON s.unit_id = r.unit_id AND s.resource_id = r.id
+WHERE r.unit_id = $1::uuid AND r.active AND r.id = ANY($2::uuid[])
+"""
+
 # Resources grouped by their own weekly hours ('[]': the unit's), with their summed capacity.
 _CAPACITY_SQL = """
 WITH own AS (
@@ -183,6 +189,11 @@ class PgUnits:
             if r is not None:
                 found[rid] = r
         return found
+
+    async def seat_resources(self, unit_id: UUID, ids: list[UUID]) -> dict[UUID, Resource]:
+        """Those of `ids` that are active seats of the unit's seat maps (off the grid; not cached)."""
+        rows = await self._pool.fetch(_SEATS_SQL, unit_id, ids)
+        return {r["id"]: resource_of(unit_id, r) for r in rows}
 
     async def capacity_by_hours(self, unit_id: UUID) -> dict[tuple[OpeningWindow, ...], int]:
         """The unit's active resources' summed capacity per weekly hours (empty: the unit's), to size its grid

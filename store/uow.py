@@ -15,6 +15,7 @@ from store.idempotency import PgIdempotencyKeys
 from store.outbox import PgEvents
 from store.payments import PgPayments
 from store.queue import PgQueue
+from store.seatmaps import PgSeatMaps
 from store.units import PgUnits
 from store.waitlists import PgWaitlists
 
@@ -38,6 +39,7 @@ class PgUnitOfWork:
         self.queue = PgQueue(self._connection)
         self.waitlists = PgWaitlists(self._connection)
         self.antifraud = PgAntifraud(self._connection)
+        self.seatmaps = PgSeatMaps(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:

@@ -1,0 +1,169 @@
+"""GraphQL types of seat maps (seed 004): events, sections, rows and seats with their live states."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+
+from domain import errors as de
+from domain import seatmaps as ds
+from domain.hold_types import HoldTypeCatalog
+from schema.errors import Error
+from schema.hold_types import SeatState
+from schema.types import Booking
+
+_SLOT_STATE = {"held": "held", "pending_payment": "held", "verifying": "verifying", "confirmed": "booked",
+               "checked_in": "booked", "completed": "booked"}
+
+
+@strawberry.type(description="A seat map: numbered seats in sections and rows, each an exclusive resource.")
+class SeatMap:
+    id: strawberry.ID
+    unit_id: strawberry.ID
+    name: str
+    seat_count: int
+
+    @classmethod
+    def from_domain(cls, m: ds.SeatMap) -> SeatMap:
+        return cls(id=strawberry.ID(str(m.id)), unit_id=strawberry.ID(str(m.unit_id)), name=m.name,
+                   seat_count=len(m.seats))
+
+
+@strawberry.type(description="A performance of a seat map: its seats are sold for [startsAt, endsAt).")
+class SeatEvent:
+    id: strawberry.ID
+    unit_id: strawberry.ID
+    seat_map_id: strawberry.ID
+    name: str
+    starts_at: datetime
+    ends_at: datetime
+
+    @classmethod
+    def from_domain(cls, e: ds.SeatEvent) -> SeatEvent:
+        return cls(id=strawberry.ID(str(e.id)), unit_id=strawberry.ID(str(e.unit_id)),
+                   seat_map_id=strawberry.ID(str(e.seat_map_id)), name=e.name, starts_at=e.starts_at,
+                   ends_at=e.ends_at)
+
+
+@strawberry.type(description="One seat and its state for the event. Its id is its resource id (slotChanged names "
+                 "it in slots[].resourceId).")
+class Seat:
+    id: strawberry.ID
+    section: str
+    row: str
+    label: str
+    state: SeatState
+    hold_type: str | None
+    hold_type_name: str | None
+    display_color: str
+    hold_expires_at: datetime | None
+    booking_id: strawberry.ID | None = strawberry.field(description="The booking that locks or bought it: staff and "
+                                                        "integrators with 'read' only.")
+
+    @classmethod
+    def from_domain(cls, v: ds.SeatView, catalog: HoldTypeCatalog, show_booking: bool) -> Seat:
+        o = v.occupant if v.state in (ds.SeatState.LOCKED, ds.SeatState.SOLD, ds.SeatState.BLOCKED) else None
+        slot = ("blocked" if v.state is ds.SeatState.BLOCKED else _SLOT_STATE.get(o.status or "", "free")
+                if o else "free")
+        hold_type = o.hold_type if o else None
+        name, color = catalog.display(slot, hold_type)
+        return cls(id=strawberry.ID(str(v.seat.id)), section=v.seat.section, row=v.seat.row, label=v.seat.label,
+                   state=v.state, hold_type=hold_type, hold_type_name=name, display_color=color,
+                   hold_expires_at=o.hold_expires_at if o and v.state is ds.SeatState.LOCKED else None,
+                   booking_id=strawberry.ID(str(o.booking_id)) if show_booking and o and o.booking_id else None)
+
+
+@strawberry.type
+class SeatRow:
+    label: str
+    seats: list[Seat]
+
+
+@strawberry.type
+class SeatSection:
+    name: str
+    rows: list[SeatRow]
+
+
+@strawberry.type(description="How many seats are in each state.")
+class SeatCounts:
+    active: int
+    locked: int
+    sold: int
+    blocked: int
+
+
+@strawberry.type(description="An event's seat map with every seat's state now. Live changes: slotChanged(unitId, "
+                 "from: event.startsAt, to: event.endsAt), whose seatState and slots[].resourceId (= seat id) say "
+                 "what changed.")
+class SeatMapView:
+    event: SeatEvent
+    seat_map: SeatMap
+    sections: list[SeatSection]
+    counts: SeatCounts
+
+    @classmethod
+    def from_domain(cls, v: ds.SeatMapView, catalog: HoldTypeCatalog, show_booking: bool) -> SeatMapView:
+        sections: dict[str, dict[str, list[Seat]]] = {}
+        for sv in v.seats:
+            sections.setdefault(sv.seat.section, {}).setdefault(sv.seat.row, []).append(
+                Seat.from_domain(sv, catalog, show_booking))
+        c = v.counts()
+        return cls(event=SeatEvent.from_domain(v.event), seat_map=SeatMap.from_domain(v.seat_map),
+                   sections=[SeatSection(name=s, rows=[SeatRow(label=r, seats=seats) for r, seats in rows.items()])
+                             for s, rows in sections.items()],
+                   counts=SeatCounts(active=c[ds.SeatState.ACTIVE], locked=c[ds.SeatState.LOCKED],
+                                     sold=c[ds.SeatState.SOLD], blocked=c[ds.SeatState.BLOCKED]))
+
+
+@strawberry.type(description="A seat and the state it was in.")
+class SeatConflict:
+    seat_id: strawberry.ID
+    label: str
+    state: SeatState
+
+
+@strawberry.type(description="Some seats were not in the state the operation needs; nothing was changed (all or "
+                 "nothing). `seats` lists them with their states.")
+class SeatsUnavailable(Error):
+    seats: list[SeatConflict]
+
+    @classmethod
+    def from_domain(cls, e: de.SeatsUnavailable) -> SeatsUnavailable:
+        return cls(code=e.code, message=e.message,
+                   seats=[SeatConflict(seat_id=strawberry.ID(str(s.seat_id)), label=s.label,
+                                       state=ds.SeatState(s.state)) for s in e.seats])
+
+
+@strawberry.type(description="The bookings a seat operation changed (unlocked, sold, reverted).")
+class SeatBookingsPayload:
+    bookings: list[Booking]
+
+
+@strawberry.type(description="How many seats were blocked or unblocked.")
+class SeatsChanged:
+    seats: int
+
+
+@strawberry.input
+class SeatRowInput:
+    label: str
+    seats: list[str] = strawberry.field(description="Seat labels in display order, e.g. [\"1\", \"2\", \"3\"].")
+
+
+@strawberry.input
+class SeatSectionInput:
+    name: str
+    rows: list[SeatRowInput]
+
+
+@strawberry.input(description="A new seat map: sections of rows of seat labels (at most 5,000 seats).")
+class SeatMapInput:
+    unit_id: strawberry.ID
+    name: str
+    sections: list[SeatSectionInput]
+
+    def specs(self) -> list[ds.SectionSpec]:
+        return [ds.SectionSpec(s.name, tuple(ds.RowSpec(r.label, tuple(r.seats)) for r in s.rows))
+                for s in self.sections]
