@@ -8,6 +8,7 @@ received is recorded once, so a retry never repeats a turn of the conversation.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -84,6 +85,7 @@ def messages_of(payload: Any, numbers: Mapping[str, UUID]) -> list[Inbound]:
 def whatsapp_routes(state: dict[str, Any], settings: Settings) -> list[Route]:
     """GET (handshake) and POST (messages) on /webhooks/whatsapp."""
     numbers = settings.whatsapp_unit_numbers()
+    gate = asyncio.Semaphore(max(1, settings.db_pool_max // 2))  # see domain.conversation.bot.Bot.gate
 
     async def handshake(request: Request) -> Response:
         q = request.query_params
@@ -104,7 +106,7 @@ def whatsapp_routes(state: dict[str, Any], settings: Settings) -> list[Route]:
             payload = json.loads(body)
         except ValueError:
             return JSONResponse({"error": "body is not JSON"}, status_code=400)
-        bot = Bot(state["deps"], state["whatsapp_store"], state["whatsapp_sender"])
+        bot = Bot(state["deps"], state["whatsapp_store"], state["whatsapp_sender"], gate)
         fresh = 0
         try:
             for message in messages_of(payload, numbers):

@@ -13,8 +13,10 @@ the order of their WhatsApp timestamps; the replies are written in that transact
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from dataclasses import dataclass
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from uuid import UUID
@@ -59,6 +61,9 @@ class Bot:
     deps: Deps
     store: ConversationStore
     sender: Sender
+    gate: asyncio.Semaphore | None = field(default=None, compare=False)
+    """Bounds the conversations handled at once in this process: each holds a connection (its row lock) while the
+    use cases it calls take others, so without a bound a burst could take the whole pool and wait for itself."""
 
 
 async def receive(bot: Bot, message: Inbound) -> bool:
@@ -73,7 +78,10 @@ async def receive(bot: Bot, message: Inbound) -> bool:
 async def handle_pending(bot: Bot, unit_id: UUID, phone: str) -> int:
     """Handle the conversation's unhandled messages, oldest first, under its row lock; returns how many."""
     unit, resources = await queries.unit_with_resources(bot.deps, unit_id)
-    async with bot.store.session(unit_id, phone, bot.deps.clock.now()) as s:
+    async with AsyncExitStack() as stack:
+        if bot.gate is not None:
+            await stack.enter_async_context(bot.gate)
+        s = await stack.enter_async_context(bot.store.session(unit_id, phone, bot.deps.clock.now()))
         pending = await s.pending()
         for m in pending:
             turn = Turn(bot, unit, resources, s.conversation, m)
@@ -83,6 +91,9 @@ async def handle_pending(bot: Bot, unit_id: UUID, phone: str) -> int:
                 log.warning("whatsapp %s: %s (%s) in state %s", m.message_id, e.code, e.message,
                             s.conversation.state)
                 turn.say(t.BUSY if e.code == "busy" else t.NOT_UNDERSTOOD)
+            except Exception:  # a bug or an outage must not wedge the conversation on this message forever
+                log.exception("whatsapp %s: failed in state %s", m.message_id, s.conversation.state)
+                turn.out = [t.BUSY]
             now = bot.deps.clock.now()
             for text in turn.out:
                 await s.reply(text, m.message_id, now)
@@ -436,10 +447,19 @@ class Turn:
             self.conv.state = SUMMARY
             return
         except (InvalidTransition, InvalidInput):
+            await self.release(booking)
             self.say(t.UNAVAILABLE)
             await self.show_days()
             return
         self.paying(result.booking, result.charge)
+
+    async def release(self, booking: Booking) -> None:
+        """Give up a hold that cannot be paid (so it does not block the customer's next one)."""
+        try:
+            await services.cancel(self.deps, services.ChangeCommand(booking.id, actor="system", channel="whatsapp",
+                                                                    reason="could not be charged"))
+        except DomainError as e:
+            log.info("hold %s not released: %s", booking.id, e.message)
 
     def paying(self, booking: Booking, charge: Charge | None) -> None:
         if charge is None or booking.status is BookingStatus.CONFIRMED:

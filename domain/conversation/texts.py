@@ -60,7 +60,7 @@ PIX_FAILED_AGAIN = "Não consegui gerar o PIX agora. Tente de novo em instantes.
 UNAVAILABLE = "Esse horário não pode mais ser reservado pelo WhatsApp."
 NOT_UNDERSTOOD = "Não entendi. Responda com o número de uma opção (ou \"cancelar\" para recomeçar)."
 IMAGE_NOTHING_DUE = "Recebi a imagem, mas você não tem nenhum PIX pendente comigo."
-BUSY = "Estou com muitas mensagens agora. Pode repetir daqui a pouco?"
+BUSY = "Tive um problema para responder agora. Pode repetir daqui a pouco?"
 
 
 def clock(local: datetime) -> str:

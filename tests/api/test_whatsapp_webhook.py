@@ -181,3 +181,22 @@ async def test_a_reply_the_cloud_api_refuses_is_sent_again_with_the_next_one(
         assert answers[2].startswith("Qual campo em hoje")
         assert await pool.fetchval("SELECT count(*) FROM whatsapp_replies WHERE unit_id = $1 AND sent_at IS NULL",
                                    v.unit_id) == 0
+
+
+async def test_status_updates_unknown_numbers_and_malformed_bodies_change_nothing(
+        database_url: str, redis_url: str, pool: Any, clock: Any) -> None:
+    v = await paid_arena(pool)
+    async with chat(database_url, redis_url, clock, v.unit_id) as c:
+        statuses = {"object": "whatsapp_business_account", "entry": [{"id": "1", "changes": [{"field": "messages",
+                    "value": {"messaging_product": "whatsapp", "metadata": {"phone_number_id": PHONE_NUMBER_ID},
+                              "statuses": [{"id": "wamid.X", "status": "delivered", "timestamp": "1",
+                                            "recipient_id": "5511988880001"}]}}]}]}
+        assert (await c.post(statuses)).json() == {"received": 0}
+        other_number = payload(ANA, "oi", at=clock.now(), number_id="999")
+        assert (await c.post(other_number)).json() == {"received": 0}
+        assert (await c.post(b"{not json")).status_code == 400
+        garbage = payload(ANA, "oi", at=clock.now())
+        garbage["entry"][0]["changes"][0]["value"]["messages"][0]["from"] = "not a phone"
+        assert (await c.post(garbage)).json() == {"received": 0}
+        assert await pool.fetchval("SELECT count(*) FROM whatsapp_inbox WHERE unit_id = $1", v.unit_id) == 0
+        assert c.cloud.requests == []

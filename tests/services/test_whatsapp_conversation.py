@@ -82,6 +82,24 @@ async def test_unknown_input_gets_a_short_help_and_the_same_menu_again(
         assert image == ["Recebi a imagem, mas você não tem nenhum PIX pendente comigo.", fields]
 
 
+async def test_tanto_faz_and_two_consecutive_hours_of_the_same_field(
+        database_url: str, redis_url: str, pool: Any, clock: Any) -> None:
+    """RN-ATD-06: "tanto faz" lists the times free on any field; a booking may take consecutive slots of one field."""
+    v = await paid_arena(pool)
+    async with chat(database_url, redis_url, clock, v.unit_id) as c:
+        deps = deps_of(c)
+        for field in ("Campo 1", "Campo 2", "Campo 3"):
+            await hold(deps, HoldCommand(v.unit_id, at(12, 19), at(12, 20), (v.resource_ids[field],),
+                                         customer=customer(30 + int(field[-1]))))
+        summary = await choose(c, ANA, "sáb 12/12", "Tanto faz", "19h", "2 horas")
+        assert summary.startswith("Campo 4, sábado às 19h, 2 horas, R$ 200,00.")
+        pix = await c.say(ANA, "ok")
+        assert pix[0].startswith("Segurei Campo 4, sábado 12/12 às 19h")
+        booking = await open_booking(pool, v.unit_id, ANA)
+        during = await pool.fetchval("SELECT during FROM bookings WHERE id = $1", booking)
+        assert (during.lower, during.upper) == (at(12, 19), at(12, 21))
+
+
 async def test_rn_atd_07_a_slot_taken_meanwhile_gets_three_alternatives_and_the_waitlist(
         database_url: str, redis_url: str, pool: Any, clock: Any) -> None:
     """Exemplo: the customer picks 20h on Campo 2 but another customer just held it: three options and a fourth,
