@@ -143,3 +143,40 @@ async def test_a_customer_signs_in_meets_a_taken_slot_holds_another_accepts_pays
     await confirmed.wait_for(timeout=8000)
     assert "Paid R$" in (await confirmed.inner_text()).replace("\u00a0", " ")
     await customer.screenshot(path=shot("booking-confirmed"), full_page=True)
+
+
+async def test_the_staff_queue_shows_a_paguei_at_once_and_clears_it_when_the_pix_arrives(
+        venue: Venue, new_page: Any) -> None:
+    staff, customer = await new_page(), await new_page()
+    await staff_agenda(staff, venue)
+    await customer_signed_in(customer, venue, phone())
+    await pick_slot(customer, venue, "Campo 4", 21)
+    summary = customer.get_by_test_id("summary")
+    await summary.get_by_label("I accept the summary and the cancellation policy").check()
+    await summary.get_by_test_id("accept").click()
+    await customer.get_by_test_id("pix").wait_for()
+
+    # "Paguei": the booking is frozen while staff check, and the queue shows it without a reload.
+    await customer.get_by_test_id("paguei").click()
+    await customer.get_by_text("The staff are checking your payment").wait_for()
+    claimed_at = monotonic_ms()
+    item = staff.locator('li.item[data-type="customer_says_paid"]')
+    await item.wait_for(timeout=2000)
+    assert monotonic_ms() - claimed_at < 2000
+    assert "Cliente diz que pagou" in await item.inner_text()
+    cell = cell_selector(venue.fields["Campo 4"], tomorrow_local(21))
+    await staff.wait_for_selector(cell + '[data-state="VERIFYING"]', timeout=2000)
+
+    # Staff may confirm only what the bank has: not yet, said as a sentence.
+    await item.get_by_role("button", name="Confirm payment").click()
+    refusal = item.locator(".message.error")
+    await refusal.wait_for()
+    text = await refusal.inner_text()
+    assert text[0].isupper() and text.endswith("."), text
+    await staff.screenshot(path=shot("staff-queue"), full_page=True)
+
+    # The Pix arrives: the customer is confirmed, the item leaves the queue and the cell turns booked, live.
+    await customer.get_by_test_id("sandbox-pay").click()
+    await customer.get_by_test_id("confirmed").wait_for(timeout=8000)
+    await item.wait_for(state="detached", timeout=5000)
+    await staff.wait_for_selector(cell + '[data-state="BOOKED"]', timeout=3000)

@@ -170,7 +170,9 @@ export class Agenda {
     td.style.background = (cell && cell.displayColor) || STATE_COLOR[state];
     td.classList.toggle("light", state === "CLOSED");
     const label = state === "FREE" ? (resource.kind === "POOLED" ? `${cell.available}/${resource.capacity}` : "")
-      : (cell && cell.holdTypeName && state !== "BOOKED" ? cell.holdTypeName : STATE_NAME[state]);
+      : state === "VERIFYING" ? "Verifying"
+        : (cell && cell.holdTypeName && state === "HELD" ? cell.holdTypeName : STATE_NAME[state]);
+    td.classList.toggle("verifying", state === "VERIFYING");
     const parts = [h("span", {class: "label"}, label)];
     if (cell && cell.holdExpiresAt && (state === "HELD" || state === "VERIFYING")) {
       parts.push(h("span", {class: "countdown", dataset: {expires: cell.holdExpiresAt}}, ""));
