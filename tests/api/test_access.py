@@ -19,15 +19,18 @@ import pytest
 import uvicorn
 import websockets
 
+from domain import seatmaps
 from domain.access import Action
+from domain.services import Deps
 from slothold.app import create_app
 from slothold.embedded import free_port
 from slothold.settings import Settings
 from slothold.tokens_cli import TokenError, create_token
 from store.access import PgAccess
+from store.uow import PgUnitOfWork
 from tests.api.conftest import system_token
 from tests.conftest import MutableClock
-from tests.venues import arena, at, cpf
+from tests.venues import arena, at, cpf, customer
 
 ALLOWED = {Action.PUBLIC: {"operator", "manager", "owner", "read", "book", "customer", "anonymous", "stranger"},
            Action.READ: {"operator", "manager", "owner", "read"},
@@ -58,6 +61,9 @@ class World:
     customer_phone: str
     webhook: UUID | None = None
     delivery: UUID | None = None
+    seat_map: UUID | None = None
+    seat_event: UUID | None = None
+    seats: list[UUID] | None = None
 
     async def gql(self, caller: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         token = self.tokens[caller]
@@ -143,7 +149,19 @@ async def world(database_url: str, redis_url: str, clock: MutableClock, pool: An
             w = World(client, tokens, v.unit_id, list(v.resource_ids.values()), UUID(booking), UUID(walk_in), item,
                       UUID(slot_entry), capacity_entry, pool, phone)
             w.webhook, w.delivery = await _webhook_rows(pool, v.unit_id)
+            w.seat_map, w.seat_event, w.seats = await _seat_map(pool, clock, v.unit_id)
             yield w
+
+
+async def _seat_map(pool: Any, clock: MutableClock, unit: UUID) -> tuple[UUID, UUID, list[UUID]]:
+    """A seat map of the unit with an event whose first seat someone else locked."""
+    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock)
+    m = await seatmaps.create_seat_map(deps, unit, "Palco", [seatmaps.SectionSpec("P", (seatmaps.RowSpec(
+        "A", tuple(str(i) for i in range(1, 9))),))])
+    e = await seatmaps.create_event(deps, m.id, "Show", at(10, 20), at(10, 22))
+    seats = [s.id for s in m.seats]
+    await seatmaps.lock_seats(deps, seatmaps.SeatCommand(e.id, (seats[0],), customer=customer(77)))
+    return m.id, e.id, seats
 
 
 async def _webhook_rows(pool: Any, unit: UUID) -> tuple[UUID, UUID]:
@@ -170,7 +188,7 @@ def _hold_input(unit: UUID, resource: UUID, hour: int, who: str, phone: str | No
 
 BOOKING_LEVEL = {"booking", "charges", "cancel", "confirm", "swapHold", "claimPaid", "confirmPayment", "linkPayment",
                  "denyPaymentClaim", "drop", "checkIn", "complete", "slotWaitlistEntry", "capacityWaitlistEntry",
-                 "reschedule", "markNoShow"}
+                 "reschedule", "markNoShow", "unlockSeats"}
 """Operations on one existing booking or entry: a customer may run them only on their own (here: not theirs)."""
 AS_SOMEONE_ELSE = {"joinCapacityWaitlist", "claimWaitlistOffer", "declineWaitlistOffer"}
 """The matrix names a `user`: a customer may act only as themselves (tested without `user` below)."""
@@ -181,6 +199,11 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
     day = {"from": at(8, 0).isoformat(), "to": at(9, 0).isoformat()}
     slot = {"u": u, "r": str(w.fields[0]), "s": at(8, 9).isoformat(), "e": at(8, 10).isoformat()}
     b_only = {"b": b}
+    ev = str(w.seat_event)
+
+    def seat(i: int) -> str:
+        return str((w.seats or [])[i])
+
     return [
         ("unit", Action.PUBLIC, "query($u: ID!) { unit(id: $u) { __typename } }", {"u": u}),
         ("bookableSlots", Action.PUBLIC, "query($u: ID!, $from: DateTime!, $to: DateTime!) { bookableSlots("
@@ -277,6 +300,25 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
          'name: "MATRIX", fields: {displayColor: "#112233"}) { __typename } }', {"u": u}),
         ("removeHoldType", Action.CONFIGURE, 'mutation($u: ID!) { removeHoldType(unitId: $u, scope: ORGANIZATION, '
          'name: "NOT_THERE") { __typename } }', {"u": u}),
+        ("seatMap", Action.PUBLIC, "query($e: ID!) { seatMap(eventId: $e) { __typename } }", {"e": ev}),
+        ("seatEvents", Action.PUBLIC, "query($u: ID!) { seatEvents(unitId: $u) { id } }", {"u": u}),
+        ("createSeatMap", Action.CONFIGURE, 'mutation($u: ID!) { createSeatMap(input: {unitId: $u, name: "M2", '
+         'sections: [{name: "P", rows: [{label: "A", seats: ["1"]}]}]}) { __typename } }', {"u": u}),
+        ("createSeatEvent", Action.CONFIGURE, 'mutation($m: ID!, $s: DateTime!, $e: DateTime!) { createSeatEvent('
+         'seatMapId: $m, name: "Extra", startsAt: $s, endsAt: $e) { __typename } }',
+         {"m": str(w.seat_map), "s": at(11, 20).isoformat(), "e": at(11, 22).isoformat()}),
+        ("lockSeats", Action.BOOK, "mutation($e: ID!, $s: [ID!]!) { lockSeats(input: {eventId: $e, seatIds: $s, "
+         'customer: {phone: "' + w.customer_phone + '"}}) { __typename } }', {"e": ev, "s": [seat(1)]}),
+        ("sellSeats", Action.COUNTER, "mutation($e: ID!, $s: [ID!]!) { sellSeats(input: {eventId: $e, seatIds: $s})"
+         " { __typename } }", {"e": ev, "s": [seat(2)]}),
+        ("unlockSeats", Action.BOOK, "mutation($e: ID!, $s: [ID!]!) { unlockSeats(eventId: $e, seatIds: $s) "
+         "{ __typename } }", {"e": ev, "s": [seat(0)]}),
+        ("revertSeatSale", Action.DROP, "mutation($e: ID!, $s: [ID!]!) { revertSeatSale(eventId: $e, seatIds: $s) "
+         "{ __typename } }", {"e": ev, "s": [seat(3)]}),
+        ("blockSeats", Action.COUNTER, "mutation($e: ID!, $s: [ID!]!) { blockSeats(eventId: $e, seatIds: $s) "
+         "{ __typename } }", {"e": ev, "s": [seat(4)]}),
+        ("unblockSeats", Action.COUNTER, "mutation($e: ID!, $s: [ID!]!) { unblockSeats(eventId: $e, seatIds: $s) "
+         "{ __typename } }", {"e": ev, "s": [seat(5)]}),
         ("notifications", Action.READ, "query($u: ID!) { notifications(unitId: $u) { id } }", {"u": u}),
         ("markNotificationsRead", Action.READ, "mutation($u: ID!, $i: [ID!]!) { markNotificationsRead(unitId: $u, "
          "ids: $i) }", {"u": u, "i": [str(uuid4())]}),
