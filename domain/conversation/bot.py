@@ -298,7 +298,7 @@ class Turn:
 
     async def on_field(self, text: str) -> None:
         fields = self.data.get("fields") or []
-        n = w.choice(text, len(fields) + 1)
+        n = w.pick(text, [name for _, name in fields] + [t.ANY_FIELD])
         if n is None:
             if w.is_restart(text):
                 await self.show_days()
@@ -329,7 +329,7 @@ class Turn:
 
     async def on_time(self, text: str) -> None:
         times = self.data.get("times") or []
-        n = w.choice(text, len(times))
+        n = w.pick(text, [t.clock(self.local(_dt(s))) for s in times])
         if n is None:
             if w.is_restart(text):
                 await self.show_days()
@@ -357,7 +357,7 @@ class Turn:
 
     async def on_duration(self, text: str) -> None:
         durations = self.data.get("durations") or []
-        n = w.choice(text, len(durations))
+        n = w.pick(text, [t.hours_label(d, self.unit.params.slot_minutes) for d in durations])
         if n is None:
             if w.is_restart(text):
                 await self.show_days()

@@ -35,6 +35,26 @@ def choice(text: str, options: int) -> int | None:
     return None
 
 
+def pick(text: str, labels: list[str]) -> int | None:
+    """The 1-based option a message picks: its number, or its label typed out ("Campo 2", "19h", "19")."""
+    n = choice(text, len(labels))
+    if n is not None:
+        return n
+    typed = normalize(text)
+    if not typed:
+        return None
+    for i, label in enumerate(labels, 1):
+        plain = normalize(label)
+        if typed in (plain, plain.removesuffix("h")) or typed + "h" == plain:
+            return i
+    return None
+
+
+WEEKDAY_NAMES = {"segunda": 0, "seg": 0, "segunda-feira": 0, "terca": 1, "ter": 1, "terca-feira": 1, "quarta": 2,
+                 "qua": 2, "quarta-feira": 2, "quinta": 3, "qui": 3, "quinta-feira": 3, "sexta": 4, "sex": 4,
+                 "sexta-feira": 4, "sabado": 5, "sab": 5, "domingo": 6, "dom": 6}
+
+
 def is_accept(text: str) -> bool:
     return normalize(text) in ACCEPT
 
@@ -63,6 +83,8 @@ def parse_day(text: str, today: date) -> date | None:
         return today
     if t in TOMORROW:
         return date.fromordinal(today.toordinal() + 1)
+    if t in WEEKDAY_NAMES:  # the next such day (today counts)
+        return date.fromordinal(today.toordinal() + (WEEKDAY_NAMES[t] - today.weekday()) % 7)
     m = _DATE.match(t)
     if not m:
         return None

@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 from uuid import UUID
 
-from domain import settlement
+from domain import fraud, settlement
 from domain.customers import CustomerIdentity
 from domain.services import Deps, HoldCommand, expire_hold, hold, remind_hold
 from jobs.notify import deliver_notification
@@ -289,6 +289,14 @@ async def test_rn_hld_05_cooldown_and_the_ceiling_refuse_with_their_messages(
         assert refused == ["Estamos com muitas reservas em andamento agora. Tente novamente em alguns minutos."]
         assert await pool.fetchval("SELECT count(*) FROM queue_items WHERE unit_id = $1 AND type = 'hold_ceiling'",
                                    tight.unit_id) == 1
+
+    blocked = await paid_arena(pool)
+    async with chat(database_url, redis_url, clock, blocked.unit_id) as c:
+        await fraud.set_blacklisted(deps_of(c), blocked.unit_id, CustomerIdentity(phone=BRUNO), True, "fraude")
+        for typed in ("oi", "sábado", "campo 1", "19", "1 hora"):  # options typed out instead of their numbers
+            answer = await c.say(BRUNO, typed)
+        assert answer[-1].startswith("Campo 1, sábado às 19h, 1 hora, R$ 200,00.")
+        assert await c.say(BRUNO, "1") == ["Não é possível reservar por este canal."]
 
 
 async def test_rn_hld_03_a_bank_failure_cancels_the_hold_and_asks_to_try_again(
