@@ -200,3 +200,25 @@ async def test_status_updates_unknown_numbers_and_malformed_bodies_change_nothin
         assert (await c.post(garbage)).json() == {"received": 0}
         assert await pool.fetchval("SELECT count(*) FROM whatsapp_inbox WHERE unit_id = $1", v.unit_id) == 0
         assert c.cloud.requests == []
+
+
+async def test_two_customers_accepting_the_same_block_in_the_same_second_one_gets_it_the_other_alternatives(
+        database_url: str, redis_url: str, pool: Any, clock: Any) -> None:
+    """RN-ATD-07 / RN-HLD-01: only one holds it; the other gets the suggestions and the waitlist."""
+    v = await paid_arena(pool)
+    bruno = "+5511988880002"
+    async with chat(database_url, redis_url, clock, v.unit_id) as c:
+        for phone in (ANA, bruno):
+            summary = (await book_saturday_19h(c, phone, "Campo 2", "20h"))[-1]
+            assert summary.startswith("Campo 2, sábado às 20h, 1 hora, R$ 200,00.")
+        r1, r2 = await asyncio.gather(c.post(payload(ANA, "1", at=clock.now())),
+                                      c.post(payload(bruno, "1", at=clock.now())))
+        assert r1.status_code == r2.status_code == 200
+        fresh = c.replies()[c.seen:]
+        texts = {to: [t for _, who, t in fresh if who == to] for to in ("5511988880001", "5511988880002")}
+        won = [to for to, said in texts.items() if said[0].startswith("Segurei Campo 2, sábado 12/12 às 20h")]
+        lost = [to for to, said in texts.items() if said[-1].startswith("Esse horário acabou de ser reservado")]
+        assert len(won) == 1 and len(lost) == 1 and won != lost
+        assert "4 Entrar na lista de espera das 20h no Campo 2" in texts[lost[0]][-1]
+        assert await pool.fetchval("SELECT count(*) FROM bookings WHERE unit_id = $1 AND status = 'pending_payment'",
+                                   v.unit_id) == 1
