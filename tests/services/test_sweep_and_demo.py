@@ -43,4 +43,8 @@ async def test_the_demo_venue_loads_once(database_url: str, pool: Any) -> None:
     second = await seed_demo(database_url)
     assert str(DEMO_UNIT_ID) in first and "already" in second
     async with pool.acquire() as conn:
-        assert await conn.fetchval("SELECT count(*) FROM resources WHERE unit_id = $1", DEMO_UNIT_ID) == 5
+        assert await conn.fetchval("SELECT count(*) FROM resources WHERE unit_id = $1 AND on_grid",
+                                    DEMO_UNIT_ID) == 5
+        assert await conn.fetchval("SELECT count(*) FROM seats WHERE unit_id = $1", DEMO_UNIT_ID) == 60
+        assert await conn.fetchval("SELECT count(*) FROM seat_events WHERE unit_id = $1 AND upper(during) > now()",
+                                   DEMO_UNIT_ID) == 1
