@@ -103,9 +103,20 @@ class Principal:
 
     @property
     def releaser(self) -> Releaser | None:
-        """Which of a hold type's releaseApi this caller is (None: the platform, unrestricted)."""
+        """Which of a hold type's releaseApi this caller is when placing a hold (None: the platform)."""
         return {"customer": Releaser.CUSTOMER, "staff": Releaser.ADMIN, "client": Releaser.API,
                 "anonymous": Releaser.CUSTOMER}.get(self.kind)
+
+    def releasers(self, action: Action) -> frozenset[Releaser] | None:
+        """Who the caller counts as when releasing a hold by an operation of `action` (None: the platform). An
+        integrator cancelling or moving a hold with its `book` scope acts for its customer: CUSTOMER or API; with
+        `drop` (a staff operation) it is API only."""
+        one = self.releaser
+        if one is None:
+            return None
+        if one is Releaser.API and action is Action.BOOK:
+            return frozenset({Releaser.API, Releaser.CUSTOMER})
+        return frozenset({one})
 
     @property
     def key(self) -> str:

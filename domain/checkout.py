@@ -10,6 +10,7 @@ from uuid import UUID, uuid4
 from domain.bookings import Booking, BookingStatus, booking_from_snapshot, booking_snapshot
 from domain.errors import InvalidInput, InvalidTransition, PaymentUnavailable
 from domain.payments import Acceptance, Charge, ChargeStatus, ProviderUnavailable, charge_expiry, summary_pt
+from domain.hold_types import Releaser
 from domain.ports import UnitOfWork
 from domain.services import (
     IDEMPOTENCY_RETENTION,
@@ -225,6 +226,8 @@ class SwapCommand:
     booking_id: UUID
     hold: HoldCommand
     contact: str | None = None
+    releaser: Releaser | frozenset[Releaser] | None = None
+    """Who releases the old hold, for its type's releaseApi (None: as `hold.placed_by`)."""
 
 
 async def swap(deps: Deps, cmd: SwapCommand) -> CheckoutResult:
@@ -239,7 +242,7 @@ async def swap(deps: Deps, cmd: SwapCommand) -> CheckoutResult:
         if old.status not in (BookingStatus.HELD, BookingStatus.PENDING_PAYMENT) or old.is_lapsed(now):
             current = "expired" if old.is_lapsed(now) else old.status.value
             raise InvalidTransition(current, BookingStatus.CANCELLED.value, "swap")
-        await check_release(uow, old, cmd.hold.placed_by)
+        await check_release(uow, old, cmd.releaser if cmd.releaser is not None else cmd.hold.placed_by)
         old.swapped_to = new.id
         old.cancel(now, cmd.hold.actor, "swapped")
         await uow.bookings.save(old)

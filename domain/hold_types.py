@@ -116,17 +116,21 @@ class HoldType:
         """Without a TTL of its own, a type the system may release lasts the unit's hold TTL."""
         return self.ttl_seconds is None and Releaser.SYSTEM in self.release_api
 
-    def may_release(self, releaser: Releaser | None) -> bool:
-        """Whether this kind of caller may release a hold of this type (None: the platform itself)."""
-        return releaser is None or releaser in self.release_api
+    def may_release(self, releaser: Releaser | frozenset[Releaser] | None) -> bool:
+        """Whether this kind of caller may release a hold of this type (None: the platform itself; a set: a caller
+        who acts as any of these, e.g. an integrator acting for its customer)."""
+        if releaser is None:
+            return True
+        return bool(self.release_api & ({releaser} if isinstance(releaser, Releaser) else releaser))
 
-    def check_release(self, releaser: Releaser | None, field_name: str = "bookingId") -> None:
+    def check_release(self, releaser: Releaser | frozenset[Releaser] | None, field_name: str = "bookingId") -> None:
         """Refuse a release by a caller the type's releaseApi does not list (seed 004)."""
         if not self.may_release(releaser):
             assert releaser is not None
             allowed = ", ".join(sorted(self.release_api))
+            who = " or ".join(sorted({releaser} if isinstance(releaser, Releaser) else releaser))
             raise InvalidInput(field_name, f"{self.name} holds are released by {allowed} only; this caller is "
-                               f"{releaser.value}", code="release_not_allowed")
+                               f"{who}", code="release_not_allowed")
 
     def check_target(self, target: SeatState, field_name: str = "holdType") -> None:
         """Refuse a type that is not valid for the lifecycle state a request moves to (seed 004)."""

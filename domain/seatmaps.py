@@ -265,8 +265,10 @@ class SeatCommand:
     event_id: UUID
     seat_ids: tuple[UUID, ...]
     actor: str = "staff"
-    releaser: Releaser | None = None
-    """Who acts, for hold types' rules (None: the platform)."""
+    releaser: Releaser | frozenset[Releaser] | None = None
+    """Who releases, for hold types' releaseApi (None: the platform)."""
+    placed_by: Releaser | None = None
+    """Who places seats (lock, sell), for hold types' placement rules (None: the platform)."""
     owns: Callable[[UUID | None], Awaitable[bool]] | None = None
     """A customer acting for themselves: whether a booking's customer is them (they touch only their own)."""
     hold_type: str | None = None
@@ -330,7 +332,7 @@ async def lock_seats(deps: Deps, cmd: SeatCommand) -> BookingResult:
     _require(views, SeatState.ACTIVE, "lock")
     hold_cmd = HoldCommand(event.unit_id, event.starts_at, event.ends_at, tuple(cmd.seat_ids),
                            customer=cmd.customer, hold_type=cmd.hold_type, channel=cmd.channel, actor=cmd.actor,
-                           idempotency_key=cmd.idempotency_key, placed_by=cmd.releaser, until=event.starts_at)
+                           idempotency_key=cmd.idempotency_key, placed_by=cmd.placed_by, until=event.starts_at)
     try:
         return await hold(deps, hold_cmd)
     except SlotTaken:
@@ -347,7 +349,7 @@ async def sell_seats(deps: Deps, cmd: SeatCommand) -> list[Booking]:
     if states == {SeatState.ACTIVE}:
         sale = HoldCommand(event.unit_id, event.starts_at, event.ends_at, tuple(cmd.seat_ids), customer=cmd.customer,
                            hold_type=cmd.hold_type, channel=cmd.channel, actor=cmd.actor,
-                           idempotency_key=cmd.idempotency_key, placed_by=cmd.releaser, until=event.starts_at,
+                           idempotency_key=cmd.idempotency_key, placed_by=cmd.placed_by, until=event.starts_at,
                            sell=True)
         try:
             return [(await hold(deps, sale)).booking]
@@ -408,7 +410,7 @@ async def _on_bookings(deps: Deps, cmd: SeatCommand, event: SeatEvent, views: li
                 await check_release(uow, b, cmd.releaser)
             if retype and cmd.hold_type is not None:
                 sold_as = unit.hold_types.resolve(cmd.hold_type)
-                sold_as.check_placement(cmd.releaser)
+                sold_as.check_placement(cmd.placed_by)
                 sold_as.check_target(SeatState.SOLD)
                 b.hold_type = sold_as.name
             apply(b)

@@ -417,11 +417,11 @@ class ChangeCommand:
     channel: str = "api"
     reason: str | None = None
     idempotency_key: str | None = None
-    releaser: Releaser | None = None
+    releaser: Releaser | frozenset[Releaser] | None = None
     """Who releases, for the hold type's releaseApi (None: the platform itself)."""
 
 
-async def check_release(uow: UnitOfWork, booking: Booking, releaser: Releaser | None) -> None:
+async def check_release(uow: UnitOfWork, booking: Booking, releaser: Releaser | frozenset[Releaser] | None) -> None:
     """Refuse to free a booking held with a type whose releaseApi does not list this caller (SPEC §10)."""
     if booking.hold_type is not None and releaser is not None:
         unit = await uow.units.get(booking.unit_id)

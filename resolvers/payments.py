@@ -110,7 +110,8 @@ class PaymentMutation:
                 hold_type=None if old.hold_type in INTERNAL else old.hold_type, channel=old.channel,
                 idempotency_key=info.context.idempotency_key(idempotency_key),
                 placed_by=info.context.principal.releaser)
-            return _payload(info, await checkout.swap(deps, checkout.SwapCommand(old.id, hold)))
+            swap = checkout.SwapCommand(old.id, hold, releaser=info.context.principal.releasers(Action.BOOK))
+            return _payload(info, await checkout.swap(deps, swap))
         return await _run(call)  # type: ignore[no-any-return]
 
     @strawberry.mutation(description="\"Paguei\": the customer says they paid; the slot is frozen while staff check "

@@ -77,7 +77,8 @@ async def _command(ctx: Context, event_id: strawberry.ID, seat_ids: list[strawbe
     principal = ctx.principal
     owns = (lambda cid: ctx.access.is_same_person(principal, cid)) if principal.is_customer else None
     return seatmaps.SeatCommand(eid, seats, actor="staff" if principal.is_staff else principal.actor,
-                                releaser=principal.releaser, owns=owns, **extra)
+                                releaser=principal.releasers(action), placed_by=principal.releaser, owns=owns,
+                                **extra)
 
 
 def _bookings(found: list[Any]) -> SeatBookingsPayload:

@@ -134,3 +134,11 @@ async def test_tenant_scope_needs_a_tenant_wide_owner_and_integrators_follow_rel
     r = await as_(bound, 'mutation($b: ID!) { drop(bookingId: $b, reason: "x") { __typename } }',
                   {"b": staff_hold["id"]})
     assert r["data"]["drop"]["__typename"] == "BookingPayload"
+    # With 'book' an integrator acts for its customer: it may cancel a CART hold (CUSTOMER) though not drop it.
+    cart = (await as_(integrator, HOLD, {"i": {**i, "startsAt": at(8, 21).isoformat(),
+                                                "endsAt": at(8, 22).isoformat()}}))["data"]["hold"]["booking"]
+    r = await as_(integrator, 'mutation($b: ID!) { drop(bookingId: $b, reason: "x") { __typename '
+                  '... on Error { code } } }', {"b": cart["id"]})
+    assert r["data"]["drop"]["code"] == "release_not_allowed"
+    r = await as_(integrator, 'mutation($b: ID!) { cancel(bookingId: $b) { __typename } }', {"b": cart["id"]})
+    assert r["data"]["cancel"]["__typename"] == "BookingPayload"

@@ -72,7 +72,7 @@ async def test_a_type_only_staff_release_lasts_until_the_range_ends(deps: Deps, 
     r = (await hold(deps, cmd(v, "RESERVED", Releaser.ADMIN))).booking
     assert r.hold_expires_at == at(8, 20) and r.remind_at is None
     clock.advance(hours=5)
-    assert await expire_lapsed(deps) == 0
+    await expire_lapsed(deps)  # (other tests' holds in the shared database may lapse now; this one must not)
     assert await pool.fetchval("SELECT status FROM bookings WHERE id = $1", r.id) == "held"
 
 

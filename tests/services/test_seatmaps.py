@@ -36,6 +36,7 @@ async def states(deps: Deps, e: sm.SeatEvent) -> dict[Any, SeatState]:
 def cmd(e: sm.SeatEvent, seats: list[Any], n: int = 1, **kw: Any) -> sm.SeatCommand:
     kw.setdefault("customer", customer(n))
     kw.setdefault("releaser", Releaser.CUSTOMER)
+    kw.setdefault("placed_by", kw["releaser"])
     return sm.SeatCommand(e.id, tuple(seats), **kw)
 
 
