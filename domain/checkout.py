@@ -9,8 +9,8 @@ from uuid import UUID, uuid4
 
 from domain.bookings import Booking, BookingStatus, booking_from_snapshot, booking_snapshot
 from domain.errors import InvalidInput, InvalidTransition, PaymentUnavailable
-from domain.payments import Acceptance, Charge, ChargeStatus, ProviderUnavailable, charge_expiry, summary_pt
 from domain.hold_types import Releaser
+from domain.payments import Acceptance, Charge, ChargeStatus, ProviderUnavailable, charge_expiry, summary_pt
 from domain.ports import UnitOfWork
 from domain.services import (
     IDEMPOTENCY_RETENTION,

@@ -120,7 +120,8 @@ async def _change(info: Info, booking_id: strawberry.ID, action: Action, reason:
     await authorize_booking(info.context, bid, action)
     actor = "staff" if action in (Action.DROP, Action.COUNTER) else info.context.principal.actor
     return ChangeCommand(booking_id=bid, actor=actor, reason=reason,
-                         idempotency_key=info.context.idempotency_key(key), releaser=info.context.principal.releasers(action))
+                         idempotency_key=info.context.idempotency_key(key),
+                         releaser=info.context.principal.releasers(action))
 
 
 @strawberry.type
