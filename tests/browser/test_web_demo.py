@@ -6,12 +6,21 @@ Screenshots of the main screens are written to docs/screenshots/ by these tests 
 
 from __future__ import annotations
 
+import asyncio
+import re
 import secrets
 from typing import Any
 
+import asyncpg
 import httpx
 
+from domain.customers import CustomerIdentity
+from domain.services import Deps, HoldCommand, hold
+from domain.waitlist import promote_after_release
+from slothold.clock import SystemClock
+from store.uow import PgUnitOfWork
 from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, monotonic_ms, shot, tomorrow_local
+from tests.integration.cluster import Cluster, _wait_http
 
 
 async def staff_agenda(page: Any, venue: Venue) -> None:
@@ -180,3 +189,44 @@ async def test_the_staff_queue_shows_a_paguei_at_once_and_clears_it_when_the_pix
     await customer.get_by_test_id("confirmed").wait_for(timeout=8000)
     await item.wait_for(state="detached", timeout=5000)
     await staff.wait_for_selector(cell + '[data-state="BOOKED"]', timeout=3000)
+
+
+
+async def test_while_the_connection_is_lost_a_banner_says_so_and_the_grid_catches_up_after(
+        venue: Venue, new_page: Any, demo_server: Cluster, pool: asyncpg.Pool) -> None:
+    staff = await new_page()
+    await staff_agenda(staff, venue)
+    banner = staff.locator("#offline")
+    assert await banner.is_hidden()
+    await hold_by_api(venue, "Campo 2", 9, phone())  # the unit's event #1, seen live
+    await staff.wait_for_selector(cell_selector(venue.fields["Campo 2"], tomorrow_local(9)) + '[data-state="HELD"]',
+                                  timeout=2000)
+    seen = await _last_seq(staff)
+    api, port = demo_server.apis[0]
+    await asyncio.to_thread(api.stop)  # the API process goes away: the page's websocket closes
+    try:
+        await banner.wait_for(state="visible", timeout=5000)
+        assert "Offline" in await banner.inner_text()
+        # A change the page cannot hear about now (committed straight through the use case; the worker relays it).
+        deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=SystemClock(), on_release=promote_after_release)
+        await hold(deps, HoldCommand(unit_id=venue.unit_id, starts_at=tomorrow_local(10), ends_at=tomorrow_local(11),
+                                     resource_ids=(venue.fields["Campo 1"],), customer=CustomerIdentity(phone=phone())))
+        await staff.screenshot(path=shot("agenda-offline"))
+    finally:
+        await asyncio.to_thread(api.start)
+        await asyncio.to_thread(_wait_http, f"http://127.0.0.1:{port}/healthz", api)
+    # graphql-ws reconnects by itself; the subscription resumes with `since` and the grid is read again.
+    await banner.wait_for(state="hidden", timeout=10_000)
+    await staff.wait_for_selector(cell_selector(venue.fields["Campo 1"], tomorrow_local(10)) + '[data-state="HELD"]',
+                                  timeout=3000)
+    # The hold made while away reached the page as an event, replayed after `since: <the last seq seen>`.
+    await staff.wait_for_function("""seen => { const m = /\\(#(\\d+)\\)/.exec(
+        document.querySelector('[data-testid=feed-info]').textContent); return m && Number(m[1]) > seen; }""",
+                                  arg=seen, timeout=3000)
+
+
+async def _last_seq(page: Any) -> int:
+    text = await page.get_by_test_id("feed-info").inner_text()
+    match = re.search(r"\(#(\d+)\)", text)
+    assert match, text
+    return int(match.group(1))

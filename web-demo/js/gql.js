@@ -111,7 +111,10 @@ export function follow(client, query, variables, onEvent, onError = () => {}) {
         // e.g. slow_subscriber: subscribe again from the last seq seen.
         if (!stopped) setTimeout(() => { if (!stopped) start(); }, 1000);
       },
-      complete() {},
+      complete() {
+        // The server ended it (e.g. it shut down with the socket): follow on from the last seq seen.
+        if (!stopped) setTimeout(() => { if (!stopped) start(); }, 300);
+      },
     });
   };
   start();
