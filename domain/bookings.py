@@ -334,3 +334,5 @@ class HistoryEntry:
     channel: str
     reason: str | None
     allocations: tuple[Allocation, ...]
+    session: str | None = None
+    """The credential the change came through (None: the platform's own jobs)."""

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
+
+AUDIT_SESSION: ContextVar[str | None] = ContextVar("audit_session", default=None)
+"""The credential the current request came through (`staff:<token id>`, `customer:<session id>`, ...), recorded
+with every audit row it writes (SPEC §15); unset (None) in jobs."""
 
 
 @dataclass(frozen=True)

@@ -38,13 +38,16 @@ class BookingHistoryEntry:
     reason: str | None
     allocations: list[Allocation] = strawberry.field(
         description="The resources and ranges the booking held when the row was written.")
+    session: str | None = strawberry.field(default=None, description="The credential it came through: staff:<token "
+                                           "id>, client:<token id>, customer:<session id>, system:<token id>; null "
+                                           "for the platform's own jobs (expiry, sweeps).")
 
     @classmethod
     def from_domain(cls, e: db.HistoryEntry) -> BookingHistoryEntry:
         return cls(
             at=e.at, old_status=BookingStatus(e.old_status.value) if e.old_status else None,
             new_status=BookingStatus(e.new_status.value), hold_type=e.hold_type, actor=e.actor,
-            channel=e.channel, reason=e.reason,
+            channel=e.channel, reason=e.reason, session=e.session,
             allocations=[Allocation(resource_id=strawberry.ID(str(a.resource_id)), starts_at=a.starts_at,
                                     ends_at=a.ends_at, quantity=a.quantity) for a in e.allocations])
 

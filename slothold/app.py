@@ -25,6 +25,7 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.types.unset import UNSET
 
 from domain.access import ANONYMOUS, Unauthenticated
+from domain.events import AUDIT_SESSION
 from domain.ports import Clock
 from domain.services import Deps
 from domain.waitlist import promote_after_release
@@ -107,8 +108,10 @@ async def _authenticate(context: Context, token: str | None) -> None:
     try:
         context.principal = await context.authenticator.principal(token, context.deps.clock.now())
         context.auth_failure = None
+        AUDIT_SESSION.set(context.principal.key if context.principal.token_id else None)
     except Unauthenticated as e:
         context.principal, context.auth_failure = ANONYMOUS, e
+        AUDIT_SESSION.set(None)
 
 
 class RequestIdMiddleware:

@@ -14,7 +14,7 @@ import asyncpg
 from domain.availability import Occupancy, OccupancyColumns
 from domain.bookings import OCCUPYING, Allocation, Booking, BookingStatus, HistoryEntry
 from domain.errors import NotFound, SlotTaken
-from domain.events import BookingEvent
+from domain.events import AUDIT_SESSION, BookingEvent
 
 ConnGetter = Callable[[], Awaitable[asyncpg.Connection]]
 
@@ -66,7 +66,7 @@ RETURNING 1
 """
 
 _HISTORY = """
-SELECT at, old_status, new_status, hold_type, actor, channel, reason, resources
+SELECT at, old_status, new_status, hold_type, actor, channel, reason, resources, session
 FROM booking_events WHERE booking_id = $1 ORDER BY id LIMIT $2
 """
 
@@ -79,11 +79,12 @@ def _json_list(value: Any) -> list[Any]:
 _EVENTS_CTE = """
  ev AS (
     INSERT INTO booking_events (unit_id, booking_id, old_status, new_status, hold_type, actor, channel,
-                                reason, resources, at)
+                                reason, resources, at, session)
     SELECT $2::uuid, $1::uuid, x.old_status, x.new_status, x.hold_type, x.actor, x.channel, x.reason,
-           x.resources, x.at
+           x.resources, x.at, x.session
     FROM jsonb_to_recordset($EV::jsonb) AS x(old_status text, new_status text, hold_type text, actor text,
-                                             channel text, reason text, resources jsonb, at timestamptz)
+                                             channel text, reason text, resources jsonb, at timestamptz,
+                                             session text)
  ),
  ob AS (
     INSERT INTO outbox (unit_id, topic, payload)
@@ -235,9 +236,11 @@ def _resources_json(b: Booking) -> list[dict[str, Any]]:
 
 def _event_rows(b: Booking, events: list[BookingEvent]) -> tuple[list[Any], list[Any]]:
     resources = _resources_json(b)
+    session = AUDIT_SESSION.get()
     rows = [
         {"old_status": e.old_status, "new_status": e.new_status, "hold_type": e.hold_type, "actor": e.actor,
-         "channel": e.channel, "reason": e.reason, "resources": resources, "at": e.at.isoformat()}
+         "channel": e.channel, "reason": e.reason, "resources": resources, "at": e.at.isoformat(),
+         "session": session}
         for e in events
     ]
     outbox = [
@@ -324,7 +327,7 @@ class PgBookings:
         return [HistoryEntry(
             at=r["at"], old_status=BookingStatus(r["old_status"]) if r["old_status"] else None,
             new_status=BookingStatus(r["new_status"]), hold_type=r["hold_type"], actor=r["actor"],
-            channel=r["channel"], reason=r["reason"],
+            channel=r["channel"], reason=r["reason"], session=r["session"],
             allocations=tuple(Allocation(UUID(a["resource_id"]), datetime.fromisoformat(a["starts_at"]),
                                          datetime.fromisoformat(a["ends_at"]), int(a.get("quantity") or 1))
                               for a in _json_list(r["resources"])))

@@ -11,7 +11,7 @@ from tests.venues import arena, at
 
 HISTORY = """
 query($b: ID!) { booking(id: $b) { ... on Booking {
-  history(first: FIRST) { at oldStatus newStatus holdType actor channel reason
+  history(first: FIRST) { at oldStatus newStatus holdType actor channel reason session
                            allocations { resourceId startsAt endsAt quantity } } } } }
 """
 
@@ -28,6 +28,7 @@ async def test_history_lists_the_bookings_events_oldest_first(api: Api, pool: An
     assert [(h["oldStatus"], h["newStatus"]) for h in history] == [(None, "CONFIRMED"), ("CONFIRMED", "CANCELLED")]
     assert history[-1]["reason"] == "rescheduled"
     assert all(h["actor"] and h["channel"] for h in history)
+    assert all(h["session"].startswith("system:") for h in history)  # the api fixture's system token
     first = history[0]
     assert [a["resourceId"] for a in first["allocations"]] == [str(c1)]
     assert datetime.fromisoformat(first["allocations"][0]["startsAt"]) == at(14, 19)

@@ -128,3 +128,24 @@ async def test_the_verifier_catches_an_edited_row_and_the_cli_says_so(
     await _tamper(pool, "DELETE FROM booking_events WHERE id = $1", wrows[1]["id"])
     breaks = (await verify(pool, w.unit_id))[1]
     assert breaks[0].event_id == wrows[2]["id"] and "missing" in breaks[0].problem
+
+
+async def test_the_session_is_recorded_and_covered_by_the_chain(deps: Deps, pool: Any) -> None:
+    from domain.events import AUDIT_SESSION
+
+    v = await arena(pool)
+    token = AUDIT_SESSION.set("staff:00000000-0000-4000-8000-00000000beef")
+    try:
+        await hold(deps, HoldCommand(v.unit_id, at(11, 10), at(11, 11), (v.resource_ids["Campo 1"],),
+                                     customer=customer(1)))
+    finally:
+        AUDIT_SESSION.reset(token)
+    await hold(deps, HoldCommand(v.unit_id, at(11, 12), at(11, 13), (v.resource_ids["Campo 1"],),
+                                 customer=customer(2)))
+    rows = await pool.fetch("SELECT id, session FROM booking_events WHERE unit_id = $1 ORDER BY chain_seq",
+                            v.unit_id)
+    assert [r["session"] for r in rows] == ["staff:00000000-0000-4000-8000-00000000beef", None]
+    assert (await verify(pool, v.unit_id))[1] == []  # rows with and without a session verify
+    await _tamper(pool, "UPDATE booking_events SET session = 'staff:someone-else' WHERE id = $1", rows[0]["id"])
+    breaks = (await verify(pool, v.unit_id))[1]
+    assert breaks and breaks[0].event_id == rows[0]["id"]
