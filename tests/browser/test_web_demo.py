@@ -230,3 +230,63 @@ async def _last_seq(page: Any) -> int:
     match = re.search(r"\(#(\d+)\)", text)
     assert match, text
     return int(match.group(1))
+
+
+async def seat_event(venue: Venue) -> tuple[str, dict[str, str]]:
+    """A stand of 10 seats (row A) and an event tomorrow 20:00–22:00; returns the event id and seat ids by label."""
+    async with httpx.AsyncClient(base_url=venue.base, timeout=10,
+                                 headers={"authorization": f"Bearer {venue.owner_token}"}) as client:
+        r = await client.post("/graphql", json={"query": """mutation($i: SeatMapInput!) { createSeatMap(input: $i) {
+            __typename ... on SeatMap { id } ... on Error { message } } }""", "variables": {"i": {
+            "unitId": str(venue.unit_id), "name": "Arquibancada",
+            "sections": [{"name": "Norte", "rows": [{"label": "A", "seats": [str(i) for i in range(1, 11)]}]}]}}})
+        seat_map = r.json()["data"]["createSeatMap"]["id"]
+        r = await client.post("/graphql", json={"query": """mutation($m: ID!, $s: DateTime!, $e: DateTime!) {
+            createSeatEvent(seatMapId: $m, name: "Final", startsAt: $s, endsAt: $e) {
+            __typename ... on SeatEvent { id } ... on Error { message } } }""", "variables": {
+            "m": seat_map, "s": tomorrow_local(20).isoformat(), "e": tomorrow_local(22).isoformat()}})
+        event = r.json()["data"]["createSeatEvent"]["id"]
+        r = await client.post("/graphql", json={"query": """query($e: ID!) { seatMap(eventId: $e) {
+            ... on SeatMapView { sections { rows { seats { id label } } } } } }""", "variables": {"e": event}})
+        seats = {s["label"]: s["id"] for s in r.json()["data"]["seatMap"]["sections"][0]["rows"][0]["seats"]}
+    return event, seats
+
+
+async def test_seats_locked_in_one_page_show_in_the_other_pages_seat_map_within_a_second(
+        venue: Venue, new_page: Any) -> None:
+    event, seats = await seat_event(venue)
+    watcher, seller = await new_page(), await new_page()
+    for page in (watcher, seller):
+        await staff_agenda(page, venue)
+        await page.goto(venue.url("seats").replace("#/seats", f"&event={event}#/seats"))
+        await page.locator("button.seat").first.wait_for()
+    seat = f'button.seat[data-seat="{seats["4"]}"]'
+    assert await watcher.locator(seat).get_attribute("data-state") == "ACTIVE"
+
+    await seller.locator(f'button.seat[data-seat="{seats["4"]}"]').click()
+    await seller.locator(f'button.seat[data-seat="{seats["5"]}"]').click()
+    await seller.get_by_label("Customer phone").fill(phone())
+    await seller.get_by_role("button", name="Lock", exact=True).click()
+    await seller.wait_for_function("document.querySelector('[data-testid=seat-message]').textContent !== ''")
+    assert await seller.get_by_test_id("seat-message").inner_text() == "Locked."
+    locked_at = monotonic_ms()
+    await watcher.wait_for_selector(seat + '[data-state="LOCKED"]', timeout=1000)
+    assert monotonic_ms() - locked_at < 1000
+    await watcher.wait_for_selector(f'button.seat[data-seat="{seats["5"]}"][data-state="LOCKED"]', timeout=1000)
+
+    # Blocking and selling from the watcher's page; locking a locked seat is refused by name, as a sentence.
+    await watcher.locator(f'button.seat[data-seat="{seats["9"]}"]').click()
+    await watcher.get_by_role("button", name="Block", exact=True).click()
+    await watcher.wait_for_selector(f'button.seat[data-seat="{seats["9"]}"][data-state="BLOCKED"]', timeout=3000)
+    await watcher.locator(f'button.seat[data-seat="{seats["1"]}"]').click()
+    await watcher.get_by_label("Customer phone").fill(phone())
+    await watcher.get_by_role("button", name="Sell (box office)").click()
+    await watcher.wait_for_selector(f'button.seat[data-seat="{seats["1"]}"][data-state="SOLD"]', timeout=3000)
+    await seller.wait_for_selector(f'button.seat[data-seat="{seats["1"]}"][data-state="SOLD"]', timeout=2000)
+    await watcher.locator(seat).click()
+    await watcher.get_by_role("button", name="Lock", exact=True).click()
+    refusal = watcher.get_by_test_id("seat-message")
+    await refusal.get_by_text("4 (locked").wait_for()
+    assert (await refusal.inner_text())[0].isupper()
+    await watcher.get_by_test_id("seat-counts").get_by_text("1 sold").wait_for()
+    await watcher.screenshot(path=shot("seat-map"), full_page=True)
