@@ -28,6 +28,7 @@ from providers.channels import make_channels
 from providers.factory import make_provider
 from slothold.clock import SystemClock
 from slothold.logs import configure
+from slothold.metrics import serve_worker_metrics, timed_job
 from slothold.settings import Settings
 from store.db import create_pool
 from store.uow import PgUnitOfWork
@@ -58,6 +59,13 @@ def cron_jobs(settings: Settings) -> list[Any]:
         jobs.append(cron(tasks.sweep_waitlists, second=_every(settings.sweep_seconds, offset=15), unique=True,
                          timeout=120))
     return jobs
+
+
+def _timed(crons: list[Any]) -> list[Any]:
+    """The cron jobs, each run counted and timed (slothold_jobs_total, slothold_job_duration_seconds)."""
+    for c in crons:
+        c.coroutine = timed_job(c.coroutine)
+    return crons
 
 
 def _every(seconds: int, offset: int = 0) -> set[int]:
@@ -95,7 +103,8 @@ async def serve(settings: Settings, stop: asyncio.Event, clock: Clock | None = N
             if relay_task is None:
                 relay_task = asyncio.create_task(
                     Relay(settings.database_url, settings.redis_url, clock).run(stop))
-            worker = Worker(functions=FUNCTIONS, cron_jobs=cron_jobs(settings), redis_pool=arq,
+            worker = Worker(functions=[timed_job(f) for f in FUNCTIONS], cron_jobs=_timed(cron_jobs(settings)),
+                            redis_pool=arq,
                             handle_signals=False, ctx=dict(ctx), max_jobs=20, poll_delay=0.25,
                             keep_result=3600, max_tries=3)
             run = asyncio.create_task(worker.async_run())
@@ -133,6 +142,10 @@ def run_worker(settings: Settings) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        if settings.worker_metrics_port:
+            server = serve_worker_metrics(settings.worker_metrics_host, settings.worker_metrics_port,
+                                          settings.metrics_token)
+            log.info("metrics on http://%s:%d/metrics", settings.worker_metrics_host, server.server_port)
         log.info("worker started")
         await serve(settings, stop)
         log.info("worker stopped")

@@ -41,6 +41,7 @@ from slothold.graphql_view import SlotholdGraphQL, static_routes
 from slothold.hub import Hub
 from slothold.limits import HoldRateLimiter, QueryLimits
 from slothold.logs import configure, request_id_var
+from slothold.metrics import instrument, metrics_endpoint, observe_request
 from slothold.schema import build_schema
 from slothold.settings import Settings
 from slothold.web_demo import web_demo_routes
@@ -142,10 +143,11 @@ class RequestIdMiddleware:
         try:
             await self.app(scope, receive, send_with_id)
         finally:
-            if scope["path"] not in ("/healthz", "/readyz"):
+            elapsed = time.perf_counter() - started
+            observe_request(scope, status["code"], elapsed)
+            if scope["path"] not in ("/healthz", "/readyz", "/metrics"):
                 log.info("request", extra={"method": scope.get("method"), "path": scope["path"],
-                                           "status": status["code"],
-                                           "duration_ms": round((time.perf_counter() - started) * 1000, 2)})
+                                           "status": status["code"], "duration_ms": round(elapsed * 1000, 2)})
             request_id_var.reset(token)
 
 
@@ -219,8 +221,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         ready = all(v == "ok" for v in checks.values())
         return JSONResponse({"status": "ready" if ready else "not ready", **checks}, status_code=200 if ready else 503)
 
-    view = GraphQLEndpoint(state, build_schema(QueryLimits.from_settings(settings)),
-                           max_body_bytes=settings.max_body_bytes)
+    schema = build_schema(QueryLimits.from_settings(settings))
+    instrument(schema)  # operation timings, hold outcomes and conflicts (slothold/metrics.py)
+    view = GraphQLEndpoint(state, schema, max_body_bytes=settings.max_body_bytes)
     app = Starlette(
         routes=[
             Route("/graphql", view),
@@ -229,6 +232,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             Route("/webhooks/{provider}", webhook_endpoint(state, settings.max_body_bytes), methods=["POST"]),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
+            Route("/metrics", metrics_endpoint(state, settings.metrics_token), methods=["GET"]),
             *web_demo_routes(state, settings.data_dir),
             *static_routes(),
         ],

@@ -46,6 +46,8 @@ from graphql.language import ArgumentNode
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler, Operation
 from strawberry.types.execution import ExecutionResult, PreExecutionError
 
+from slothold import metrics
+
 log = logging.getLogger("slothold.fanout")
 
 BACKLOG_LIMIT = 2_000
@@ -112,6 +114,12 @@ def share_key(query: str, operation_name: str | None, variables: dict[str, Any] 
     except (TypeError, ValueError):
         return None
     return (query, operation_name, frozen, scope)
+
+
+def _is_subscription(operation: Operation[Any, Any]) -> bool:
+    document = _parse(operation.query) if isinstance(operation.query, str) else None
+    op = get_operation_ast(document, operation.operation_name) if document is not None else None
+    return op is not None and op.operation is OperationType.SUBSCRIPTION
 
 
 def _resume(coro: Coroutine[Any, Any, None], waiting_on: Any) -> Awaitable[None]:
@@ -242,9 +250,11 @@ class Group:
                         return
                     first = False
                     payload = self.registry.encode(result)
-                    for member in list(self.members.values()):
+                    members = list(self.members.values())
+                    for member in members:
                         member.deliver(payload)
                     self.delivered += 1
+                    metrics.delivered(len(members))
             self._finish("complete")
         except asyncio.CancelledError:
             self._finish(None)
@@ -304,6 +314,21 @@ class SharedTransportWSHandler(BaseGraphQLTransportWSHandler[Any, Any]):
     """graphql-transport-ws where identical subscriptions share one execution (see the module docstring)."""
 
     async def run_operation(self, operation: Operation[Any, Any]) -> None:
+        if not _is_subscription(operation):
+            await self._run_operation(operation)
+            return
+        metrics.subscription_started()
+        try:
+            await self._run_operation(operation)
+        finally:
+            metrics.subscription_ended()
+
+    async def send_message(self, message: Any) -> None:
+        if message.get("type") == "next":  # results of subscriptions that run alone (shared ones: Group.run)
+            metrics.delivered()
+        await super().send_message(message)
+
+    async def _run_operation(self, operation: Operation[Any, Any]) -> None:
         registry: SharedSubscriptions | None = getattr(self.view, "shared_subscriptions", None)
         scope_of = getattr(self.context, "share_scope", None)
         key = None

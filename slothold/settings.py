@@ -43,6 +43,11 @@ class Settings:
     whatsapp_api_token: str | None = None
     whatsapp_numbers: str = ""
     """The WhatsApp phone number ids and the units they answer for: "<phone number id>=<unit id>,..."."""
+    metrics_token: str | None = None
+    """When set, /metrics (and the worker's metrics port) require `Authorization: Bearer <it>`."""
+    worker_metrics_port: int = 0
+    """The port a worker serves its metrics on (0: none)."""
+    worker_metrics_host: str = "127.0.0.1"
 
     def whatsapp_unit_numbers(self) -> dict[str, UUID]:
         """Phone number id → unit id (ValueError naming a malformed entry)."""
@@ -79,4 +84,7 @@ class Settings:
             whatsapp_api_url=env.get("SLOTHOLD_WHATSAPP_API_URL") or None,
             whatsapp_api_token=env.get("SLOTHOLD_WHATSAPP_API_TOKEN") or None,
             whatsapp_numbers=env.get("SLOTHOLD_WHATSAPP_NUMBERS", ""),
+            metrics_token=env.get("SLOTHOLD_METRICS_TOKEN") or None,
+            worker_metrics_port=int(env.get("SLOTHOLD_WORKER_METRICS_PORT") or "0"),
+            worker_metrics_host=env.get("SLOTHOLD_WORKER_METRICS_HOST") or "127.0.0.1",
         )
