@@ -231,13 +231,17 @@ class ClusterStats(Collector):
         self.read_at = 0.0
         self._lock = asyncio.Lock()
         self._expirations = ExpirationCount()
+        self._counting: asyncio.Task[None] | None = None
 
     async def refresh(self, pool: Any, redis: Any, now: Any) -> None:
         """Read again unless the last read is fresh; never raises (a failure keeps the last figures)."""
         async with self._lock:
             if time.monotonic() - self.read_at < CACHE_SECONDS:
                 return
-            await asyncio.gather(self._read_database(pool, now), self._read_queue(redis))
+            if self._counting is None or self._counting.done():
+                self._counting = asyncio.create_task(self._count_expirations(pool))
+            await asyncio.gather(self._read_database(pool, now), self._read_queue(redis),
+                                 asyncio.wait({self._counting}, timeout=QUERY_TIMEOUT))
             self.read_at = time.monotonic()
 
     async def _read_database(self, pool: Any, now: Any) -> None:
@@ -246,7 +250,6 @@ class ClusterStats(Collector):
                 async with pool.acquire() as conn:
                     outbox = await outbox_figures(conn)
                     holds = await hold_figures(conn, now)
-                    expirations = await self._expirations.read(conn)
         except Exception as e:
             STATS_ERRORS.labels("database").inc()
             log.warning("metrics: database figures unavailable (%s)", type(e).__name__)
@@ -254,7 +257,16 @@ class ClusterStats(Collector):
         f = self.figures
         f.outbox_backlog, f.relay_lag = outbox.backlog, outbox.lag_seconds
         f.open_holds, f.lapsed_holds, f.lapsed_oldest = holds.open_by_status, holds.lapsed, holds.oldest_lapsed_seconds
-        f.expirations = expirations
+
+    async def _count_expirations(self, pool: Any) -> None:
+        # Not bound by QUERY_TIMEOUT: a process's first count reads the whole table (≈ 0.2 s per million events);
+        # scrapes meanwhile serve the last count (none at first), later counts read only new rows.
+        try:
+            async with pool.acquire() as conn:
+                self.figures.expirations = await self._expirations.read(conn)
+        except Exception as e:
+            STATS_ERRORS.labels("database").inc()
+            log.warning("metrics: expirations unavailable (%s)", type(e).__name__)
 
     async def _read_queue(self, redis: Any) -> None:
         try:
