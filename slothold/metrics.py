@@ -24,7 +24,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from functools import wraps
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, cast
 from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 from arq.constants import default_queue_name, in_progress_key_prefix
@@ -84,6 +84,8 @@ JOB_START_DELAY = Histogram("slothold_job_start_delay_seconds",
 STATS_ERRORS = Counter("slothold_metrics_source_errors",
                        "Scrapes that could not read a cluster-wide figure (their last values were served).",
                        ["source"])
+
+JobT = TypeVar("JobT", bound=Callable[..., Awaitable[Any]])
 
 _METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
 
@@ -365,7 +367,7 @@ def metrics_endpoint(state: dict[str, Any], token: str | None) -> Callable[[Requ
 
 # --- Workers ------------------------------------------------------------------------------------------------
 
-def timed_job(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+def timed_job(fn: JobT) -> JobT:
     """An arq job function that counts its runs by outcome and times them (arq sees the same name)."""
     name = fn.__name__
 
@@ -391,7 +393,7 @@ def timed_job(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]
             JOBS.labels(name, outcome).inc()
             JOB_DURATION.labels(name).observe(time.perf_counter() - started)
 
-    return job
+    return cast(JobT, job)
 
 
 class _QuietHandler(WSGIRequestHandler):

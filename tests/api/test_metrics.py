@@ -20,7 +20,7 @@ from slothold.settings import Settings
 from tests.api.conftest import Api
 from tests.api.test_hold_api import HOLD, hold_input
 from tests.conftest import MutableClock
-from tests.venues import arena, at
+from tests.venues import arena, at, cpf
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -166,3 +166,38 @@ async def test_queue_depth_and_job_lag_read_arqs_queue(
     assert value(samples, "slothold_queue_jobs", state="due") == 3
     assert value(samples, "slothold_queue_jobs", state="scheduled") == 1
     assert 30 <= value(samples, "slothold_job_lag_seconds") < 40
+
+
+COUNTER = """mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!) {
+  counterBooking(input: {unitId: $u, resourceIds: [$r], startsAt: $s, endsAt: $e}) { __typename ... on Error { code } }
+}"""
+
+
+async def test_counter_bookings_and_seat_locks_are_counted_too(api: Api, pool: Any) -> None:
+    from tests.integration.test_seatmaps_live import EVENT, LOCK, MAP, VIEW
+
+    v = await arena(pool)
+    field = v.resource_ids["Campo 1"]
+    before = await scrape(api.http)
+    args = {"u": str(v.unit_id), "r": str(field), "s": at(10, 19).isoformat(), "e": at(10, 20).isoformat()}
+    assert (await api.gql(COUNTER, args))["counterBooking"]["__typename"] == "BookingPayload"
+    taken = (await api.gql(COUNTER, args))["counterBooking"]
+    assert taken["__typename"] == "SlotTaken"
+    seat_map = (await api.gql(MAP, {"u": str(v.unit_id)}))["createSeatMap"]
+    event = (await api.gql(EVENT, {"m": seat_map["id"], "s": at(10, 20).isoformat(),
+                                   "e": at(10, 22).isoformat()}))["createSeatEvent"]
+    seat = (await api.gql(VIEW, {"e": event["id"]}))["seatMap"]["sections"][0]["rows"][0]["seats"][0]["id"]
+    kinds = [(await api.gql(LOCK, {"e": event["id"], "s": [seat], "c": cpf(620_000 + n)}))["lockSeats"]["__typename"]
+             for n in range(2)]
+    assert kinds == ["BookingPayload", "SeatsUnavailable"]
+    after = await scrape(api.http)
+
+    def moved(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert moved("slothold_holds_total", mutation="counterBooking", outcome="placed") == 1
+    assert moved("slothold_holds_total", mutation="counterBooking", outcome=taken["code"]) == 1
+    assert moved("slothold_conflicts_total", mutation="counterBooking", code=taken["code"]) == 1
+    assert moved("slothold_holds_total", mutation="lockSeats", outcome="placed") == 1
+    assert moved("slothold_holds_total", mutation="lockSeats", outcome="seats_unavailable") == 1
+    assert moved("slothold_conflicts_total", mutation="lockSeats", code="seats_unavailable") == 1
