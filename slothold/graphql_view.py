@@ -15,10 +15,10 @@ What this class changes on top of :class:`strawberry.asgi.GraphQL`:
 
 * ``Accept`` negotiation between ``application/graphql-response+json`` and ``application/json``
   (406 when neither is acceptable), with the spec's status codes for each (see ``create_response``);
-* refusals are JSON GraphQL responses ``{"errors": [{"message": ...}]}``, never plain text:
-  405 (other methods, or a mutation via GET, with ``Allow``), 413 (body over ``max_body_bytes``, with
-  ``extensions.code = "body_too_large"``), 415 (a POST body that is not ``application/json``), 400 (malformed
-  request);
+* refusals are JSON GraphQL responses ``{"errors": [{"message": ..., "extensions": {"code": ...}}]}``, never
+  plain text: 405 (other methods, or a mutation via GET, with ``Allow``; ``method_not_allowed``), 406
+  (``not_acceptable``), 413 (body over ``max_body_bytes``, ``body_too_large``), 415 (a POST body that is not
+  ``application/json``; ``unsupported_media_type``), 400 (malformed request; ``bad_request``);
 * a websocket message over ``max_body_bytes`` closes the socket with 1009 ("message too big"), whatever the
   server's own frame limit (uvicorn's ``ws_max_size``, which ``slothold serve`` sets to the same value);
 * GraphiQL is served from this package's static files instead of unpkg.
@@ -61,6 +61,10 @@ GRAPHQL_RESPONSE_JSON: Final = "application/graphql-response+json"
 APPLICATION_JSON: Final = "application/json"
 STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
 DEFAULT_MAX_BODY_BYTES: Final = 1_000_000
+
+HTTP_ERROR_CODES: Final = {400: "bad_request", 405: "method_not_allowed", 406: "not_acceptable",
+                            413: "body_too_large", 415: "unsupported_media_type"}
+"""`extensions.code` of the refusals this view answers itself (every error a client gets carries a code)."""
 
 _UNPKG_PREFIX = "https://unpkg.com/"
 # A <script ...> or <link ...> start tag; attribute values may contain ">" (the favicon's data: URI does).
@@ -341,6 +345,8 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
             raise GraphQLHTTPError(400, f"Unable to parse request body as JSON: {exc}") from exc
         except UnicodeDecodeError as exc:
             raise GraphQLHTTPError(400, "Unable to parse request body as JSON: it is not UTF-8.") from exc
+        except RecursionError as exc:  # arrays or objects nested thousands deep: the decoder recurses
+            raise GraphQLHTTPError(400, "Unable to parse request body as JSON: it is nested too deeply.") from exc
 
     def parse_query_params(self, params: QueryParams) -> dict[str, Any]:
         try:
@@ -451,9 +457,8 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
         code: str | None = None,
     ) -> Response:
         media_type = (self.negotiate(request) if status_code != 406 else None) or APPLICATION_JSON
-        error: dict[str, Any] = {"message": message}
-        if code is not None:
-            error["extensions"] = {"code": code}
+        error: dict[str, Any] = {"message": message,
+                                 "extensions": {"code": code or HTTP_ERROR_CODES.get(status_code, "bad_request")}}
         return Response(
             self.encode_json({"errors": [error]}),
             status_code=status_code,

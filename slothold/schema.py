@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 import strawberry
-from graphql import GraphQLError
+from graphql import GraphQLError, GraphQLSyntaxError
 from strawberry.extensions import AddValidationRules, MaskErrors, ParserCache, ValidationCache
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
+from strawberry.types.execution import PreExecutionError
 
 from domain.errors import DomainError, InvalidInput, NotFound
 from resolvers.audit import AuditQuery
@@ -36,10 +38,20 @@ class Masking(MaskErrors):
     """MaskErrors without its runtime-Protocol isinstance check, which it makes for every subscription
     result sent (13 % of the API's CPU per delivery at 1,000 subscribers, bench/RESULTS.md)."""
 
+    def on_operation(self) -> Iterator[None]:
+        try:
+            yield from super().on_operation()
+        except GraphQLError as error:  # a syntax error from ParserCache's parse: it leaves before any result exists
+            _give_code(error, before_execution=True)
+            raise
+
     def _process_result(self, result: object) -> None:
         errors = getattr(result, "errors", None)
         if errors:
-            result.errors = self._process_errors(errors)  # type: ignore[attr-defined]
+            processed = self._process_errors(errors)
+            for error in processed:
+                _give_code(error, before_execution=isinstance(result, PreExecutionError))
+            result.errors = processed  # type: ignore[attr-defined]
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         refusal = error.original_error
@@ -51,7 +63,25 @@ class Masking(MaskErrors):
                 extensions["field"] = refusal.field
             return GraphQLError(refusal.message, nodes=error.nodes, source=error.source,
                                 positions=error.positions, path=error.path, extensions=extensions)
-        return super().anonymise_error(error)
+        masked = super().anonymise_error(error)
+        masked.extensions = {"code": "internal_error"}
+        return masked
+
+
+def _give_code(error: GraphQLError, before_execution: bool) -> None:
+    """Every error a client gets carries `extensions.code`: graphql-core's own (parse, validation, variables) get
+    `invalid_syntax`, `invalid_document` or `invalid_variables`; any other without one, `field_error`."""
+    if (error.extensions or {}).get("code"):
+        return
+    if isinstance(error, GraphQLSyntaxError):
+        code = "invalid_syntax"
+    elif before_execution:
+        code = "invalid_document"
+    elif error.path is None:
+        code = "invalid_variables"  # graphql-core coerces variable values before anything runs
+    else:
+        code = "field_error"
+    error.extensions = {**(error.extensions or {}), "code": code}
 
 
 def _is_internal(error: GraphQLError) -> bool:

@@ -1,0 +1,47 @@
+"""Regressions the fuzzer found: every error a client gets names its kind in `extensions.code`, and a JSON body
+nested thousands deep is a 400, not a 500 (the decoder's RecursionError escaped the view)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.fuzz.conftest import Fuzzer
+
+HEADERS = {"content-type": "application/json", "accept": "application/graphql-response+json"}
+
+
+@pytest.mark.parametrize(("body", "status", "code"), [
+    ({"query": "{ me { kind }"}, 400, "invalid_syntax"),
+    ({"query": "{ nope }"}, 400, "invalid_document"),
+    ({"query": "query($u: ID!) { unit(id: $u) { __typename } }", "variables": {}}, 400, "invalid_variables"),
+    ({"query": "query($n: Int!) { sandboxMessages(to: \"x\", limit: $n) { text } }", "variables": {"n": 2**31}},
+     400, "invalid_variables"),
+    ({"query": "{ me { kind } }", "variables": "x"}, 400, "bad_request"),
+], ids=["syntax", "validation", "missing variable", "int overflow", "variables not an object"])
+async def test_graphql_request_errors_carry_a_code(fuzzer: Fuzzer, body: dict[str, object], status: int,
+                                                   code: str) -> None:
+    r = await fuzzer.client.post("/graphql", content=json.dumps(body), headers=HEADERS)
+    assert r.status_code == status, r.text
+    assert r.json()["errors"][0]["extensions"]["code"] == code, r.text
+
+
+@pytest.mark.parametrize(("method", "headers", "status", "code"), [
+    ("PUT", HEADERS, 405, "method_not_allowed"),
+    ("POST", {"content-type": "text/plain"}, 415, "unsupported_media_type"),
+    ("POST", {"content-type": "application/json", "accept": "text/html"}, 406, "not_acceptable"),
+])
+async def test_http_refusals_carry_a_code(fuzzer: Fuzzer, method: str, headers: dict[str, str], status: int,
+                                          code: str) -> None:
+    r = await fuzzer.client.request(method, "/graphql", content=b'{"query": "{ me { kind } }"}', headers=headers)
+    assert r.status_code == status and r.json()["errors"][0]["extensions"]["code"] == code, r.text
+
+
+async def test_a_json_body_nested_too_deeply_is_a_bad_request(fuzzer: Fuzzer) -> None:
+    for body in ("[" * 100_000 + "]" * 100_000,
+                 '{"query": "{ me { kind } }", "variables": {"v": ' + "[" * 100_000 + "]" * 100_000 + "}}"):
+        r = await fuzzer.client.post("/graphql", content=body, headers=HEADERS)
+        assert r.status_code == 400, r.text
+        assert r.json()["errors"][0] == {"message": "Unable to parse request body as JSON: it is nested too deeply.",
+                                         "extensions": {"code": "bad_request"}}
