@@ -55,10 +55,13 @@ def chromium() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def demo_server(chromium: str, database_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory
                 ) -> Iterator[Cluster]:
-    """One API process and one worker (the relay numbers and publishes live events), with the dev helpers on."""
+    """One API process and one worker (the relay numbers and publishes live events), with the dev helpers on.
+
+    Per module: the worker must be gone before other suites run on the same database (its relay and sweeps would
+    act on their rows)."""
     with cluster(database_url, redis_url, tmp_path_factory.mktemp("browser-logs"), apis=1, workers=1,
                  SLOTHOLD_WEB_DEMO_DEV="1", SLOTHOLD_LOG_LEVEL="WARNING") as c:
         yield c

@@ -40,7 +40,10 @@ async def customer_signed_in(page: Any, venue: Venue, phone: str) -> None:
     await page.get_by_label("WhatsApp number").fill(phone)
     await page.get_by_test_id("send-code").click()
     await page.get_by_test_id("dev-code").click()
-    await page.wait_for_function("document.querySelector('input[name=code]').value.length === 6")
+    await page.wait_for_function("document.querySelector('input[name=code]').value.length === 6"
+                                 " || document.querySelector('[data-testid=booking-message].error') !== null")
+    code = await page.locator("input[name=code]").input_value()
+    assert len(code) == 6, await page.get_by_test_id("booking-message").inner_text()
     await page.get_by_test_id("verify-code").click()
     await page.get_by_role("button", name="Show free times").wait_for()
 

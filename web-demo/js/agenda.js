@@ -66,7 +66,8 @@ export class Agenda {
     this.gridEl = h("div", {class: "grid-area", "data-testid": "grid"});
     this.panel = h("aside", {class: "cell-panel", "data-testid": "cell-panel", hidden: true});
     const legend = h("div", {class: "legend", "aria-label": "Legend"},
-      STATES.map(([s, name, c]) => h("span", {class: "chip"}, h("i", {style: {background: c}}), name)),
+      STATES.map(([s, name, c]) => h("span", {class: "chip"}, h("i", {class: s === "VERIFYING" ? "striped" : null,
+        style: {background: c}}), name)),
       h("span", {class: "legend-sep"}, "Hold types:"),
       HOLD_TYPES.map(([name, c]) => h("span", {class: "chip"}, h("i", {style: {background: c}}), name)));
     this.root.replaceChildren(

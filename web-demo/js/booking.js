@@ -261,8 +261,9 @@ export class BookingClient {
           + "(refund tiers by how long before the start you cancel), are recorded when you accept; a later change "
           + "does not touch what you accepted. If a payment is due, a Pix is created at once."
           : "Nothing is charged online for this booking; the unit's cancellation policy applies."),
-        h("p", {class: "muted"}, "Default policy: 24 h or more before the start, 100 % back; 6 to 24 h, 50 %; "
-          + "less than 6 h, nothing.")),
+        h("p", {class: "muted"}, "Slothold's default policy is: 24 h or more before the start, 100 % back; 6 to "
+          + "24 h, 50 %; less than 6 h, nothing. If this unit published its own, that one is recorded, and the "
+          + "exact summary you accepted is shown with your Pix.")),
       h("label", {class: "check"}, accept, " I accept the summary and the cancellation policy"),
       h("div", {class: "actions"},
         h("button", {type: "submit", "data-testid": "accept"}, "Accept"),

@@ -43,10 +43,14 @@ export async function loadDevConfig() {
 
 /** The newest sign-in code sent to `to` by the sandbox channel (dev only). */
 export async function devLoginCode(unitId, to) {
-  const r = await fetch(`/web-demo/dev/login-code?unit=${encodeURIComponent(unitId)}&to=${encodeURIComponent(to)}`);
-  const body = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(body.error || "No code found.");
-  return body.code;
+  const url = `/web-demo/dev/login-code?unit=${encodeURIComponent(unitId)}&to=${encodeURIComponent(to)}`;
+  for (let attempt = 0; ; attempt++) {
+    const r = await fetch(url);
+    const body = await r.json().catch(() => ({}));
+    if (r.ok) return body.code;
+    if (attempt >= 5 || r.status !== 404) throw new Error(`${body.error || "No code was found"} (dev helper).`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
 }
 
 /** A tiny element builder: h("button", {class: "x", onclick}, "text", child…). */
