@@ -21,6 +21,7 @@ from slothold.clock import SystemClock
 from store.uow import PgUnitOfWork
 from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, monotonic_ms, shot, tomorrow_local
 from tests.integration.cluster import Cluster, _wait_http
+from tests.venues import cpf
 
 
 async def staff_agenda(page: Any, venue: Venue) -> None:
@@ -129,7 +130,10 @@ async def test_a_customer_signs_in_meets_a_taken_slot_holds_another_accepts_pays
     message = await customer.get_by_test_id("booking-message").inner_text()
     assert message.endswith(".") and message[0].isupper(), message
     assert await customer.get_by_test_id("alternative").count() >= 1
-    await customer.get_by_test_id("waitlist-form").wait_for()
+    waitlist = customer.get_by_test_id("waitlist-form")
+    await waitlist.get_by_label("CPF").fill(cpf(700_000 + secrets.randbelow(10**5)))
+    await waitlist.get_by_role("button", name="Join the waitlist").click()
+    await waitlist.get_by_text("You are number 1 in line").wait_for()
     await customer.screenshot(path=shot("booking-slot-taken"), full_page=True)
 
     # Take the nearest alternative: the hold, its summary and countdown, the policy; accept.
