@@ -78,5 +78,5 @@ def web_demo_routes(state: dict[str, Any], data_dir: Path, dev: bool | None = No
         Route("/", index),
         Route("/web-demo/dev/config", config),
         Route("/web-demo/dev/login-code", login_code),
-        Mount("/web-demo", StaticFiles(directory=WEB_DEMO), name="web-demo"),
+        Mount("/web-demo", StaticFiles(directory=WEB_DEMO, check_dir=False), name="web-demo"),
     ]

@@ -91,6 +91,7 @@ export function follow(client, query, variables, onEvent, onError = () => {}) {
   const payload = {query, variables: {...variables, since: variables.since ?? null}};
   let stop = () => {};
   let stopped = false;
+  let delay = 1000;  // after an error, try again later and later (a refusal will not heal by itself)
   const start = () => {
     stop = client.subscribe(payload, {
       next(message) {
@@ -103,13 +104,15 @@ export function follow(client, query, variables, onEvent, onError = () => {}) {
         const since = payload.variables.since;
         if (event.seq != null && since != null && event.seq <= since) return;  // already seen
         if (event.seq != null) payload.variables.since = event.seq;
+        delay = 1000;
         onEvent(event);
       },
       error(error) {
         const text = Array.isArray(error) ? error.map((e) => e.message).join("; ") : (error && error.message);
         onError(sentence(text || "The live feed stopped"));
         // e.g. slow_subscriber: subscribe again from the last seq seen.
-        if (!stopped) setTimeout(() => { if (!stopped) start(); }, 1000);
+        if (!stopped) setTimeout(() => { if (!stopped) start(); }, delay);
+        delay = Math.min(30000, delay * 2);
       },
       complete() {
         // The server ended it (e.g. it shut down with the socket): follow on from the last seq seen.
