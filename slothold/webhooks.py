@@ -8,7 +8,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from domain.errors import InvalidInput
+from domain.errors import Busy, InvalidInput
 from domain.payments import ProviderUnavailable, WebhookRejected
 from domain.ports import PaymentProvider
 from domain.services import Deps
@@ -49,6 +49,8 @@ def webhook_endpoint(state: dict[str, Any], max_body_bytes: int) -> Any:
             return JSONResponse({"error": "not authentic"}, status_code=401)
         except ProviderUnavailable:
             return JSONResponse({"error": "provider unavailable; retry"}, status_code=503)
+        except Busy:
+            return JSONResponse({"error": "busy; retry"}, status_code=503)
         return JSONResponse({"received": len(outcomes), "outcomes": outcomes})
 
     return endpoint

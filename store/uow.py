@@ -20,6 +20,9 @@ from store.units import PgUnits
 from store.waitlists import PgWaitlists
 
 _BUSY = (asyncpg.DeadlockDetectedError, asyncpg.LockNotAvailableError, asyncpg.SerializationError)
+_LOST = (asyncpg.PostgresConnectionError, asyncpg.AdminShutdownError, asyncpg.InterfaceError, ConnectionError)
+"""The connection went away mid-transaction (a restart, a failover, a cut): nothing was committed unless the commit
+itself was under way, so the caller may retry — with an idempotency key when it creates something."""
 
 
 class PgUnitOfWork:
@@ -56,13 +59,18 @@ class PgUnitOfWork:
     ) -> None:
         try:
             if self._tx is not None and not self._done:
-                await self._tx.rollback()
+                try:
+                    await self._tx.rollback()
+                except _LOST:
+                    pass  # the connection is gone, and its transaction with it
         finally:
             if self._conn is not None:
                 await self._pool.release(self._conn)
                 self._conn = None
         if isinstance(exc, _BUSY):
             raise Busy("the booking system is busy with that slot right now; try again in a moment") from exc
+        if isinstance(exc, _LOST):
+            raise Busy("the database connection was lost; try again (with the same idempotency key)") from exc
 
     def savepoint(self) -> asyncpg.transaction.Transaction:
         """A nested transaction (SAVEPOINT) on this unit of work's connection; use after the first statement."""
