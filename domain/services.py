@@ -127,6 +127,10 @@ def require_aware(value: datetime, field_name: str) -> None:
     if value.tzinfo is None or value.utcoffset() is None:
         raise InvalidInput(field_name, f"{field_name} must carry a UTC offset (ISO 8601, e.g. "
                            "2026-12-01T19:00:00-03:00)", code="naive_datetime")
+    try:
+        value.astimezone(UTC)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+14:00: before year 1 in UTC
+        raise InvalidInput(field_name, f"{field_name} is out of range", code="datetime_out_of_range") from None
 
 
 

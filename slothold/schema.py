@@ -30,6 +30,7 @@ from resolvers.waitlists import WaitlistMutation, WaitlistQuery, WaitlistSubscri
 from resolvers.webhooks import WebhookMutation, WebhookQuery
 from slothold.executor import SharedEventExecutor
 from slothold.limits import CODES, DocumentSizeLimiter, QueryLimits, query_limit_rules
+from slothold.text_guard import UnstorableTextGuard
 
 log = logging.getLogger("slothold.limits")
 
@@ -125,6 +126,7 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
             lambda: Masking(should_mask_error=_is_internal,
                                error_message="Internal error; it has been logged. Quote the request id."),
             lambda: DocumentSizeLimiter(limits.max_tokens),
+            UnstorableTextGuard,
             lambda: AddValidationRules(rules),
             lambda: ParserCache(maxsize=256),
             lambda: ValidationCache(maxsize=256),

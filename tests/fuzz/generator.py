@@ -132,7 +132,8 @@ def _fields(schema: Schema, type_name: str, depth: int, seen: dict[str, str]) ->
 
 ODD_STRINGS = ["", " ", "\x00", "a\x00b", "null", "undefined", "NaN", "-1", "0", "true", "{}", "[]", "'", '"',
                "\\", "' OR 1=1 --", "'; DROP TABLE bookings; --", "%s%n%x", "${jndi:ldap://x}", "<script>x</script>",
-               "\u202e\u200b\ufeff", "ção 😀 漢字", "\ud7ff\ue000", "\n\r\t", "../../etc/passwd", "%00", "\U0010ffff"]
+               "\u202e\u200b\ufeff", "ção 😀 漢字", "\ud7ff\ue000", "\n\r\t", "../../etc/passwd", "%00", "\U0010ffff",
+               "\ud800", "a\udfffb"]
 """Strings that have broken parsers, drivers and encoders before."""
 
 

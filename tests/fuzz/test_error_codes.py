@@ -45,3 +45,35 @@ async def test_a_json_body_nested_too_deeply_is_a_bad_request(fuzzer: Fuzzer) ->
         assert r.status_code == 400, r.text
         assert r.json()["errors"][0] == {"message": "Unable to parse request body as JSON: it is nested too deeply.",
                                          "extensions": {"code": "bad_request"}}
+
+
+@pytest.mark.parametrize("text", ["\x00", "a\x00b", "\ud800", "x\udfff"], ids=["nul", "nul inside", "surrogate",
+                                                                           "low surrogate"])
+async def test_text_postgres_cannot_store_is_refused_before_anything_runs(fuzzer: Fuzzer, text: str) -> None:
+    system = fuzzer.world.headers("system")
+    before = await fuzzer.footprint()
+    for query, variables in [
+        ("query($t: String!) { sandboxMessages(to: $t) { text } }", {"t": text}),
+        ("mutation($t: String!) { sandboxPay(txid: $t) { __typename } }", {"t": text}),
+        ('mutation($u: ID!, $n: String!) { addWalkIn(unitId: $u, area: "bar", name: $n, phone: "+5511900000009") '
+         "{ __typename } }", {"u": fuzzer.world.ids["unit"][0], "n": text}),
+    ]:
+        r = await fuzzer.client.post("/graphql", content=json.dumps({"query": query, "variables": variables}),
+                                     headers={**HEADERS, **system})
+        assert r.status_code == 400 and r.json()["errors"][0]["extensions"]["code"] == "invalid_text", r.text
+    if "\x00" in text:  # a GraphQL string literal may spell NUL as \u0000 (a lone surrogate is a syntax error there)
+        r = await fuzzer.client.post("/graphql", headers={**HEADERS, **system}, content=json.dumps(
+            {"query": '{ sandboxMessages(to: "a\\u0000") { text } }'}))
+        assert r.status_code == 400 and r.json()["errors"][0]["extensions"]["code"] == "invalid_text", r.text
+    assert await fuzzer.footprint() == before
+
+
+@pytest.mark.parametrize("when", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-12:00"])
+async def test_a_datetime_beyond_what_utc_can_hold_is_invalid_input(fuzzer: Fuzzer, when: str) -> None:
+    query = ('mutation($m: ID!, $s: DateTime!, $e: DateTime!) { createSeatEvent(seatMapId: $m, name: "X", '
+             "startsAt: $s, endsAt: $e) { __typename ... on InvalidInput { code field } } }")
+    r = await fuzzer.client.post("/graphql", headers={**HEADERS, **fuzzer.world.headers("system")}, content=json.dumps(
+        {"query": query, "variables": {"m": fuzzer.world.ids["seat_map"][0], "s": when,
+                                       "e": "2026-12-10T22:00:00-03:00"}}))
+    assert r.json()["data"]["createSeatEvent"] == {"__typename": "InvalidInput", "code": "datetime_out_of_range",
+                                                   "field": "startsAt"}, r.text
