@@ -122,23 +122,39 @@ class Hub:
                 await asyncio.sleep(0.5)
 
     async def _listen(self) -> None:
-        async with Broadcast(self._url) as broadcast, broadcast.subscribe(EVENTS_CHANNEL) as sub:
-            self.connected.set()
-            self._resync_all()  # whatever happened while we were away is in the database
-            log.info("listening for events on Redis")
-            getter: asyncio.Future[Any] | None = None
-            try:
-                while True:
-                    getter = getter or asyncio.ensure_future(sub.get())
-                    done, _ = await asyncio.wait({getter}, timeout=1.0)
-                    if getter in done:
-                        self._dispatch(getter.result().message)
-                        getter = None
-                    else:
-                        await self._check(broadcast)
-            finally:
-                if getter is not None:
-                    getter.cancel()
+        broadcast = Broadcast(self._url)
+        try:
+            await broadcast.connect()
+        except BaseException:
+            # broadcaster 0.3.1 starts its Redis listener task before connecting and leaves it pending when the
+            # connection fails (logged as "Task was destroyed but it is pending" on every retry): end it here.
+            listener = getattr(broadcast._backend, "_listener", None)
+            if listener is not None:
+                listener.cancel()
+            with contextlib.suppress(Exception):
+                await broadcast._backend.disconnect()
+            raise
+        try:
+            async with broadcast.subscribe(EVENTS_CHANNEL) as sub:
+                self.connected.set()
+                self._resync_all()  # whatever happened while we were away is in the database
+                log.info("listening for events on Redis")
+                getter: asyncio.Future[Any] | None = None
+                try:
+                    while True:
+                        getter = getter or asyncio.ensure_future(sub.get())
+                        done, _ = await asyncio.wait({getter}, timeout=1.0)
+                        if getter in done:
+                            self._dispatch(getter.result().message)
+                            getter = None
+                        else:
+                            await self._check(broadcast)
+                finally:
+                    if getter is not None:
+                        getter.cancel()
+        finally:
+            with contextlib.suppress(Exception):
+                await broadcast.disconnect()
 
     @staticmethod
     async def _check(broadcast: Broadcast) -> None:
