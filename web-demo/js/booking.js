@@ -9,10 +9,10 @@ const REQUEST_CODE = `mutation($u: ID!, $p: String) { requestLoginCode(unitId: $
   __typename ... on LoginCodeSent { channel expiresAt } ${ERR} } }`;
 const VERIFY_CODE = `mutation($u: ID!, $p: String, $c: String!) { verifyLoginCode(unitId: $u, phone: $p, code: $c) {
   __typename ... on CustomerSession { token customerId expiresAt } ${ERR} } }`;
-const SLOTS = `query($u: ID!, $from: DateTime!, $to: DateTime!, $r: ID, $n: Int!) {
-  bookableSlots(unitId: $u, from: $from, to: $to, resourceId: $r, slots: $n) {
+const SLOTS = `query($u: ID!, $from: DateTime!, $to: DateTime!, $r: ID, $n: Int!, $q: Int!) {
+  bookableSlots(unitId: $u, from: $from, to: $to, resourceId: $r, slots: $n, quantity: $q) {
     __typename ... on BookableSlots { slots { resourceId startsAt endsAt } } ${ERR} } }`;
-const BOOKING_FIELDS = `id status startsAt endsAt holdExpiresAt dueNowCents paidCents allocations { resourceId }
+const BOOKING_FIELDS = `id status startsAt endsAt holdExpiresAt dueNowCents paidCents allocations { resourceId quantity }
   acceptance { totalCents dueNowCents atVenueCents policySummary paymentRule policyVersion priceVersion }`;
 const CHARGE_FIELDS = `id txid amountCents status copiaECola qrCodePng expiresAt`;
 const HOLD = `mutation($i: HoldInput!, $k: String) { hold(input: $i, idempotencyKey: $k) {
@@ -136,8 +136,17 @@ export class BookingClient {
     if (notice) say(this.message, notice, "info");
     const day = h("input", {type: "date", name: "day", value: this.day || addDays(today(this.tz), 1), min: today(this.tz)});
     const resource = h("select", {name: "resource"}, h("option", {value: ""}, "Any field"),
-      this.unit.resources.filter((r) => r.kind === "EXCLUSIVE").map((r) => h("option", {value: r.id}, r.name)));
+      this.unit.resources.filter((r) => r.kind === "EXCLUSIVE").map((r) => h("option", {value: r.id}, r.name)),
+      this.unit.resources.filter((r) => r.kind === "POOLED").map((r) => h("option", {value: r.id},
+        `${r.name} (${r.capacity} places)`)));
     if (this.resourceId) resource.value = this.resourceId;
+    const places = h("input", {type: "number", name: "places", min: 1, value: this.quantity || 1, size: 3});
+    const placesLabel = h("label", {}, "Places ", places);
+    const showPlaces = () => {
+      placesLabel.hidden = this.resources.get(resource.value)?.kind !== "POOLED";
+    };
+    resource.addEventListener("change", showPlaces);
+    showPlaces();
     const length = h("select", {name: "slots"},
       [1, 2, 3].map((n) => h("option", {value: n}, `${n * this.slotMinutes} min`)));
     if (this.slots) length.value = String(this.slots);
@@ -146,7 +155,7 @@ export class BookingClient {
     const form = h("form", {class: "stack card"},
       h("h3", {}, "Choose a time"),
       h("div", {class: "row"}, h("label", {}, "Day ", day), h("label", {}, "Field ", resource),
-        h("label", {}, "Length ", length)),
+        h("label", {}, "Length ", length), placesLabel),
       h("label", {}, "CPF (needed for the waitlist) ", cpf),
       h("button", {type: "submit"}, "Show free times"));
     const search = async () => {
@@ -154,10 +163,12 @@ export class BookingClient {
       this.resourceId = resource.value || null;
       this.slots = Number(length.value);
       this.cpf = cpf.value.trim();
+      this.quantity = this.resources.get(this.resourceId)?.kind === "POOLED" ? Math.max(1, Number(places.value) || 1) : 1;
       list.replaceChildren(h("p", {class: "muted"}, "Looking…"));
       try {
         const r = (await gql(SLOTS, {u: this.unit.id, from: iso(startOfDay(this.day, this.tz)),
-          to: iso(startOfDay(addDays(this.day, 1), this.tz)), r: this.resourceId, n: this.slots}, this.token))
+          to: iso(startOfDay(addDays(this.day, 1), this.tz)), r: this.resourceId, n: this.slots, q: this.quantity},
+          this.token))
           .bookableSlots;
         if (r.__typename !== "BookableSlots") return this.error(resultError(r));
         const slots = this.resourceId ? r.slots : firstPerStart(r.slots);
@@ -185,7 +196,8 @@ export class BookingClient {
   async hold(slot) {
     this.clear();
     const input = {unitId: this.unit.id, startsAt: slot.startsAt, endsAt: slot.endsAt, resourceIds: [slot.resourceId],
-      customer: this.customerInput(), serviceId: session.serviceId || null, channel: "web"};
+      customer: this.customerInput(), serviceId: session.serviceId || null, channel: "web",
+      quantity: this.quantity || 1};
     try {
       const r = (await gql(HOLD, {i: input, k: crypto.randomUUID()}, this.token)).hold;
       if (r.__typename === "BookingPayload") return this.held(r.booking);
@@ -247,7 +259,8 @@ export class BookingClient {
   held(booking) {
     this.booking = booking;
     this.watch(booking.id);
-    const where = booking.allocations.map((a) => this.resources.get(a.resourceId)?.name).join(", ");
+    const where = booking.allocations.map((a) => this.resources.get(a.resourceId)?.name
+      + (a.quantity > 1 ? ` × ${a.quantity} places` : "")).join(", ");
     const accept = h("input", {type: "checkbox", name: "accept", required: true});
     const form = h("form", {class: "stack card", "data-testid": "summary"},
       h("h3", {}, "Your hold"),
