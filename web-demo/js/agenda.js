@@ -1,6 +1,7 @@
 // Staff live agenda (SPEC §5, §16): the unit's resources × slots for a day or a week, live from slotChanged.
 
 import {follow, gql, resultError} from "./gql.js";
+import {holdTypeLegend} from "./legend.js";
 import {h, say, session} from "./session.js";
 import {addDays, countdown, dayLabel, hhmm, iso, localDate, longDate, startOfDay, today} from "./time.js";
 
@@ -14,8 +15,6 @@ export const STATES = [
 ];
 const STATE_NAME = Object.fromEntries(STATES.map(([s, name]) => [s, name]));
 const STATE_COLOR = Object.fromEntries(STATES.map(([s, , c]) => [s, c]));
-const HOLD_TYPES = [["Hold do bot (CART)", "#F59E0B"], ["Reservado (RESERVED)", "#6366F1"],
-  ["Oferta da fila (waitlist offer)", "#14B8A6"]];
 
 const GRID = `query Grid($u: ID!, $from: DateTime!, $to: DateTime!) {
   availabilityGrid(unitId: $u, from: $from, to: $to) {
@@ -68,8 +67,8 @@ export class Agenda {
     const legend = h("div", {class: "legend", "aria-label": "Legend"},
       STATES.map(([s, name, c]) => h("span", {class: "chip"}, h("i", {class: s === "VERIFYING" ? "striped" : null,
         style: {background: c}}), name)),
-      h("span", {class: "legend-sep"}, "Hold types:"),
-      HOLD_TYPES.map(([name, c]) => h("span", {class: "chip"}, h("i", {style: {background: c}}), name)));
+      this.holdTypes = h("span", {class: "legend-types"}));
+    holdTypeLegend(this.holdTypes, this.unit.id, session.staffToken);
     this.root.replaceChildren(
       h("div", {class: "toolbar"},
         h("button", {onclick: () => this.shift(-1), "aria-label": "Previous"}, "◀"),

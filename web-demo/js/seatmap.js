@@ -3,6 +3,7 @@
 // change's seatState with the seat ids in slots[].resourceId (staff); others see it refreshed every few seconds.
 
 import {follow, gql, resultError} from "./gql.js";
+import {holdTypeLegend} from "./legend.js";
 import {h, say, session} from "./session.js";
 import {countdown, hhmm, longDate} from "./time.js";
 
@@ -49,7 +50,8 @@ export class SeatMapView {
     this.actions = h("div", {class: "actions"});
     const legend = h("div", {class: "legend"},
       SEAT_STATES.map(([, name, c]) => h("span", {class: "chip"}, h("i", {style: {background: c}}), name)),
-      h("span", {class: "legend-sep"}, "Held seats take their hold type's colour."));
+      this.holdTypes = h("span", {class: "legend-types"}));
+    holdTypeLegend(this.holdTypes, unit.id, this.token());
     root.replaceChildren(h("h2", {}, "Seat map"), h("div", {class: "toolbar"}, this.picker,
       h("span", {class: "feed-info", "data-testid": "seat-feed"}, live ? "live" : "refreshed every 5 s (staff: live)")),
     legend, this.counts, this.status, this.board, this.actions);
