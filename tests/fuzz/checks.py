@@ -5,7 +5,8 @@
 - no traceback, source path, SQL or driver text anywhere in the body (input the request carried and the server
   echoes back, e.g. in a coercion error, is not held against it);
 - every top-level error carries `extensions.code`;
-- a refused request (a typed error result, or a top-level error) changes no table's row count.
+- a refused request (a typed error result, or a top-level error) changes no table's row count, nor any row of the
+  fuzz venue in a table that has a `unit_id`.
 """
 
 from __future__ import annotations
@@ -59,9 +60,20 @@ async def tables(pool: Any) -> list[str]:
     return [r["table_name"] for r in rows if r["table_name"] not in FOOTPRINT_EXEMPT]
 
 
-def footprint_query(names: list[str]) -> str:
-    """One statement counting every table (the idea of tests/api/test_access.py's `_footprint`, on all tables)."""
-    return "SELECT " + ", ".join(f'(SELECT count(*) FROM "{n}") AS "{n}"' for n in names)
+async def unit_tables(pool: Any, names: list[str]) -> list[str]:
+    """The tables among `names` whose rows belong to a unit (a `unit_id` column)."""
+    rows = await pool.fetch("SELECT table_name FROM information_schema.columns WHERE table_schema = 'public' AND "
+                            "column_name = 'unit_id'")
+    return sorted({r["table_name"] for r in rows} & set(names))
+
+
+def footprint_query(names: list[str], per_unit: list[str]) -> str:
+    """One statement counting every table (the idea of tests/api/test_access.py's `_footprint`, on all tables), and
+    hashing the fuzz venue's rows ($1) of the tables that belong to a unit, so an UPDATE shows too."""
+    counts = [f'(SELECT count(*) FROM "{n}") AS "{n}"' for n in names]
+    hashes = [f"(SELECT md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM \"{n}\" t "
+              f"WHERE t.unit_id = $1) AS \"{n} rows\"" for n in per_unit]
+    return "SELECT " + ", ".join(counts + hashes)
 
 
 @dataclass
