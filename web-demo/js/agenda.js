@@ -187,7 +187,8 @@ export class Agenda {
     const now = Date.now();
     for (const el of this.root.querySelectorAll("[data-expires]")) {
       const left = Date.parse(el.dataset.expires) - now;
-      el.textContent = left > 0 ? `${countdown(left)} left` : "expired";
+      const suffix = el.closest("td") ? " left" : "";
+      el.textContent = left > 0 ? `${countdown(left)}${suffix}` : "expired";
     }
   }
 
