@@ -158,7 +158,8 @@ async def test_rn_atd_08_the_waitlist_offer_arrives_with_its_pix_and_passes_to_t
         env = {"SLOTHOLD_WHATSAPP_API_URL": f"http://127.0.0.1:{c.cloud.port}/v21.0",
                "SLOTHOLD_WHATSAPP_NUMBERS": f"{PHONE_NUMBER_ID}={v.unit_id}"}
         ctx = {"deps": deps, "pool": pool, "channels": make_channels(env, pool)}
-        assert await announce_whatsapp_offers(ctx) == 1  # the worker's sweep: the offer reaches Ana by itself
+        # The worker's sweep (it tells every unit's customers: other tests' offers may be told here too).
+        assert await announce_whatsapp_offers(ctx) >= 1  # the offer reaches Ana by itself
         offer = c.new_for(ANA)
         assert offer[0].startswith("Boa notícia: liberou o horário da sua lista de espera! Campo 1, sábado 12/12 às "
                                    "21h. Ele está segurado para você até ")
@@ -169,7 +170,7 @@ async def test_rn_atd_08_the_waitlist_offer_arrives_with_its_pix_and_passes_to_t
         assert await status_of(pool, ana_offer) == "pending_payment"
         clock.advance(minutes=10, seconds=1)
         assert await expire_hold(deps, ana_offer)
-        assert await announce_whatsapp_offers(ctx) == 1
+        assert await announce_whatsapp_offers(ctx) >= 1
         offer = c.new_for(BRUNO)
         assert offer[0].startswith("Boa notícia: liberou o horário da sua lista de espera! Campo 1, sábado 12/12")
         told = await c.say(ANA, "oi")
