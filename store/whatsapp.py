@@ -41,10 +41,10 @@ class PgConversationSession:
             "INSERT INTO whatsapp_conversations (unit_id, phone, created_at, updated_at) VALUES ($1, $2, $3, $3) "
             "ON CONFLICT (unit_id, phone) DO NOTHING", self.unit_id, self.phone, self._now)
         r = await self.conn.fetchrow(
-            "SELECT state, data FROM whatsapp_conversations WHERE unit_id = $1 AND phone = $2 FOR UPDATE",
+            "SELECT state, data, updated_at FROM whatsapp_conversations WHERE unit_id = $1 AND phone = $2 FOR UPDATE",
             self.unit_id, self.phone)
         assert r is not None
-        self.conversation = Conversation(self.unit_id, self.phone, r["state"], dict(r["data"] or {}))
+        self.conversation = Conversation(self.unit_id, self.phone, r["state"], dict(r["data"] or {}), r["updated_at"])
         return self
 
     async def __aexit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None

@@ -48,6 +48,9 @@ log = logging.getLogger("slothold.whatsapp")
 START, DAY, FIELD, TIME, DURATION, SUMMARY = "start", "day", "field", "time", "duration", "summary"
 ALTERNATIVES, CPF, SWAP, PAYING, VERIFYING = "alternatives", "cpf", "swap", "paying", "verifying"
 MENU_DAYS = 7
+IDLE = timedelta(hours=2)
+"""A menu left unanswered this long is stale: the next message starts over (times and prices may have moved)."""
+MENUS = (DAY, FIELD, TIME, DURATION, SUMMARY, ALTERNATIVES, CPF)
 MAX_SLOTS = 3
 """Durations offered: 1 to MAX_SLOTS consecutive slots of the same field."""
 OPEN = (BookingStatus.HELD, BookingStatus.PENDING_PAYMENT, BookingStatus.VERIFYING)
@@ -98,6 +101,7 @@ async def handle_pending(bot: Bot, unit_id: UUID, phone: str) -> int:
             for text in turn.out:
                 await s.reply(text, m.message_id, now)
             await s.handled(m.message_id, now)
+            s.conversation.updated_at = now
         await s.save(bot.deps.clock.now())
         await s.commit()
     return len(pending)
@@ -206,6 +210,10 @@ class Turn:
 
     async def run(self) -> None:
         await self.refresh()
+        idle = self.conv.updated_at is not None and self.now - self.conv.updated_at > IDLE
+        if idle and self.conv.state in MENUS:
+            self.conv.state = START
+            self.data.pop("menu", None)
         text = self.msg.text or ""
         if self.msg.kind in ("image", "document"):
             await self.receipt()

@@ -31,6 +31,8 @@ class Conversation:
     phone: str
     state: str = "start"
     data: dict[str, Any] = field(default_factory=dict)
+    updated_at: datetime | None = None
+    """When the conversation last moved (None: new)."""
 
 
 class Session(Protocol):

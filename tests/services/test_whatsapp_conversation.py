@@ -100,6 +100,19 @@ async def test_tanto_faz_and_two_consecutive_hours_of_the_same_field(
         assert (during.lower, during.upper) == (at(12, 19), at(12, 21))
 
 
+async def test_a_menu_left_unanswered_for_hours_starts_over(
+        database_url: str, redis_url: str, pool: Any, clock: Any) -> None:
+    v = await paid_arena(pool)
+    async with chat(database_url, redis_url, clock, v.unit_id) as c:
+        menu = (await c.say(ANA, "oi"))[-1]
+        await c.say(ANA, option(menu, "sáb 12/12"))
+        clock.advance(minutes=90)
+        assert (await c.say(ANA, "1"))[-1].startswith("Horários livres em sáb 12/12 no Campo 1:")  # still current
+        clock.advance(hours=3)
+        again = await c.say(ANA, "1")
+        assert again[0].startswith("Olá!") and again[1].startswith("Para qual dia você quer reservar?")
+
+
 async def test_rn_atd_07_a_slot_taken_meanwhile_gets_three_alternatives_and_the_waitlist(
         database_url: str, redis_url: str, pool: Any, clock: Any) -> None:
     """Exemplo: the customer picks 20h on Campo 2 but another customer just held it: three options and a fourth,
