@@ -136,6 +136,13 @@ class PgConversations:
             "ORDER BY b.created_at LIMIT $2", now, limit)
         return [(r["unit_id"], r["phone"], r["id"]) for r in rows]
 
+    async def prune(self, before: datetime) -> int:
+        """Forget handled messages and sent replies older than `before` (Meta retries a delivery for up to 7 days:
+        keep ids longer than that). Returns how many rows went."""
+        a: str = await self.pool.execute("DELETE FROM whatsapp_inbox WHERE processed_at < $1", before)
+        b: str = await self.pool.execute("DELETE FROM whatsapp_replies WHERE sent_at < $1", before)
+        return int(a.split()[-1]) + int(b.split()[-1])
+
     async def conversation(self, unit_id: UUID, phone: str) -> dict[str, Any] | None:
         """The stored conversation (for tools and tests)."""
         r = await self.pool.fetchrow("SELECT state, data FROM whatsapp_conversations WHERE unit_id = $1 "

@@ -11,7 +11,7 @@ from domain import fraud, settlement
 from domain.customers import CustomerIdentity
 from domain.services import Deps, HoldCommand, expire_hold, hold, remind_hold
 from jobs.notify import deliver_notification
-from jobs.whatsapp import announce_whatsapp_offers
+from jobs.whatsapp import announce_whatsapp_offers, prune_whatsapp
 from providers.channels import make_channels
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 from tests.services.test_notifications import deliveries, relay_pass
@@ -356,3 +356,11 @@ async def test_rn_hld_08_the_reminder_and_the_expiry_reach_whatsapp_through_the_
         # The conversation knows too, at the customer's next message.
         told = await c.say(ANA, "oi")
         assert told[0].endswith("Se quiser, é só pedir de novo.")
+        # A month later the messages and replies are forgotten; the conversation stays.
+        kept = await pool.fetchval("SELECT count(*) FROM whatsapp_inbox WHERE unit_id = $1", v.unit_id)
+        assert kept > 0
+        clock.advance(days=31)
+        assert await prune_whatsapp(ctx) >= kept
+        assert await pool.fetchval("SELECT count(*) FROM whatsapp_inbox WHERE unit_id = $1", v.unit_id) == 0
+        assert await pool.fetchval("SELECT count(*) FROM whatsapp_replies WHERE unit_id = $1", v.unit_id) == 0
+        assert await pool.fetchval("SELECT count(*) FROM whatsapp_conversations WHERE unit_id = $1", v.unit_id) == 1
