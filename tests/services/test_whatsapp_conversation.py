@@ -268,6 +268,16 @@ async def test_rn_hld_06_a_receipt_freezes_the_slot_for_verification_and_never_c
                                      "cancelar agora.")
         assert await status_of(pool, booking) == "verifying"
         assert (await c.say(ANA, "paguei"))[0].startswith("Estamos conferindo o seu pagamento")
+        # No swap while verifying (RN-HLD-07).
+        menu = (await c.say(ANA, "menu"))[-1]
+        menu = (await c.say(ANA, option(menu, "sáb 12/12")))[-1]
+        menu = (await c.say(ANA, option(menu, "Campo 3")))[-1]
+        menu = (await c.say(ANA, option(menu, "21h")))[-1]
+        await c.say(ANA, "1")
+        assert (await c.say(ANA, "1"))[0].startswith("Você já tem um horário reservado aguardando pagamento.")
+        assert await c.say(ANA, "1") == ["Seu pagamento está em verificação, então não dá para trocar de horário "
+                                         "agora."]
+        assert await status_of(pool, booking) == "verifying"
         await settlement.deny_claim(deps_of(c), booking, "staff", "comprovante de outro dia")
         told = await c.say(ANA, "oi")
         assert told[0].startswith("O prazo para pagar a reserva de Campo 1, sábado 12/12 às 19h venceu")
