@@ -297,3 +297,28 @@ async def test_seats_locked_in_one_page_show_in_the_other_pages_seat_map_within_
     assert (await refusal.inner_text())[0].isupper()
     await watcher.get_by_test_id("seat-counts").get_by_text("1 sold").wait_for()
     await watcher.screenshot(path=shot("seat-map"), full_page=True)
+
+
+async def test_a_wrong_staff_token_and_a_wrong_sign_in_code_are_refused_in_sentences(
+        venue: Venue, new_page: Any) -> None:
+    staff = await new_page()
+    await staff.goto(venue.url("agenda"))
+    await staff.get_by_label("Staff token").fill("slh_s_not-a-real-token")
+    await staff.get_by_role("button", name="Sign in", exact=True).click()
+    refusal = staff.get_by_test_id("staff-signin").locator(".message.error")
+    await refusal.wait_for()
+    text = await refusal.inner_text()
+    assert text[0].isupper() and text.endswith("."), text
+    assert await staff.locator("td.cell").count() == 0
+
+    customer = await new_page()
+    await customer.goto(venue.url("book"))
+    await customer.get_by_label("WhatsApp number").fill(phone())
+    await customer.get_by_test_id("send-code").click()
+    await customer.get_by_label("Code").fill("000000")  # one chance in a million of being the code sent
+    await customer.get_by_test_id("verify-code").click()
+    message = customer.get_by_test_id("booking-message")
+    await customer.wait_for_function("document.querySelector('[data-testid=booking-message]').className"
+                                     ".includes('error')")
+    text = await message.inner_text()
+    assert text[0].isupper() and text.endswith("."), text
