@@ -16,6 +16,7 @@ from domain.services import (
     IDEMPOTENCY_RETENTION,
     Deps,
     HoldCommand,
+    _check_key,
     check_release,
     expire_booking,
     fingerprint,
@@ -103,6 +104,7 @@ async def confirm(deps: Deps, cmd: ConfirmCommand) -> CheckoutResult:
     """The customer accepts: confirmed at once when nothing is due, else pending_payment with a Pix charge."""
     now = deps.clock.now()
     key = cmd.idempotency_key
+    _check_key(key)
     async with deps.uow() as uow:
         booking = await uow.bookings.get(cmd.booking_id)
         if key:

@@ -77,3 +77,15 @@ async def test_a_datetime_beyond_what_utc_can_hold_is_invalid_input(fuzzer: Fuzz
                                        "e": "2026-12-10T22:00:00-03:00"}}))
     assert r.json()["data"]["createSeatEvent"] == {"__typename": "InvalidInput", "code": "datetime_out_of_range",
                                                    "field": "startsAt"}, r.text
+
+
+async def test_confirm_refuses_an_idempotency_key_longer_than_it_can_keep(fuzzer: Fuzzer) -> None:
+    # Found by the fuzzer: the key reached the idempotency_keys CHECK (1..255 characters) and was an internal error.
+    query = ("mutation($b: ID!, $k: String) { confirm(bookingId: $b, idempotencyKey: $k) { __typename "
+             "... on InvalidInput { code field } } }")
+    before = await fuzzer.footprint()
+    r = await fuzzer.client.post("/graphql", headers={**HEADERS, **fuzzer.world.headers("system")}, content=json.dumps(
+        {"query": query, "variables": {"b": fuzzer.world.ids["booking"][0], "k": "x" * 256}}))
+    assert r.json()["data"]["confirm"] == {"__typename": "InvalidInput", "code": "invalid_idempotency_key",
+                                           "field": "idempotencyKey"}, r.text
+    assert await fuzzer.footprint() == before
