@@ -156,6 +156,12 @@ class Context:
     actor: str | None = None
     reason: str | None = None
     starts_at: datetime | None = None
+    channel: str | None = None
+    """The booking's channel: the WhatsApp conversation itself says what BOT_SAYS lists (domain/conversation)."""
+
+
+BOT_SAYS = frozenset({"created", "cancelled_by_customer"})
+"""Notices a WhatsApp booking's customer already reads in the conversation: not sent to them on WhatsApp again."""
 
 
 @dataclass(frozen=True)
@@ -310,7 +316,7 @@ def plan(it: Intent, ctx: Context) -> list[Planned]:
     if customer is not None and (template_kind != "message" or it.text):
         title, body = render(locale, template_kind, "customer", values)
         out.append(Planned("customer:in_app", kind, "customer", "in_app", title, body, locale, customer_id=customer))
-        if ctx.phone:
+        if ctx.phone and not (ctx.channel == "whatsapp" and kind in BOT_SAYS):
             out.append(Planned("customer:whatsapp", kind, "customer", "whatsapp", title, body, locale,
                                customer_id=customer, address=ctx.phone))
         if ctx.email:

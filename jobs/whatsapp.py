@@ -1,7 +1,7 @@
 """WhatsApp jobs: slot-waitlist offers announced in the customer's conversation (RN-ATD-08), and pruning.
 
-Not scheduled yet: jobs/worker.py should run `announce_whatsapp_offers` with the waitlist sweep (every
-`sweep_seconds`) and `prune_whatsapp` hourly."""
+jobs/worker.py runs `announce_whatsapp_offers` with the waitlist sweep (every `sweep_seconds`) and `prune_whatsapp`
+hourly."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from redis.exceptions import RedisError
 from domain.ports import Clock
 from domain.services import Deps
 from domain.waitlist import promote_after_release
-from jobs import attendance, tasks
+from jobs import attendance, tasks, whatsapp
 from jobs.relay import Relay, _sleep_unless
 from providers.channels import make_channels
 from providers.factory import make_provider
@@ -52,12 +52,15 @@ def cron_jobs(settings: Settings) -> list[Any]:
         cron(tasks.sweep_webhooks, second={25, 55}, unique=True, timeout=60),
         cron(tasks.prune_webhook_deliveries, minute={37}, second={35}, unique=True, timeout=600),
         cron(tasks.sweep_refunds, second={30}, unique=True, timeout=60),
+        cron(whatsapp.prune_whatsapp, minute={17}, second={25}, unique=True, timeout=600),
     ]
     if settings.sweep_seconds > 0:
         jobs.append(cron(tasks.sweep_expired_holds, second=_every(settings.sweep_seconds), run_at_startup=True,
                          unique=True, timeout=120))
         jobs.append(cron(tasks.sweep_waitlists, second=_every(settings.sweep_seconds, offset=15), unique=True,
                          timeout=120))
+        jobs.append(cron(whatsapp.announce_whatsapp_offers, second=_every(settings.sweep_seconds, offset=20),
+                         unique=True, timeout=120))
     return jobs
 
 

@@ -15,7 +15,7 @@ SELECT u.timezone, u.notification_locale, u.owner_alert_whatsapp,
        b.customer_id AS booking_customer,
        c.id AS customer_id, c.phone, c.email,
        (SELECT min(lower(a.during)) FROM allocations a WHERE a.booking_id = b.id) AS starts_at,
-       e.actor, e.reason
+       e.actor, e.reason, b.channel
 FROM units u
 LEFT JOIN bookings b ON b.id = $2::uuid AND b.unit_id = u.id
 LEFT JOIN customers c ON c.id = coalesce($3::uuid, b.customer_id)
@@ -53,7 +53,8 @@ async def plan_deliveries(conn: asyncpg.Connection, event_id: int, unit_id: UUID
         return []
     ctx = Context(timezone=r["timezone"], locale=r["notification_locale"],
                   owner_alert_whatsapp=r["owner_alert_whatsapp"], customer_id=r["customer_id"], phone=r["phone"],
-                  email=r["email"], actor=r["actor"], reason=r["reason"], starts_at=r["starts_at"])
+                  email=r["email"], actor=r["actor"], reason=r["reason"], starts_at=r["starts_at"],
+                  channel=r["channel"])
     planned = plan(it, ctx)
     ids = []
     async with conn.transaction():

@@ -88,7 +88,21 @@ async def database_url(servers: tuple[str, str]) -> AsyncIterator[str]:
 
 @pytest.fixture(scope="session")
 def redis_url(servers: tuple[str, str]) -> str:
-    return servers[1]
+    """The session's Redis. On a shared server (REDIS_URL) a database of its own, emptied first: test runs side by
+    side on one machine would otherwise take each other's arq jobs (same queue, same cron job ids)."""
+    url = servers[1]
+    if os.environ.get("REDIS_URL"):
+        import random
+
+        import redis as redis_sync
+
+        url = urlunsplit(urlsplit(url)._replace(path=f"/{random.SystemRandom().randint(1, 12)}"))
+        client = redis_sync.Redis.from_url(url)
+        try:
+            client.flushdb()
+        finally:
+            client.close()
+    return url
 
 
 @pytest.fixture(scope="session")

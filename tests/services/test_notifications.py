@@ -346,3 +346,22 @@ async def test_finished_deliveries_are_forgotten_after_30_days(deps: Deps, pool:
     await prune_notification_deliveries(ctx)
     assert await deliveries(pool, v.unit_id) == []
     assert len(await pool.fetch("SELECT 1 FROM notifications WHERE unit_id = $1", v.unit_id)) == 1  # in-app stays
+
+
+def test_a_whatsapp_booking_is_not_told_on_whatsapp_what_the_bot_already_said() -> None:
+    from uuid import uuid4
+
+    from domain.notifications import Context, Intent, plan
+    from jobs.worker import cron_jobs
+    from slothold.settings import Settings
+
+    customer = uuid4()
+    base = Context(customer_id=customer, phone="+5511999990001", actor="customer")
+    for kind in ("created",):
+        it = Intent(kind=kind, booking_id=uuid4(), customer_id=customer, status="held")
+        api = {(p.audience, p.channel) for p in plan(it, base)}
+        bot = {(p.audience, p.channel) for p in plan(it, Context(**{**base.__dict__, "channel": "whatsapp"}))}
+        assert ("customer", "whatsapp") in api and ("customer", "whatsapp") not in bot
+        assert ("customer", "in_app") in bot
+    names = {c.name for c in cron_jobs(Settings())}
+    assert {"cron:announce_whatsapp_offers", "cron:prune_whatsapp"} <= names
