@@ -96,6 +96,10 @@ def check_range(start: datetime, end: datetime) -> tuple[datetime, datetime]:
         if value.tzinfo is None or value.utcoffset() is None:
             raise InvalidInput(name, f"{name} must carry a UTC offset (ISO 8601, e.g. 2026-12-01T00:00:00-03:00)",
                                code="naive_datetime")
+        try:
+            value.astimezone(UTC)
+        except OverflowError:  # e.g. 0001-01-01T00:00:00+14:00: before year 1 in UTC
+            raise InvalidInput(name, f"{name} is out of range", code="datetime_out_of_range") from None
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     if end <= start:
         raise InvalidInput("to", "`to` must be after `from`", code="invalid_range")

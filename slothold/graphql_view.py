@@ -20,7 +20,9 @@ What this class changes on top of :class:`strawberry.asgi.GraphQL`:
   (``not_acceptable``), 413 (body over ``max_body_bytes``, ``body_too_large``), 415 (a POST body that is not
   ``application/json``; ``unsupported_media_type``), 400 (malformed request; ``bad_request``);
 * a websocket message over ``max_body_bytes`` closes the socket with 1009 ("message too big"), whatever the
-  server's own frame limit (uvicorn's ``ws_max_size``, which ``slothold serve`` sets to the same value);
+  server's own frame limit (uvicorn's ``ws_max_size``, which ``slothold serve`` sets to the same value); one of a
+  shape strawberry's handler would crash on (not an object, a ``subscribe`` without a string ``id`` or an object
+  ``payload`` with a string ``query``) closes it with 4400;
 * GraphiQL is served from this package's static files instead of unpkg.
 """
 
@@ -82,6 +84,40 @@ class GraphQLHTTPError(HTTPException):
     def __init__(self, status_code: int, reason: str, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(status_code, reason)
         self.headers: dict[str, str] = dict(headers or {})
+
+
+class _NestedTooDeeplyError(json.JSONDecodeError):
+    """A JSON text nested deeper than the decoder can recurse."""
+
+
+class _MalformedMessageError(Exception):
+    """A graphql-transport-ws message of the wrong shape; strawberry's handler assumes the shape and would fail."""
+
+
+def _check_message_shape(text: str) -> None:
+    """Refuse a JSON message strawberry's graphql-transport-ws handler would crash on (it indexes the message, its
+    `id` and `payload` without checking their types): not an object, a `subscribe` whose `id` is not a string or
+    whose `payload` is not an object with a string `query` (and object `variables`/`extensions`, a string
+    `operationName`, when given), a `complete` whose `id` is not a string. Text that is
+    not JSON is left to strawberry (it closes with 4400 itself)."""
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError):
+        return
+    if not isinstance(message, dict):
+        raise _MalformedMessageError("A message must be a JSON object.")
+    kind = message.get("type")
+    if kind in ("subscribe", "complete") and not isinstance(message.get("id"), str):
+        raise _MalformedMessageError(f"A {kind} message needs a string id.")
+    if kind == "subscribe":
+        payload = message.get("payload")
+        if not isinstance(payload, dict) or not isinstance(payload.get("query"), str):
+            raise _MalformedMessageError("A subscribe message needs a payload object with a string query.")
+        if not isinstance(payload.get("variables"), dict | None) or not isinstance(payload.get("extensions"),
+                                                                                  dict | None):
+            raise _MalformedMessageError("A subscribe message's variables and extensions must be objects.")
+        if not isinstance(payload.get("operationName"), str | None):
+            raise _MalformedMessageError("A subscribe message's operationName must be a string.")
 
 
 class _BodyTooLargeError(Exception):
@@ -250,6 +286,8 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
             except _MessageTooLargeError:
                 await send({"type": "websocket.close", "code": 1009,
                             "reason": f"Message is larger than {self.max_body_bytes} bytes."})
+            except _MalformedMessageError as exc:
+                await send({"type": "websocket.close", "code": 4400, "reason": str(exc)})
             return
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
@@ -341,12 +379,21 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
         """Decode a JSON request body or parameter; a 400 that says what is wrong if it isn't JSON."""
         try:
             return self.decode_json(data)
+        except _NestedTooDeeplyError as exc:
+            raise GraphQLHTTPError(400, "Unable to parse request body as JSON: it is nested too deeply.") from exc
         except json.JSONDecodeError as exc:
             raise GraphQLHTTPError(400, f"Unable to parse request body as JSON: {exc}") from exc
         except UnicodeDecodeError as exc:
             raise GraphQLHTTPError(400, "Unable to parse request body as JSON: it is not UTF-8.") from exc
-        except RecursionError as exc:  # arrays or objects nested thousands deep: the decoder recurses
-            raise GraphQLHTTPError(400, "Unable to parse request body as JSON: it is nested too deeply.") from exc
+
+    def decode_json(self, data: str | bytes) -> Any:
+        """json.loads, with arrays or objects nested thousands deep (the decoder recurses until Python's limit) a
+        decoding error like any other: a 400 over HTTP, a 4400 close on a websocket — never an unhandled error."""
+        try:
+            return super().decode_json(data)
+        except RecursionError:
+            text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+            raise _NestedTooDeeplyError("nested too deeply", text[:100], 0) from None
 
     def parse_query_params(self, params: QueryParams) -> dict[str, Any]:
         try:
@@ -445,6 +492,8 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
                     size = len(text.encode())
                 if size > self.max_body_bytes:
                     raise _MessageTooLargeError
+                if text is not None:
+                    _check_message_shape(text)
             return message
 
         return guarded

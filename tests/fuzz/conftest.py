@@ -53,6 +53,7 @@ class Fuzzer:
     footprint_sql: str
     error_types: set[str]
     sent: int = 0
+    _last_mode: bool = True
     statuses: dict[str, int] = field(default_factory=dict)
     outcomes: dict[str, int] = field(default_factory=dict)
     """How often each outcome came back: a typename of the result, or the code of the first top-level error."""
@@ -67,6 +68,7 @@ class Fuzzer:
         content = json.dumps(request.body)  # NaN and Infinity included: Python's json reads them back
         r = await self.client.post("/graphql", content=content, headers={
             "content-type": "application/json", "accept": "application/graphql-response+json", **request.headers})
+        self._last_mode = request.well_typed
         outcome = judge(r.status_code, r.text, request.sent_strings(), request.field.name, self.error_types)
         self._count(outcome)
         if outcome.refused:
@@ -109,7 +111,7 @@ class Fuzzer:
         if errors:
             kind = "error:" + str((errors[0].get("extensions") or {}).get("code"))
             if os.environ.get("SLOTHOLD_FUZZ_DEBUG"):
-                print("DEBUG", kind, str(errors[0].get("message"))[:300].replace("\n", " "))
+                print("DEBUG", kind, self._last_mode, str(errors[0].get("message"))[:300].replace("\n", " "))
         else:
             value = next(iter(data.values()), None) if isinstance(data, dict) else None
             kind = str(value.get("code") or value.get("__typename")) if isinstance(value, dict) else "data"

@@ -12,7 +12,6 @@ import json
 import math
 import re
 import string
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -137,6 +136,13 @@ ODD_STRINGS = ["", " ", "\x00", "a\x00b", "null", "undefined", "NaN", "-1", "0",
 """Strings that have broken parsers, drivers and encoders before."""
 
 
+def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
+    """One of the strategies, each as often as its weight (st.one_of draws its distinct branches evenly: repeating
+    a branch there does not make it likelier)."""
+    picks = [i for i, (weight, _) in enumerate(choices) for _ in range(weight)]
+    return st.sampled_from(picks).flatmap(lambda i: choices[i][1])
+
+
 def huge(n: int) -> st.SearchStrategy[str]:
     return st.sampled_from(["x" * n, "ç" * (n // 2), "😀" * (n // 4), "9" * n])
 
@@ -171,7 +177,7 @@ def ids(world: World, kind: str | None) -> st.SearchStrategy[str]:
     """Mostly real ids of the right kind; also real ids of another kind or venue, random UUIDs and garbage."""
     every = sorted({i for values in world.ids.values() for i in values})
     right = world.ids.get(kind or "", []) or every
-    return st.one_of(*([st.sampled_from(right)] * 4), st.sampled_from(every), uuids(), garbage_ids())
+    return weighted((8, st.sampled_from(right)), (1, st.sampled_from(every)), (1, uuids()), (1, garbage_ids()))
 
 
 def datetimes(strict: bool) -> st.SearchStrategy[str]:
@@ -194,8 +200,8 @@ def datetimes(strict: bool) -> st.SearchStrategy[str]:
                                            "2026-12-08T10:00:00+23:59", "2026-10-18T00:30:00-03:00",
                                            "2027-02-21T23:30:00-03:00", "2026-12-08T10:00:00.999999-03:00"]))
     if strict:
-        return st.one_of(aware, aware, aware, parseable)
-    return st.one_of(aware, aware, odd, parseable)
+        return weighted((3, aware), (1, parseable))
+    return weighted((2, aware), (1, odd), (1, parseable))
 
 
 INT_HINTS: dict[str, list[int]] = {
@@ -244,7 +250,7 @@ def strings(world: World, name: str) -> st.SearchStrategy[str]:
     if key == "txid":
         hinted += [*world.strings.get("txid", []), "nope"]
     if hinted:
-        return st.one_of(st.sampled_from(hinted), st.sampled_from(hinted), text())
+        return weighted((2, st.sampled_from(hinted)), (1, text()))
     return text()
 
 
@@ -274,12 +280,12 @@ class Values:
     def for_type(self, type_ref: dict[str, Any], name: str, depth: int = 0) -> st.SearchStrategy[Any]:
         """A value for a position of this type; mostly of the right type, sometimes null or of another type."""
         if type_ref["kind"] == "NON_NULL":
-            inner = self.for_type(type_ref["ofType"], name, depth)
-            return inner if self.strict else st.one_of(*([inner] * 12), wrong_values(), st.none())
+            inner = self._right(type_ref["ofType"], name, depth)
+            return inner if self.strict else weighted((12, inner), (1, wrong_values()), (1, st.none()))
         right = self._right(type_ref, name, depth)
         if self.strict:
-            return st.one_of(*([right] * 8), st.none())
-        return st.one_of(*([right] * 8), st.none(), wrong_values())
+            return weighted((8, right), (1, st.none()))
+        return weighted((8, right), (1, st.none()), (1, wrong_values()))
 
     def _right(self, type_ref: dict[str, Any], name: str, depth: int) -> st.SearchStrategy[Any]:
         kind = type_ref["kind"]
@@ -287,15 +293,15 @@ class Values:
             item = self.for_type(type_ref["ofType"], name, depth + 1)
             lists = st.lists(item, max_size=4)
             if depth == 0:  # a single value stands for a list of one (GraphQL input coercion); and a long list
-                lists = st.one_of(lists, lists, item, st.lists(item, min_size=200, max_size=300))
+                lists = weighted((6, lists), (1, item), (1, st.lists(item, min_size=200, max_size=300)))
             return lists
         t = self.schema.types[type_ref["name"]]
         if t["kind"] == "ENUM":
             values = [v["name"] for v in t["enumValues"]]
             if self.strict:
                 return st.sampled_from(values)
-            return st.one_of(st.sampled_from(values), st.sampled_from(values),
-                             st.sampled_from([v.lower() for v in values] + ["NOPE", "", "__typename"]))
+            return weighted((2, st.sampled_from(values)),
+                            (1, st.sampled_from([v.lower() for v in values] + ["NOPE", "", "__typename"])))
         if t["kind"] == "INPUT_OBJECT":
             return self._input_object(t, depth)
         return self._scalar(t["name"], name)
@@ -336,7 +342,7 @@ class Values:
             return base
         unknown = st.fixed_dictionaries({**parts, "bogusField": st.integers()})
         missing = st.fixed_dictionaries({k: v for i, (k, v) in enumerate(parts.items()) if i}, optional=optional)
-        return st.one_of(*([base] * 10), unknown, missing)
+        return weighted((10, base), (1, unknown), (1, missing))
 
     def for_argument(self, field: RootField, arg: Arg) -> st.SearchStrategy[Drawn]:
         """How one argument is sent: a value as a variable or inline, or left out when it may be."""
@@ -344,14 +350,14 @@ class Values:
         if name == "id":
             value = ids(self.world, ID_OF_FIELD.get(field.name))
             if not self.strict:
-                value = st.one_of(*([value] * 12), wrong_values(), st.none())
+                value = weighted((12, value), (1, wrong_values()), (1, st.none()))
         else:
             value = self.for_type(arg.type, name)
         sent = st.builds(Drawn, value, st.sampled_from([False, False, False, True]))
         may_omit = arg.has_default or arg.type["kind"] != "NON_NULL"
         if may_omit:
-            return st.one_of(sent, sent, st.just(Drawn(None, omit=True)))
-        return sent if self.strict else st.one_of(*([sent] * 20), st.just(Drawn(None, omit=True)))
+            return weighted((2, sent), (1, st.just(Drawn(None, omit=True))))
+        return sent if self.strict else weighted((20, sent), (1, st.just(Drawn(None, omit=True))))
 
 
 # --- documents -------------------------------------------------------------------------------------------------
@@ -393,6 +399,7 @@ class Request:
     caller: str
     field: RootField
     headers: dict[str, str]
+    well_typed: bool = True
 
     def sent_strings(self) -> list[str]:
         """Every string this request carried (to tell an echo of the input from a leak)."""
@@ -435,7 +442,7 @@ def document(schema: Schema, field: RootField, drawn: dict[str, Drawn], sel: str
 
 @dataclass(frozen=True)
 class Modes:
-    """Well-typed values (three requests in four) and anything at all."""
+    """Well-typed values (seven requests in eight) and anything at all."""
 
     strict: Values
     loose: Values
@@ -445,22 +452,68 @@ def requests(schema: Schema, values: Modes, field: RootField, callers: tuple[str
              world: World) -> st.SearchStrategy[Request]:
     """Requests calling `field` as one of `callers`, with drawn arguments and sometimes an Idempotency-Key.
 
-    Three in four are well typed (they pass GraphQL's coercion and reach the resolvers)."""
+    Seven in eight are well typed (they pass GraphQL's coercion and reach the resolvers)."""
     sel = selection(schema, field.type)
     strict = st.fixed_dictionaries({a.name: values.strict.for_argument(field, a) for a in field.args})
     loose = st.fixed_dictionaries({a.name: values.loose.for_argument(field, a) for a in field.args})
-    args = st.sampled_from([True, True, True, False]).flatmap(lambda well_typed: strict if well_typed else loose)
-    key = st.one_of(st.just(None), st.just(None), st.text(string.ascii_letters, max_size=8),
-                    st.sampled_from(["", "x" * 5000, "ção"]))
+    args = st.sampled_from([True] * 7 + [False]).flatmap(
+        lambda well_typed: (strict if well_typed else loose).map(lambda drawn: (well_typed, drawn)))
+    key = weighted((4, st.none()), (1, st.text(string.ascii_letters, max_size=8)),
+                   (1, st.sampled_from(["", "x" * 5000, "ção"])))
 
-    def build(drawn: dict[str, Drawn], caller: str, idempotency: str | None) -> Request:
+    def build(args: tuple[bool, dict[str, Drawn]], caller: str, idempotency: str | None,
+              slot: tuple[str, str] | None, own: bool) -> Request:
+        well_typed, drawn = args
+        if slot is not None:
+            drawn = {name: Drawn(coherent(d.value, slot), d.literal, d.omit) for name, d in drawn.items()}
+            drawn = coherent_args(drawn, slot)
+        if own and caller == "customer":  # a customer books for the phone their session proved
+            drawn = {name: Drawn(own_phone(d.value, world.strings["phone"][0]), d.literal, d.omit)
+                     for name, d in drawn.items()}
         query, variables = document(schema, field, drawn, sel)
         headers = world.headers(caller)
         if idempotency is not None and idempotency.isascii():
             headers["idempotency-key"] = idempotency
-        return Request({"query": query, "variables": variables}, caller, field, headers)
+        return Request({"query": query, "variables": variables}, caller, field, headers, well_typed)
 
-    return st.builds(build, args, st.sampled_from(callers), key)
+    return st.builds(build, args, st.sampled_from(callers), key, st.one_of(st.none(), slots()), st.booleans())
 
 
-Maker = Callable[[RootField], st.SearchStrategy[Request]]
+def slots() -> st.SearchStrategy[tuple[str, str]]:
+    """A start and end that make sense together: on the grid, in opening hours, within the booking window."""
+    return st.builds(lambda day, hour, length: (f"2026-12-{day:02d}T{hour:02d}:00:00-03:00",
+                                                f"2026-12-{day:02d}T{hour + length:02d}:00:00-03:00"),
+                     st.integers(7, 14), st.integers(8, 20), st.sampled_from([1, 1, 2]))
+
+
+PAIRS = (("startsAt", "endsAt"), ("from", "to"))
+
+
+def coherent(value: Any, slot: tuple[str, str]) -> Any:
+    """An input object (or list of them) whose start and end are replaced by `slot`."""
+    if isinstance(value, list):
+        return [coherent(v, slot) for v in value]
+    if isinstance(value, dict):
+        value = {k: coherent(v, slot) for k, v in value.items()}
+        for start, end in PAIRS:
+            if start in value and end in value:
+                value[start], value[end] = slot
+    return value
+
+
+def coherent_args(drawn: dict[str, Drawn], slot: tuple[str, str]) -> dict[str, Drawn]:
+    for start, end in PAIRS:
+        if start in drawn and end in drawn:
+            drawn = {**drawn, start: Drawn(slot[0], drawn[start].literal), end: Drawn(slot[1], drawn[end].literal)}
+    return drawn
+
+
+def own_phone(value: Any, phone: str) -> Any:
+    """A customer input (anywhere in a value) made the signed-in customer's."""
+    if isinstance(value, list):
+        return [own_phone(v, phone) for v in value]
+    if isinstance(value, dict):
+        value = {k: own_phone(v, phone) for k, v in value.items()}
+        if "cpf" in value or "phone" in value or "email" in value:
+            value["phone"] = phone
+    return value

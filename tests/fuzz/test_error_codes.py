@@ -89,3 +89,20 @@ async def test_confirm_refuses_an_idempotency_key_longer_than_it_can_keep(fuzzer
     assert r.json()["data"]["confirm"] == {"__typename": "InvalidInput", "code": "invalid_idempotency_key",
                                            "field": "idempotencyKey"}, r.text
     assert await fuzzer.footprint() == before
+
+
+async def test_audit_periods_refuse_a_datetime_beyond_what_utc_can_hold(fuzzer: Fuzzer) -> None:
+    # Found by the fuzzer: domain/audit_reports.check_range converted to UTC unguarded (OverflowError).
+    query = ("query($u: ID!, $f: DateTime!, $t: DateTime!) { auditPeriods(unitId: $u, from: $f, to: $t) { __typename "
+             "... on InvalidInput { code field } } }")
+    r = await fuzzer.client.post("/graphql", headers={**HEADERS, **fuzzer.world.headers("owner")}, content=json.dumps(
+        {"query": query, "variables": {"u": fuzzer.world.ids["unit"][0], "f": "0001-01-01T00:00:00+14:00",
+                                       "t": "2026-12-11T13:00:00-03:00"}}))
+    assert r.json()["data"]["auditPeriods"] == {"__typename": "InvalidInput", "code": "datetime_out_of_range",
+                                                "field": "from"}, r.text
+
+
+async def test_text_guard_allows_ordinary_text(fuzzer: Fuzzer) -> None:
+    r = await fuzzer.client.post("/graphql", headers={**HEADERS, **fuzzer.world.headers("system")}, content=json.dumps(
+        {"query": "query($t: String!) { sandboxMessages(to: $t) { text } }", "variables": {"t": "ção 😀 \u202e"}}))
+    assert r.status_code == 200 and r.json()["data"]["sandboxMessages"] == [], r.text
