@@ -96,6 +96,8 @@ class Config:
     settle_seconds: float = 12.0
     late_after: float = 50.0
     """A late payment arrives this long after the charge (the hold's payment TTL is 45 s)."""
+    late_share: float = 0.1
+    duplicate_share: float = 0.2
 
 
 @dataclass
@@ -300,14 +302,14 @@ class Storm:
         if not r or not r.get("charge"):
             return
         txid = r["charge"]["txid"]
-        late = self.rng.random() < 0.1
+        late = self.rng.random() < self.cfg.late_share
         await asyncio.sleep(self.cfg.late_after if late else self.rng.uniform(0.2, 3))  # late: past the deadline
         try:
             headers, body = await self.bank.pay(txid)
         except ValueError:
             return
         await self.c.webhook(headers, body)
-        if self.rng.random() < 0.2:  # the bank sends it again
+        if self.rng.random() < self.cfg.duplicate_share:  # the bank sends it again
             await asyncio.sleep(self.rng.uniform(0, 1))
             await self.c.webhook(headers, body)
 
@@ -475,6 +477,28 @@ async def setup_venues(pool: asyncpg.Pool, cfg: Config) -> list[Venue]:
     return out
 
 
+async def slot_seqs(pool: asyncpg.Pool, unit_id: UUID) -> list[int]:
+    """The unit's numbered grid events (what slotChanged streams), in order."""
+    return [r["seq"] for r in await pool.fetch(
+        "SELECT seq FROM outbox WHERE unit_id = $1 AND topic IN ('slot_changed', 'block_changed') "
+        "AND seq IS NOT NULL ORDER BY seq", unit_id)]
+
+
+async def caught_up(pool: asyncpg.Pool, subscribers: list[Subscriber], timeout: float) -> set[UUID]:
+    """Wait until every subscriber has seen its unit's latest event; the units whose subscribers all did."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done = set()
+        for unit in {s.unit for s in subscribers}:
+            every = await slot_seqs(pool, unit)
+            last = every[-1] if every else 0
+            if all((s.seqs[-1] if s.seqs else 0) >= last for s in subscribers if s.unit == unit):
+                done.add(unit)
+        if len(done) == len({s.unit for s in subscribers}) or time.monotonic() > deadline:
+            return done
+        await asyncio.sleep(0.5)
+
+
 async def outbox_drained(pool: asyncpg.Pool, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -522,9 +546,12 @@ async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
         await asyncio.wait(actors, timeout=90)
         if fault_task:
             await fault_task
-        # Settle: the relay publishes what is left, sweeps run, subscribers catch up.
+        # Settle: the relay publishes what is left, sweeps run, subscribers catch up. Deadlines keep passing (new
+        # events), so each subscriber is then judged on every event up to the last one it saw, and must have reached
+        # what the database had when it stopped.
         drained = await outbox_drained(pool, 60)
         await asyncio.sleep(cfg.settle_seconds)
+        reached = await caught_up(pool, subscribers, 30)
         sub_stop.set()
         await asyncio.gather(*sub_tasks, mem)
         await client.close()
@@ -532,11 +559,12 @@ async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
         violations = await check(pool, sweep_grace=timedelta(seconds=5 + 10))
         streams: list[str] = []
         for v in venues:
-            expected = [r["seq"] for r in await pool.fetch(
-                "SELECT seq FROM outbox WHERE unit_id = $1 AND topic IN ('slot_changed', 'block_changed') "
-                "AND seq IS NOT NULL ORDER BY seq", v.unit_id)]
+            every = await slot_seqs(pool, v.unit_id)
             for i, s in enumerate(s for s in subscribers if s.unit == v.unit_id):
-                if s.seqs != expected:
+                expected = [q for q in every if q <= (s.seqs[-1] if s.seqs else 0)]
+                if s.unit not in reached:
+                    streams.append(f"unit {v.unit_id} subscriber {i}: stalled at {s.seqs[-1] if s.seqs else None}")
+                elif s.seqs != expected:
                     missing = sorted(set(expected) - set(s.seqs))
                     dupes = len(s.seqs) - len(set(s.seqs))
                     streams.append(f"unit {v.unit_id} subscriber {i}: {len(s.seqs)} of {len(expected)} events, "

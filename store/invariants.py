@@ -37,13 +37,16 @@ LIMIT 50
 
 # Pooled use at every allocation start (where the sum can only go up) against the resource's capacity.
 _POOLED = """
-SELECT r.id AS resource_id, lower(p.during) AS at, r.capacity, sum(a.quantity) AS used
-FROM allocations p
-JOIN resources r ON r.unit_id = p.unit_id AND r.id = p.resource_id
-JOIN allocations a ON a.unit_id = p.unit_id AND a.resource_id = p.resource_id AND a.pooled AND a.occupies
-                  AND a.during @> lower(p.during)
-WHERE p.pooled AND p.occupies AND ($1::uuid IS NULL OR p.unit_id = $1::uuid)
-GROUP BY r.id, lower(p.during), r.capacity
+WITH points AS (
+    SELECT DISTINCT unit_id, resource_id, lower(during) AS at FROM allocations
+    WHERE pooled AND occupies AND ($1::uuid IS NULL OR unit_id = $1::uuid)
+)
+SELECT r.id AS resource_id, pt.at, r.capacity, sum(a.quantity) AS used
+FROM points pt
+JOIN resources r ON r.unit_id = pt.unit_id AND r.id = pt.resource_id
+JOIN allocations a ON a.unit_id = pt.unit_id AND a.resource_id = pt.resource_id AND a.pooled AND a.occupies
+                  AND a.during @> pt.at
+GROUP BY r.id, pt.at, r.capacity
 HAVING sum(a.quantity) > r.capacity
 LIMIT 50
 """

@@ -20,7 +20,8 @@ from store.units import PgUnits
 from store.waitlists import PgWaitlists
 
 _BUSY = (asyncpg.DeadlockDetectedError, asyncpg.LockNotAvailableError, asyncpg.SerializationError)
-_LOST = (asyncpg.PostgresConnectionError, asyncpg.AdminShutdownError, asyncpg.InterfaceError, ConnectionError)
+_LOST = (asyncpg.PostgresConnectionError, asyncpg.AdminShutdownError, asyncpg.InterfaceError,
+         asyncpg.InternalClientError, ConnectionError)
 """The connection went away mid-transaction (a restart, a failover, a cut): nothing was committed unless the commit
 itself was under way, so the caller may retry — with an idempotency key when it creates something."""
 
