@@ -20,6 +20,11 @@ async def publish_price(deps: Deps, unit_id: UUID, service_id: UUID, price_cents
     except ValueError:
         raise InvalidInput("paymentRule", f"payment rule must be one of {[r.value for r in PaymentRule]}",
                            code="invalid_price") from None
+    # Checked whatever the rule (the database's CHECKs hold for every row, not only the rule's own field).
+    if deposit_percent is not None and not 1 <= deposit_percent <= 100:
+        raise InvalidInput("depositPercent", "a deposit percentage must be 1–100", code="invalid_price")
+    if deposit_cents is not None and deposit_cents < 0:
+        raise InvalidInput("depositCents", "a deposit in cents cannot be negative", code="invalid_price")
     price = Price(service_id, 0, price_cents, payment_rule, deposit_percent, deposit_cents)
     price.due()  # refuses a deposit rule without its amount, naming the field
     async with deps.uow() as uow:

@@ -118,11 +118,17 @@ class Fuzzer:
         self.outcomes[kind] = self.outcomes.get(kind, 0) + 1
 
     @staticmethod
-    def _writes_allowed(outcome: Outcome, changed: dict[str, tuple[int, int]]) -> bool:
-        # The hold ceiling's alert is written on purpose with the refusal (one per unit and day, SPEC §9).
+    def _writes_allowed(outcome: Outcome, changed: dict[str, tuple[Any, Any]]) -> bool:
+        """Refusals that write on purpose: the hold ceiling's alert (one per unit and day, SPEC §9) and a wrong
+        sign-in code, which counts against the code's tries (five close it)."""
         body = outcome.body if isinstance(outcome.body, dict) else {}
         codes = {v.get("code") for v in (body.get("data") or {}).values() if isinstance(v, dict)}
-        return "hold_ceiling" in codes and {t.removesuffix(" rows") for t in changed} <= {"queue_items", "outbox"}
+        tables = {t.removesuffix(" rows") for t in changed}
+        if "hold_ceiling" in codes:
+            return tables <= {"queue_items", "outbox"}
+        if codes & {"wrong_code", "too_many_attempts"}:
+            return tables <= {"customer_login_codes"}
+        return False
 
     def report(self, request: Request, outcome: Outcome) -> str:
         return (f"{request.field.name} as {request.caller}: {outcome.problems}\n"

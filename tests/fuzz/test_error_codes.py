@@ -106,3 +106,22 @@ async def test_text_guard_allows_ordinary_text(fuzzer: Fuzzer) -> None:
     r = await fuzzer.client.post("/graphql", headers={**HEADERS, **fuzzer.world.headers("system")}, content=json.dumps(
         {"query": "query($t: String!) { sandboxMessages(to: $t) { text } }", "variables": {"t": "ção 😀 \u202e"}}))
     assert r.status_code == 200 and r.json()["data"]["sandboxMessages"] == [], r.text
+
+
+@pytest.mark.parametrize(("extra", "field"), [({"depositPercent": 0}, "depositPercent"),
+                                              ({"depositPercent": 101}, "depositPercent"),
+                                              ({"depositCents": -1}, "depositCents")])
+async def test_publishing_a_full_price_checks_the_deposit_fields_too(fuzzer: Fuzzer, extra: dict[str, int],
+                                                                     field: str) -> None:
+    # Found by the fuzzer: with rule "full" an out-of-range deposit reached the services CHECK (internal error).
+    query = ("mutation($u: ID!, $s: ID!, $p: Int, $c: Int) { publishServicePrice(unitId: $u, serviceId: $s, "
+             'priceCents: 1000, paymentRule: "full", depositPercent: $p, depositCents: $c) { __typename '
+             "... on InvalidInput { code field } } }")
+    variables = {"u": fuzzer.world.ids["unit"][0], "s": fuzzer.world.ids["service"][0],
+                 "p": extra.get("depositPercent"), "c": extra.get("depositCents")}
+    before = await fuzzer.footprint()
+    r = await fuzzer.client.post("/graphql", headers={**HEADERS, **fuzzer.world.headers("system")},
+                                 content=json.dumps({"query": query, "variables": variables}))
+    assert r.json()["data"]["publishServicePrice"] == {"__typename": "InvalidInput", "code": "invalid_price",
+                                                       "field": field}, r.text
+    assert await fuzzer.footprint() == before
