@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import strawberry
 from graphql import GraphQLError, GraphQLSyntaxError
+from strawberry.exceptions import UnallowedReturnTypeForUnion
 from strawberry.extensions import AddValidationRules, MaskErrors, ParserCache, ValidationCache
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
@@ -28,11 +29,14 @@ from resolvers.subscriptions import Subscription
 from resolvers.unit_settings import UnitSettingsMutation
 from resolvers.waitlists import WaitlistMutation, WaitlistQuery, WaitlistSubscription
 from resolvers.webhooks import WebhookMutation, WebhookQuery
+from schema.errors import Busy as SchemaBusy
 from slothold.executor import SharedEventExecutor
 from slothold.limits import CODES, DocumentSizeLimiter, QueryLimits, query_limit_rules
 from slothold.text_guard import UnstorableTextGuard
 
 log = logging.getLogger("slothold.limits")
+_BUSY_TYPE = f'"{SchemaBusy}"'
+BUSY_MESSAGE = "the booking system is busy right now; try again in a moment (with the same idempotency key)"
 
 
 class Masking(MaskErrors):
@@ -64,6 +68,11 @@ class Masking(MaskErrors):
                 extensions["field"] = refusal.field
             return GraphQLError(refusal.message, nodes=error.nodes, source=error.source,
                                 positions=error.positions, path=error.path, extensions=extensions)
+        if isinstance(refusal, UnallowedReturnTypeForUnion) and _BUSY_TYPE in str(refusal):
+            # Busy (a lock timeout, a lost database connection) can come from any unit of work; an operation whose
+            # result union has no Busy member answers it as a top-level, retryable error instead.
+            return GraphQLError(BUSY_MESSAGE, nodes=error.nodes, source=error.source, positions=error.positions,
+                                path=error.path, extensions={"code": "busy"})
         masked = super().anonymise_error(error)
         masked.extensions = {"code": "internal_error"}
         return masked

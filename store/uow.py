@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from types import TracebackType
 from typing import Self
 
@@ -19,6 +20,7 @@ from store.seatmaps import PgSeatMaps
 from store.units import PgUnits
 from store.waitlists import PgWaitlists
 
+log = logging.getLogger("slothold.uow")
 _BUSY = (asyncpg.DeadlockDetectedError, asyncpg.LockNotAvailableError, asyncpg.SerializationError)
 _LOST = (asyncpg.PostgresConnectionError, asyncpg.AdminShutdownError, asyncpg.InterfaceError,
          asyncpg.InternalClientError, ConnectionError)
@@ -66,8 +68,11 @@ class PgUnitOfWork:
                     pass  # the connection is gone, and its transaction with it
         finally:
             if self._conn is not None:
-                await self._pool.release(self._conn)
-                self._conn = None
+                conn, self._conn = self._conn, None
+                try:
+                    await self._pool.release(conn)
+                except _LOST:  # the pool has closed it; what was committed stays committed
+                    log.warning("a database connection was lost on release")
         if isinstance(exc, _BUSY):
             raise Busy("the booking system is busy with that slot right now; try again in a moment") from exc
         if isinstance(exc, _LOST):
