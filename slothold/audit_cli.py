@@ -112,7 +112,30 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
         except ValueError:
             print(f"slothold audit: error: --unit {args.unit!r} is not a UUID")
             return 2
+    if args.audit_command == "check":
+        return asyncio.run(_check(str(url), unit, args.grace_seconds))
     return asyncio.run(_run(str(url), unit))
+
+
+async def _check(url: str, unit: UUID | None, grace_seconds: int) -> int:
+    from datetime import timedelta
+
+    from store.db import create_pool
+    from store.invariants import check, summary
+
+    pool = await create_pool(url, 1, 2)
+    try:
+        found = await check(pool, unit, timedelta(seconds=grace_seconds))
+    finally:
+        await pool.close()
+    for v in found:
+        print(f"VIOLATION {v.check}: {v.detail}")
+    if found:
+        print(f"{len(found)} violation(s): {summary(found)}")
+        return 1
+    print("OK: no overlapping allocations, pooled use within capacity, every history replays, no hold past its "
+          "deadline, every payment accounted for")
+    return 0
 
 
 def add_audit_commands(sub: Any) -> None:
@@ -124,4 +147,9 @@ def add_audit_commands(sub: Any) -> None:
     asub = p.add_subparsers(dest="audit_command", metavar="ACTION", required=True)
     v = asub.add_parser("verify", help="walk each unit's hash chain; exit 0 if intact, 1 at the first broken row")
     v.add_argument("--unit", help="only this unit's chain")
+    c = asub.add_parser("check", help="check SPEC §4's guarantees against the database (store/invariants.py); "
+                        "exit 0 if they hold, 1 listing each violation")
+    c.add_argument("--unit", help="only this unit")
+    c.add_argument("--grace-seconds", type=int, default=60,
+                   help="how long past its deadline a hold may still be open (the sweep interval and more)")
     p.set_defaults(func=cmd_audit)

@@ -52,3 +52,24 @@ async def test_a_healthy_unit_has_no_violations_and_planted_ones_are_found(deps:
     found = await check(pool, v.unit_id)
     assert summary(found) == {"lapsed_hold": 1, "audit_replay": 1, "pooled_capacity": 1, "payment": 1}, found
     assert any(str(gone.id) in x.detail and "held" in x.detail for x in found if x.check == "audit_replay")
+
+
+async def test_the_cli_reports_violations(deps: Deps, pool: Any, database_url: str,
+                                          capsys: Any) -> None:
+    import asyncio
+
+    from slothold.cli import main
+
+    v = await arena(pool)
+    b = (await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (v.resource_ids["Campo 1"],),
+                                      customer=customer(1)))).booking
+    loop = asyncio.get_running_loop()
+
+    def cli() -> int:
+        return main(["audit", "--database-url", database_url, "check", "--unit", str(v.unit_id)])
+
+    assert await loop.run_in_executor(None, cli) == 0
+    assert "OK:" in capsys.readouterr().out
+    await pool.execute("UPDATE bookings SET hold_expires_at = now() - interval '1 hour' WHERE id = $1", b.id)
+    assert await loop.run_in_executor(None, cli) == 1
+    assert f"VIOLATION lapsed_hold: booking {b.id}" in capsys.readouterr().out
