@@ -110,6 +110,10 @@ class Stats:
     faults: list[tuple[float, str]] = field(default_factory=list)
     rss: dict[str, float] = field(default_factory=dict)
     """Peak resident memory (MiB) per process name."""
+    peaks: dict[str, float] = field(default_factory=dict)
+    """The highest value of each watched /metrics figure seen while the storm ran."""
+    scrapes: int = 0
+    scrape_failures: int = 0
 
 
 class Proc:
@@ -454,6 +458,48 @@ async def faults(cfg: Config, system: System, stop: asyncio.Event, stats: Stats,
             stats.faults[-1] = (stats.faults[-1][0], f"{what}: {cut} backends terminated")
 
 
+WATCHED = {"slothold_outbox_backlog": "outbox backlog", "slothold_relay_lag_seconds": "relay lag (s)",
+           "slothold_job_lag_seconds": "job lag (s)", "slothold_lapsed_holds": "lapsed holds not yet expired",
+           "slothold_lapsed_hold_max_age_seconds": "oldest lapsed hold (s)", "slothold_subscribers": "subscribers",
+           "slothold_expirations_total": "expirations", "slothold_holds_total": "holds (all outcomes)",
+           "slothold_conflicts_total": "conflicts"}
+
+
+async def scrape_metrics(system: System, stats: Stats, stop: asyncio.Event) -> None:
+    """Read every API's /metrics every 2 s while the storm runs; keep the peak of each watched figure (summed over
+    processes for per-process ones, the cluster-wide ones are the same in every process)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    cluster_wide = {"slothold_outbox_backlog", "slothold_relay_lag_seconds", "slothold_job_lag_seconds",
+                    "slothold_lapsed_holds", "slothold_lapsed_hold_max_age_seconds", "slothold_expirations_total"}
+    async with httpx.AsyncClient(timeout=3) as http:
+        while not stop.is_set():
+            totals: dict[str, float] = defaultdict(float)
+            for port in system.ports:
+                try:
+                    r = await http.get(f"http://127.0.0.1:{port}/metrics")
+                except httpx.HTTPError:
+                    stats.scrape_failures += 1
+                    continue
+                if r.status_code != 200:
+                    stats.scrape_failures += 1
+                    continue
+                stats.scrapes += 1
+                for family in text_string_to_metric_families(r.text):
+                    for sample in family.samples:
+                        if sample.name in WATCHED:
+                            if sample.name in cluster_wide:
+                                totals[sample.name] = max(totals[sample.name], sample.value)
+                            else:
+                                totals[sample.name] += sample.value
+            for name, value in totals.items():
+                stats.peaks[name] = max(stats.peaks.get(name, 0.0), value)
+            try:
+                await asyncio.wait_for(stop.wait(), 2.0)
+            except TimeoutError:
+                pass
+
+
 async def sample_memory(system: System, stats: Stats, stop: asyncio.Event) -> None:
     while not stop.is_set():
         for p in system.procs():
@@ -536,6 +582,7 @@ async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
         stop, sub_stop = asyncio.Event(), asyncio.Event()
         sub_tasks = [asyncio.create_task(s.run(sub_stop)) for s in subscribers]
         mem = asyncio.create_task(sample_memory(system, stats, sub_stop))
+        scraper = asyncio.create_task(scrape_metrics(system, stats, sub_stop))
         await asyncio.sleep(1.0)
         t0 = time.monotonic()
         actors = [asyncio.create_task(storm.actor(stop)) for _ in range(cfg.concurrency)]
@@ -553,7 +600,7 @@ async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
         await asyncio.sleep(cfg.settle_seconds)
         reached = await caught_up(pool, subscribers, 30)
         sub_stop.set()
-        await asyncio.gather(*sub_tasks, mem)
+        await asyncio.gather(*sub_tasks, mem, scraper)
         await client.close()
 
         violations = await check(pool, sweep_grace=timedelta(seconds=5 + 10))
@@ -609,7 +656,10 @@ def render(r: dict[str, Any]) -> str:
               + (", ".join(f"{op} {kind} {n}" for (op, kind), n in sorted(st.errors.items())) or "none") + ".",
               "Faults: " + ("; ".join(f"at {t:.0f} s {w}" for t, w in st.faults) or "none") + ".",
               "Peak memory (MiB): " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(st.rss.items())) + ".",
-              f"Subscribers received {r['events']} events with {r['reconnects']} reconnections.", "",
+              f"Subscribers received {r['events']} events with {r['reconnects']} reconnections.",
+              f"/metrics read {st.scrapes} times while it ran ({st.scrape_failures} failed: a process restarting); "
+              "peaks: " + (", ".join(f"{WATCHED[k]} {v:.0f}" for k, v in sorted(st.peaks.items())) or "none")
+              + ".", "",
               "Checks: "
               + f"invariants {'OK' if not r['violations'] else summary(r['violations'])}; "
               + f"subscriber streams {'OK' if not r['streams'] else len(r['streams'])}; "

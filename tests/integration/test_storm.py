@@ -32,3 +32,4 @@ async def test_a_short_storm_with_faults_keeps_every_guarantee(servers: tuple[st
     assert stats.outcomes[("hold", "BookingPayload")] > 20, text
     assert stats.outcomes[("webhook", "accepted")] > 5, text
     assert report["events"] > 0 and report["reconnects"] > 0, text  # the API restart reconnected subscribers
+    assert stats.scrapes > 0 and "slothold_outbox_backlog" in stats.peaks, text  # /metrics read while it ran
