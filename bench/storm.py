@@ -71,9 +71,13 @@ RESCHEDULE = """mutation($b: ID!, $i: RescheduleInput!) { reschedule(bookingId: 
 COUNTER = """mutation($i: CounterBookingInput!) { counterBooking(input: $i) { __typename ... on Error { code } } }"""
 WAITLIST = """mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $c: String!) { joinSlotWaitlist(unitId: $u,
   resourceId: $r, startsAt: $s, endsAt: $e, customer: {cpf: $c}) { __typename ... on Error { code } } }"""
-CAPACITY = """mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $c: String!) { joinCapacityWaitlist(
-  unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, partySize: 2, customer: {cpf: $c}) { __typename
+CAPACITY = """mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $user: String!) { joinCapacityWaitlist(
+  unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, partySize: 2, user: $user) { __typename
   ... on CapacityWaitlistEntry { id } ... on Error { code } } }"""
+ENTRY = """query($i: ID!) { capacityWaitlistEntry(id: $i) { __typename
+  ... on CapacityWaitlistEntry { status offerToken } ... on Error { code } } }"""
+CLAIM = """mutation($u: ID!, $t: String!, $user: String!) { claimWaitlistOffer(unitId: $u, token: $t, user: $user) {
+  __typename ... on Booking { id } ... on Error { code } } }"""
 SLOTS = """subscription($u: ID!, $from: DateTime!, $to: DateTime!, $since: Int) {
   slotChanged(unitId: $u, from: $from, to: $to, since: $since) { seq } }"""
 
@@ -346,13 +350,25 @@ class Storm:
             await self.c.gql("reschedule", RESCHEDULE, {"b": b, "i": _range(self.slot(v))})
 
     async def class_flow(self, v: Venue, who: str) -> None:
-        start = self.rng.choice(self.slots)
+        start = self.rng.choice(self.slots[:3])  # a few popular classes: they fill up and people wait in line
         i = {"unitId": str(v.unit_id), "resourceIds": [str(v.pooled)], "startsAt": start.isoformat(),
              "endsAt": (start + timedelta(hours=1)).isoformat(), "quantity": 2, "customer": {"cpf": who}}
         r = await self.c.gql("hold", HOLD, {"i": i, "k": None})
         if r and r.get("__typename") == "SlotTaken":
-            await self.c.gql("joinCapacityWaitlist", CAPACITY, {"u": i["unitId"], "r": i["resourceIds"][0],
-                                                                "s": i["startsAt"], "e": i["endsAt"], "c": who})
+            user = f"storm-{who}"
+            entry = await self.c.gql("joinCapacityWaitlist", CAPACITY, {
+                "u": i["unitId"], "r": i["resourceIds"][0], "s": i["startsAt"], "e": i["endsAt"], "user": user})
+            if not entry or entry.get("__typename") != "CapacityWaitlistEntry":
+                return
+            for _ in range(8):  # wait a while for places to free up and an offer to come
+                await asyncio.sleep(2)
+                seen = await self.c.gql("capacityWaitlistEntry", ENTRY, {"i": entry["id"]})
+                if seen and seen.get("offerToken"):
+                    claimed = await self.c.gql("claimWaitlistOffer", CLAIM, {
+                        "u": i["unitId"], "t": seen["offerToken"], "user": user})
+                    if claimed and claimed.get("__typename") == "Booking" and self.rng.random() < 0.5:
+                        await self.c.gql("cancel", CANCEL, {"b": claimed["id"]})
+                    return
         elif r and r.get("__typename") == "BookingPayload" and self.rng.random() < 0.5:
             await self.c.gql("cancel", CANCEL, {"b": r["booking"]["id"]})
 
@@ -385,6 +401,8 @@ class Subscriber:
         self.unit, self.ports, self.token, self.rng = unit, ports, token, rng
         self.seqs: list[int] = []
         self.reconnects = 0
+        self.errors: list[str] = []
+        """Error answers received (each followed by a resubscription with since)."""
 
     async def run(self, stop: asyncio.Event) -> None:
         now = datetime.now(UTC)
@@ -407,12 +425,18 @@ class Subscriber:
                         except TimeoutError:
                             continue
                         msg = json.loads(raw)
-                        if msg.get("type") == "next":
-                            self.seqs.append(msg["payload"]["data"]["slotChanged"]["seq"])
-                        elif msg.get("type") in ("error", "complete"):
+                        data = (msg.get("payload") or {}).get("data") if msg.get("type") == "next" else None
+                        if data and data.get("slotChanged"):
+                            self.seqs.append(data["slotChanged"]["seq"])
+                        elif msg.get("type") in ("next", "error", "complete"):
+                            # An error (e.g. the database went away mid-replay): resubscribe with since, as a
+                            # dashboard does.
+                            self.errors.append(json.dumps(msg)[:300])
                             break
             except (OSError, websockets.WebSocketException, TimeoutError):
                 pass
+            except Exception as e:  # a harness bug must not silently end a subscriber: count it, carry on
+                self.errors.append(f"{type(e).__name__}: {e}")
             if not stop.is_set():
                 self.reconnects += 1
                 await asyncio.sleep(0.5)
@@ -626,6 +650,7 @@ async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
             "config": cfg, "elapsed": elapsed, "stats": stats, "violations": violations, "streams": streams,
             "idempotency": idem, "chain_breaks": breaks, "outbox_drained": drained, "bookings": counts,
             "events": sum(len(s.seqs) for s in subscribers), "reconnects": sum(s.reconnects for s in subscribers),
+            "subscriber_errors": [e for s in subscribers for e in s.errors],
             "error_lines": system.error_lines(), "logs": str(logs),
         }
         report["ok"] = not violations and not streams and not idem and not breaks and drained
@@ -656,7 +681,9 @@ def render(r: dict[str, Any]) -> str:
               + (", ".join(f"{op} {kind} {n}" for (op, kind), n in sorted(st.errors.items())) or "none") + ".",
               "Faults: " + ("; ".join(f"at {t:.0f} s {w}" for t, w in st.faults) or "none") + ".",
               "Peak memory (MiB): " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(st.rss.items())) + ".",
-              f"Subscribers received {r['events']} events with {r['reconnects']} reconnections.",
+              f"Subscribers received {r['events']} events with {r['reconnects']} reconnections"
+              + (f" ({len(r['subscriber_errors'])} after an error answer, e.g. {r['subscriber_errors'][0][:200]})"
+                 if r["subscriber_errors"] else "") + ".",
               f"/metrics read {st.scrapes} times while it ran ({st.scrape_failures} failed: a process restarting); "
               "peaks: " + (", ".join(f"{WATCHED[k]} {v:.0f}" for k, v in sorted(st.peaks.items())) or "none")
               + ".", "",
