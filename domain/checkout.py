@@ -74,6 +74,25 @@ def _replay(stored: dict[str, object]) -> CheckoutResult:
 
 async def _accept(uow: UnitOfWork, unit: Unit, booking: Booking, now: datetime, cmd: ConfirmCommand) -> int:
     """Record the acceptance (price and policy versions, payment rule); return the amount due now."""
+    acceptance = await _terms(uow, unit, booking, now, cmd.channel, cmd.contact)
+    booking.accept(acceptance.as_json(), acceptance.due_now_cents)
+    return acceptance.due_now_cents
+
+
+async def quote(deps: Deps, booking_id: UUID) -> Acceptance | None:
+    """What accepting the hold now would record (RN-ATD-09: the summary shown before "1"); None unless it is held."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        booking = await uow.bookings.find(booking_id)
+        if booking.status is not BookingStatus.HELD or booking.is_lapsed(now):
+            return None
+        unit = await uow.units.get(booking.unit_id)
+        return await _terms(uow, unit, booking, now, "quote", None)
+
+
+async def _terms(uow: UnitOfWork, unit: Unit, booking: Booking, now: datetime, channel: str, contact: str | None
+                 ) -> Acceptance:
+    """The terms in force now for the booking: price version, payment rule, amounts, the policy and its summary."""
     policy = await uow.payments.current_policy(unit.id)
     if booking.service_id is not None:
         price = await uow.payments.current_price(unit.id, booking.service_id)
@@ -90,14 +109,12 @@ async def _accept(uow: UnitOfWork, unit: Unit, booking: Booking, now: datetime, 
     local = booking.starts_at.astimezone(unit.tz)
     found = await uow.units.resources_by_id(unit.id, [a.resource_id for a in booking.allocations])
     names = " + ".join(found[a.resource_id].name for a in booking.allocations if a.resource_id in found)
-    acceptance = Acceptance(
-        at=now, channel=cmd.channel, contact=cmd.contact, price_version=price_version, policy_version=policy.version,
+    return Acceptance(
+        at=now, channel=channel, contact=contact, price_version=price_version, policy_version=policy.version,
         payment_rule=rule, total_cents=total, due_now_cents=due_now, at_venue_cents=at_venue,
         policy_summary=summary_pt(names, local, hours, total, due_now, policy.summary_pt()) if total else
         policy.summary_pt(),
     )
-    booking.accept(acceptance.as_json(), due_now)
-    return due_now
 
 
 async def confirm(deps: Deps, cmd: ConfirmCommand) -> CheckoutResult:

@@ -88,6 +88,15 @@ class Booking:
         found = await refunds_of(info.context.deps, UUID(str(self.id)))
         return sum(r.amount_cents for r in found if r.status is RefundStatus.SUCCEEDED)
 
+    @strawberry.field(description="While the booking is held: the summary accepting it now would record — price "
+                      "and policy versions, payment rule, total, due now by Pix, at the venue, the policy's words "
+                      "(RN-ATD-09: what the customer reads before accepting). Null otherwise.")
+    async def quote(self, info: strawberry.Info) -> Acceptance | None:
+        from domain.checkout import quote
+
+        terms = await quote(info.context.deps, UUID(str(self.id)))
+        return Acceptance.from_json(terms.as_json()) if terms is not None else None
+
     @strawberry.field(description="The booking's audit trail, oldest first: its first `first` rows (1 to 500). "
                       "Rows are append-only and hash-chained per unit (`slothold audit verify`).")
     async def history(self, info: strawberry.Info, first: int = 100) -> list[BookingHistoryEntry]:

@@ -141,6 +141,9 @@ async def test_a_customer_signs_in_meets_a_taken_slot_holds_another_accepts_pays
     summary = customer.get_by_test_id("summary")
     await summary.wait_for()
     assert ":" in await summary.locator(".countdown").inner_text()
+    quote = summary.get_by_test_id("quote")  # the terms accepting records, read before accepting (RN-ATD-09)
+    await quote.get_by_text("Cancellation policy").wait_for()
+    assert "200,00" in await quote.inner_text()
     await summary.get_by_label("I accept the summary and the cancellation policy").check()
     await summary.get_by_test_id("accept").click()
 

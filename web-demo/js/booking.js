@@ -12,6 +12,8 @@ const VERIFY_CODE = `mutation($u: ID!, $p: String, $c: String!) { verifyLoginCod
 const SLOTS = `query($u: ID!, $from: DateTime!, $to: DateTime!, $r: ID, $n: Int!, $q: Int!) {
   bookableSlots(unitId: $u, from: $from, to: $to, resourceId: $r, slots: $n, quantity: $q) {
     __typename ... on BookableSlots { slots { resourceId startsAt endsAt } } ${ERR} } }`;
+const QUOTE = `query($b: ID!) { booking(id: $b) { ... on Booking { quote {
+  totalCents dueNowCents atVenueCents paymentRule policyVersion policySummary } } } }`;
 const BOOKING_FIELDS = `id status startsAt endsAt holdExpiresAt dueNowCents paidCents allocations { resourceId quantity }
   acceptance { totalCents dueNowCents atVenueCents policySummary paymentRule policyVersion priceVersion }`;
 const CHARGE_FIELDS = `id txid amountCents status copiaECola qrCodePng expiresAt`;
@@ -266,6 +268,8 @@ export class BookingClient {
     const where = booking.allocations.map((a) => this.resources.get(a.resourceId)?.name
       + (a.quantity > 1 ? ` × ${a.quantity} places` : "")).join(", ");
     const accept = h("input", {type: "checkbox", name: "accept", required: true});
+    const quote = h("div", {"data-testid": "quote"}, h("p", {class: "muted"}, "Reading the terms…"));
+    this.showQuote(booking.id, quote);
     const form = h("form", {class: "stack card", "data-testid": "summary"},
       h("h3", {}, "Your hold"),
       h("p", {}, h("strong", {}, where), ` · ${longDate(booking.startsAt, this.tz)}, `,
@@ -274,19 +278,30 @@ export class BookingClient {
         ". After that the time is free for others."),
       h("div", {class: "policy"},
         h("h4", {}, "Before you accept"),
-        h("p", {}, session.serviceId ? "The price and payment rule in force now, and the unit's cancellation policy "
-          + "(refund tiers by how long before the start you cancel), are recorded when you accept; a later change "
-          + "does not touch what you accepted. If a payment is due, a Pix is created at once."
-          : "Nothing is charged online for this booking; the unit's cancellation policy applies."),
-        h("p", {class: "muted"}, "Slothold's default policy is: 24 h or more before the start, 100 % back; 6 to "
-          + "24 h, 50 %; less than 6 h, nothing. If this unit published its own, that one is recorded, and the "
-          + "exact summary you accepted is shown with your Pix.")),
+        quote,
+        h("p", {class: "muted"}, "These terms — the price and payment rule in force now and the unit's "
+          + "cancellation policy — are recorded when you accept; a later change does not touch them. If a payment "
+          + "is due, a Pix is created at once.")),
       h("label", {class: "check"}, accept, " I accept the summary and the cancellation policy"),
       h("div", {class: "actions"},
         h("button", {type: "submit", "data-testid": "accept"}, "Accept"),
         h("button", {type: "button", class: "link", onclick: () => this.cancel()}, "Cancel the hold")));
     form.addEventListener("submit", (e) => { e.preventDefault(); this.confirm(); });
     this.step(form);
+  }
+
+  async showQuote(id, into) {
+    try {
+      const q = (await gql(QUOTE, {b: id}, this.token)).booking?.quote;
+      if (!q) return into.replaceChildren(h("p", {class: "muted"}, "The terms could not be read; they are shown "
+        + "with your Pix."));
+      into.replaceChildren(
+        q.totalCents ? h("p", {}, `Total ${money(q.totalCents)} · due now by Pix `, h("strong", {}, money(q.dueNowCents)),
+          q.atVenueCents ? ` · at the venue ${money(q.atVenueCents)}` : "") : h("p", {}, "Nothing is charged online."),
+        h("p", {class: "muted"}, `Cancellation policy (v${q.policyVersion}): ${q.policySummary}`));
+    } catch (e) {
+      into.replaceChildren(h("p", {class: "muted"}, "The terms could not be read; they are shown with your Pix."));
+    }
   }
 
   async confirm() {
