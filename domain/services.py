@@ -265,6 +265,7 @@ async def _hold_on(
     capacity: dict[tuple[OpeningWindow, ...], int] | None = None,
 ) -> BookingResult:
     """`capacity` (the unit's resource capacity per weekly hours) is given for self-service holds (RN-HLD-05)."""
+    service_known = False  # whether the service (if any) was looked up on the way (it must be the unit's)
     if cmd.counter:
         if cmd.ends_at <= now:
             raise InvalidInput("endsAt", "a counter booking cannot end in the past", code="in_the_past")
@@ -290,6 +291,7 @@ async def _hold_on(
             status, deadline, hold_type = BookingStatus.CONFIRMED, None, ht.name
         else:
             due = ht.payment_required and await _payment_due(deps, unit, cmd)
+            service_known = ht.payment_required
             status, deadline, hold_type = BookingStatus.HELD, hold_deadline_for(unit, ht, cmd, now, due), ht.name
             expires = bool(ht.ttl_seconds) or ht.uses_unit_ttl
     allocations = [Allocation(r.id, cmd.starts_at, cmd.ends_at, cmd.quantity) for r in picked]
@@ -302,6 +304,8 @@ async def _hold_on(
             )
             if stored is not None:
                 return BookingResult(booking_from_snapshot(stored), replayed=True)
+        if cmd.service_id is not None and not service_known:  # NotFound naming serviceId, not the foreign key's error
+            await uow.payments.current_price(unit.id, cmd.service_id)
         customer = None
         if capacity is not None and cmd.customer is not None:  # a self-service hold: RN-HLD-05
             customer = await fraud.admit(uow, unit, cmd.customer, cmd.starts_at, now, capacity, cmd.replaces)

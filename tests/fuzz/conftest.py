@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,7 @@ from uuid import UUID
 import httpx
 import pytest
 from hypothesis import HealthCheck, Phase, settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from slothold.app import create_app
 from slothold.settings import Settings
@@ -25,6 +27,10 @@ from tests.conftest import T0, MutableClock
 from tests.fuzz.checks import LogCapture, Outcome, footprint_query, judge, tables, unit_tables
 from tests.fuzz.generator import INTROSPECTION, Modes, Request, Schema, Values
 from tests.fuzz.world import World, build_world
+
+# No example database (database=None below), and hypothesis' own caches (constants, unicode tables) in the temporary
+# directory rather than a .hypothesis/ folder in the checkout.
+set_hypothesis_home_dir(os.path.join(tempfile.gettempdir(), "slothold-hypothesis"))
 
 DEFAULT_EXAMPLES = 8
 EXAMPLES = int(os.environ.get("SLOTHOLD_FUZZ_EXAMPLES", str(DEFAULT_EXAMPLES)))

@@ -125,3 +125,19 @@ async def test_publishing_a_full_price_checks_the_deposit_fields_too(fuzzer: Fuz
     assert r.json()["data"]["publishServicePrice"] == {"__typename": "InvalidInput", "code": "invalid_price",
                                                        "field": field}, r.text
     assert await fuzzer.footprint() == before
+
+
+async def test_a_counter_booking_for_a_service_the_unit_does_not_have_is_not_found(fuzzer: Fuzzer) -> None:
+    # Found by the fuzzer: a counter booking never looked its service up, so an unknown serviceId reached the
+    # bookings → services foreign key (ForeignKeyViolationError → internal error).
+    query = ("mutation($i: CounterBookingInput!) { counterBooking(input: $i) { __typename "
+             "... on NotFound { code field } } }")
+    variables = {"i": {"unitId": fuzzer.world.ids["unit"][0], "resourceIds": [fuzzer.world.ids["resource"][3]],
+                       "startsAt": "2026-12-13T09:00:00-03:00", "endsAt": "2026-12-13T10:00:00-03:00",
+                       "serviceId": "05a327ce-9e88-4d68-9351-4284598db7c7"}}
+    before = await fuzzer.footprint()
+    r = await fuzzer.client.post("/graphql", headers={**HEADERS, **fuzzer.world.headers("system")},
+                                 content=json.dumps({"query": query, "variables": variables}))
+    assert r.json()["data"]["counterBooking"] == {"__typename": "NotFound", "code": "not_found",
+                                                  "field": "serviceId"}, r.text
+    assert await fuzzer.footprint() == before
