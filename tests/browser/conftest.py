@@ -26,7 +26,10 @@ from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 from tests.integration.cluster import Cluster, cluster
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+SCREENSHOTS = ROOT / "docs" / "screenshots" if os.environ.get("SLOTHOLD_UPDATE_SCREENSHOTS") else \
+    ROOT / ".slothold" / "screenshots"
+"""Every run saves the main screens; into docs/screenshots (linked from the README, committed) only when
+SLOTHOLD_UPDATE_SCREENSHOTS=1, else into .slothold/screenshots, so that a test run leaves the tree clean."""
 SAO_PAULO = ZoneInfo("America/Sao_Paulo")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

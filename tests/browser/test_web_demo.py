@@ -1,7 +1,8 @@
 """The web demo in a real browser (headless Debian Chromium + Playwright), against a real API, worker, PostgreSQL
 and Redis: the staff live agenda, the customer booking flow and the staff queue.
 
-Screenshots of the main screens are written to docs/screenshots/ by these tests (linked from the README).
+Screenshots of the main screens are written by these tests to .slothold/screenshots/, or to docs/screenshots/ (linked
+from the README) with SLOTHOLD_UPDATE_SCREENSHOTS=1.
 """
 
 from __future__ import annotations
