@@ -116,6 +116,10 @@ async def expire_booking(uow: UnitOfWork, booking: Booking, now: datetime, actor
                                             "expirou sem o PIX aparecer")
 
 
+MAX_BOOKING_LENGTH = timedelta(days=366)
+"""The longest range one booking may cover (a season at the counter); beyond it the grid arithmetic overflows."""
+
+
 def _check_key(key: str | None) -> None:
     if key is not None and not (1 <= len(key) <= 255):
         raise InvalidInput("idempotencyKey", "idempotency key must be 1 to 255 characters",
@@ -151,6 +155,9 @@ async def hold(deps: Deps, cmd: HoldCommand, before_insert: BeforeInsert | None 
     cmd = replace(cmd, starts_at=cmd.starts_at.astimezone(UTC), ends_at=cmd.ends_at.astimezone(UTC))
     if cmd.ends_at <= cmd.starts_at:
         raise InvalidInput("endsAt", "endsAt must be after startsAt", code="invalid_range")
+    if cmd.ends_at - cmd.starts_at > MAX_BOOKING_LENGTH:  # longer ranges overflowed the slot arithmetic
+        raise InvalidInput("endsAt", f"a booking may last at most {MAX_BOOKING_LENGTH.days} days",
+                           code="range_too_long")
     if cmd.quantity < 1:
         raise InvalidInput("quantity", "quantity must be at least 1", code="invalid_quantity")
     if cmd.resource_ids is not None and not cmd.resource_ids:

@@ -141,3 +141,17 @@ async def test_a_counter_booking_for_a_service_the_unit_does_not_have_is_not_fou
     assert r.json()["data"]["counterBooking"] == {"__typename": "NotFound", "code": "not_found",
                                                   "field": "serviceId"}, r.text
     assert await fuzzer.footprint() == before
+
+
+async def test_a_hold_spanning_millennia_is_refused_as_too_long(fuzzer: Fuzzer) -> None:
+    # Found by the fuzzer: swapHold (any resource) to 2026-12-06 → 9999-12-31 overflowed timedelta arithmetic in
+    # domain/availability.bookable_slots (OverflowError → internal error).
+    query = ("mutation($i: HoldInput!) { hold(input: $i) { __typename ... on InvalidInput { code field } } }")
+    variables = {"i": {"unitId": fuzzer.world.ids["unit"][0], "startsAt": "2026-12-06T00:00:00-03:00",
+                       "endsAt": "9999-12-31T23:59:59Z", "customer": {"cpf": fuzzer.world.strings["cpf"][0]}}}
+    before = await fuzzer.footprint()
+    r = await fuzzer.client.post("/graphql", headers={**HEADERS, **fuzzer.world.headers("system")},
+                                 content=json.dumps({"query": query, "variables": variables}))
+    assert r.json()["data"]["hold"] == {"__typename": "InvalidInput", "code": "range_too_long", "field": "endsAt"}, \
+        r.text
+    assert await fuzzer.footprint() == before
