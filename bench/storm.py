@@ -53,6 +53,7 @@ from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 
 TZ = ZoneInfo("America/Sao_Paulo")
 SECRET = "storm-sandbox-secret"
+HARNESS = "slothold-storm-harness"
 UNIT_PARAMS = {"min_advance_minutes": 0, "hold_min_seconds": 5, "hold_ttl_seconds": 20,
                "hold_ttl_payment_seconds": 45, "charge_margin_seconds": 5, "verification_wait_seconds": 20,
                "hold_ceiling_percent": 100, "cooldown_expirations": 50, "hold_reminder_seconds": 0,
@@ -476,7 +477,7 @@ async def faults(cfg: Config, system: System, stop: asyncio.Event, stats: Stats,
             try:
                 cut = await conn.fetchval(
                     "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() "
-                    "AND pid <> pg_backend_pid()")
+                    "AND pid <> pg_backend_pid() AND application_name <> $1", HARNESS)
             finally:
                 await conn.close()
             stats.faults[-1] = (stats.faults[-1][0], f"{what}: {cut} backends terminated")
@@ -591,7 +592,8 @@ async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
     logs = logs or Path(tempfile.mkdtemp(prefix="slothold-storm-"))
     db_url = await reset_database(cfg.server_url, cfg.database)
     await asyncio.to_thread(migrate, db_url)
-    pool = await create_pool(db_url, 2, 8)
+    # The harness's own connections (its bank and its checks) are not the system's: the PostgreSQL fault spares them.
+    pool = await create_pool(db_url, 2, 8, application_name=HARNESS)
     system: System | None = None
     stats = Stats()
     try:

@@ -22,10 +22,11 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("json", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
 
 
-async def create_pool(database_url: str, min_size: int = 2, max_size: int = 20) -> asyncpg.Pool:
-    """Open the process's pool of connections to PostgreSQL."""
+async def create_pool(database_url: str, min_size: int = 2, max_size: int = 20,
+                      application_name: str = "slothold") -> asyncpg.Pool:
+    """Open the process's pool of connections to PostgreSQL (named `application_name` in pg_stat_activity)."""
     pool: Any = await asyncpg.create_pool(
         database_url, min_size=min_size, max_size=max_size, init=_init_connection,
-        server_settings=SERVER_SETTINGS,
+        server_settings={**SERVER_SETTINGS, "application_name": application_name},
     )
     return pool  # type: ignore[no-any-return]
