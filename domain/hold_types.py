@@ -237,16 +237,6 @@ class HoldTypeCatalog:
 PLATFORM_CATALOG = HoldTypeCatalog()
 
 
-def display_color(state: str, hold_type: str | None, catalog: HoldTypeCatalog = PLATFORM_CATALOG) -> str:
-    """The colour a grid cell shows: the hold type's for holds, else the state's."""
-    return catalog.display(state, hold_type)[1]
-
-
-def resolve(name: str | None, catalog: HoldTypeCatalog = PLATFORM_CATALOG) -> HoldType:
-    """The hold type for a name (None: CART); unknown names are an input error."""
-    return catalog.resolve(name)
-
-
 # --- configuration -------------------------------------------------------------------------------------------
 
 def _bad(field_name: str, message: str, code: str) -> InvalidInput:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -12,8 +11,7 @@ from asyncpg import Range
 
 from domain.errors import InvalidInput, NotFound, SlotTaken
 from domain.seatmaps import Occupant, Seat, SeatEvent, SeatMap
-
-ConnGetter = Callable[[], Awaitable[asyncpg.Connection]]
+from store.bookings import ConnGetter
 
 _OCCUPANTS = """
 SELECT a.resource_id, a.booking_id, a.status, a.hold_type, a.hold_expires_at, a.block_id

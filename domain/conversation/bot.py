@@ -236,6 +236,10 @@ class Turn:
     def again(self) -> None:
         """Unknown input: a short help and the current menu again."""
         self.say(t.NOT_UNDERSTOOD)
+        self.repeat_menu()
+
+    def repeat_menu(self) -> None:
+        """The menu the customer is answering, once more (none: nothing)."""
         menu = self.data.get("menu")
         if menu:
             self.say(menu)
@@ -650,9 +654,7 @@ class Turn:
             await self.paid()
             return
         self.say(t.IMAGE_NOTHING_DUE)
-        menu = self.data.get("menu")
-        if menu:
-            self.say(menu)
+        self.repeat_menu()
 
     async def paid(self) -> None:
         b = await self.booking()
