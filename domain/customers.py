@@ -1,4 +1,16 @@
-"""Customer identity: CPF with check digits, phone in E.164."""
+"""Customer identity: CPF with check digits, phone in E.164, and what a request has proved (issue 16).
+
+A request that names a customer carries *claims* (a CPF, a phone, an e-mail, a name: typed by someone) and,
+when it comes from a customer, a *proof*: the customer session's own record, or a phone that the channel itself
+authenticated (a WhatsApp message). The rules (applied by the store's `identify`, README "Access"):
+
+* with a proof, the request acts only as the proved record (the session's, or the phone's, made on first sight).
+  A CPF or e-mail it gives is attached to that record only if no other record of the tenant holds it; otherwise
+  `IdentityConflict`, which says nothing of the other record. It never changes another record;
+* without a proof (staff, integrators, the platform), records are found by CPF, else by phone, made on first sight,
+  and corrected from what the request gives; each change is kept in `customer_changes` with who made it and
+  whether the value replaced was proved.
+"""
 
 from __future__ import annotations
 
@@ -40,27 +52,61 @@ def normalize_phone(raw: str, field: str = "phone") -> str:
     return compact
 
 
+class IdentityConflict(InvalidInput):
+    """A customer's request gives a CPF or e-mail that belongs to another record of the tenant (or replaces one of
+    their own that was proved). It names the field, never the other record."""
+
+    code = "identity_conflict"
+
+    def __init__(self, field: str, message: str | None = None) -> None:
+        super().__init__(field, message or "this identifier cannot be used with your account: if it is yours, ask "
+                         "the venue to correct your record", code=self.code)
+
+
+@dataclass(frozen=True)
+class Proof:
+    """What the request itself proved about its customer: the record of a customer session, or a phone a channel
+    authenticated (WhatsApp: the message came from it)."""
+
+    customer_id: UUID | None = None
+    phone: str | None = None
+
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+def normalize_email(raw: str, field: str = "customer.email") -> str:
+    """An e-mail address in lower case, or refuse naming the field (records are matched case-insensitively)."""
+    address = raw.strip().lower()
+    if not _EMAIL.match(address) or len(address) > 254:
+        raise InvalidInput(field, f"{raw[:60]!r} is not an e-mail address", code="invalid_email")
+    return address
+
+
 @dataclass(frozen=True)
 class CustomerIdentity:
-    """Who is asking: at least one of CPF or phone, already validated."""
+    """Who a request is for: at least one of CPF or phone, already validated; `proof` when the customer asks."""
 
     cpf: str | None = None
     phone: str | None = None
     name: str | None = None
     email: str | None = None
+    proof: Proof | None = None
 
     @classmethod
     def parse(
-        cls, cpf: str | None, phone: str | None, name: str | None = None, email: str | None = None
+        cls, cpf: str | None, phone: str | None, name: str | None = None, email: str | None = None,
+        required: bool = True,
     ) -> CustomerIdentity:
-        """Validate the raw identity fields of an input."""
-        if not cpf and not phone:
+        """Validate the raw identity fields of an input; a CPF or a phone is `required` unless the caller is a
+        customer (their session says who they are)."""
+        if required and not cpf and not phone:
             raise InvalidInput("customer", "a customer needs a CPF or a phone", code="customer_required")
         return cls(
             cpf=normalize_cpf(cpf, "customer.cpf") if cpf else None,
             phone=normalize_phone(phone, "customer.phone") if phone else None,
             name=name.strip() if name else None,
-            email=email.strip() if email else None,
+            email=normalize_email(email) if email else None,
         )
 
 
@@ -71,3 +117,10 @@ class Customer:
     id: UUID
     identity: CustomerIdentity
     blacklisted: bool = False
+    proved_phone: str | None = None
+    """The record's phone, when a sign-in code or the WhatsApp channel proved it."""
+
+    def owns(self, customer_id: UUID | None, phone: str | None) -> bool:
+        """Whether a record (its id and phone) is this customer as far as a customer may be told: the same record,
+        or one with the phone this one proved."""
+        return customer_id == self.id or (self.proved_phone is not None and phone == self.proved_phone)

@@ -160,8 +160,10 @@ class HoldLimitReached(DomainError):
     code = "open_hold_exists"
     message_pt = "Você já tem um horário reservado aguardando pagamento. Quer trocar para este horário?"
 
-    def __init__(self, booking_id: UUID, limit: int) -> None:
-        super().__init__(f"this customer already has an open hold ({booking_id}); at most {limit} at a time. "
+    def __init__(self, booking_id: UUID | None, limit: int) -> None:
+        """`booking_id` is None when the caller may not be told which hold it is (domain/fraud.check_standing)."""
+        which = f" ({booking_id})" if booking_id is not None else ""
+        super().__init__(f"this customer already has an open hold{which}; at most {limit} at a time. "
                          "Move it to this slot with swapHold instead")
         self.booking_id = booking_id
         self.limit = limit

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
 from uuid import UUID, uuid4
@@ -43,6 +43,8 @@ class Standing:
     """The customer's open holds, oldest first (capacity offers not yet claimed are not theirs yet)."""
     expirations: tuple[datetime, ...] = ()
     """When their holds expired or they cancelled one themselves, in the counting window, ascending."""
+    owners: Mapping[UUID, tuple[UUID, str | None]] = field(default_factory=dict)
+    """Each hold's customer record and that record's phone (who may be told of it)."""
     cpfs: frozenset[str] = frozenset()
     phones: frozenset[str] = frozenset()
     """The CPFs and phones of the records with the asked CPF or phone (one may know a phone the request did not
@@ -93,16 +95,23 @@ def ceiling_reached(open_holds: int, free_slots: int, percent: int) -> bool:
     return open_holds > 0 and open_holds * 100 >= percent * free_slots
 
 
-def check_standing(standing: Standing, params: UnitParameters, local_now: datetime, holding: bool = True) -> None:
+def check_standing(standing: Standing, params: UnitParameters, local_now: datetime, holding: bool = True,
+                   asker: Customer | None = None) -> None:
     """Refuse a self-service hold (or, with `holding` False, joining a waitlist): blacklisted, then cooldown,
-    then too many open holds (the swap is offered). `local_now` is now in the unit's time zone."""
+    then too many open holds (the swap is offered). `local_now` is now in the unit's time zone.
+
+    `asker` is the customer when the customer asks (a session, WhatsApp): the open hold is named only if it is
+    theirs (`Customer.owns`); a hold of a record linked to them only through typed identifiers still counts but
+    is not named."""
     if standing.blacklisted:
         raise CustomerBlacklisted()
     until = cooldown_until(standing.expirations, params, local_now)
     if until is not None:
         raise CooldownActive(until, until.astimezone(local_now.tzinfo))
     if holding and len(standing.open_holds) >= params.open_holds_per_customer:
-        raise HoldLimitReached(standing.open_holds[0], params.open_holds_per_customer)
+        shown = (standing.open_holds if asker is None
+                 else [b for b in standing.open_holds if asker.owns(*standing.owners.get(b, (None, None)))])
+        raise HoldLimitReached(shown[0] if shown else None, params.open_holds_per_customer)
 
 
 def day_range(unit: Unit, day: date) -> tuple[datetime, datetime]:
@@ -165,7 +174,8 @@ async def admit(uow: UnitOfWork, unit: Unit, identity: CustomerIdentity, starts_
         # lock too and count again now that nobody else can be adding a hold under it.
         await uow.antifraud.lock_customer(unit.tenant_id, identity, also=(standing.cpfs, standing.phones))
         standing = await uow.antifraud.standing(unit.tenant_id, identity, now, since, replacing)
-    check_standing(standing, unit.params, now.astimezone(unit.tz))
+    check_standing(standing, unit.params, now.astimezone(unit.tz),
+                   asker=customer if identity.proof is not None else None)
     free_at_least = grid_units(unit, capacity_by_hours, lo, day_end) - locked.taken_at_most
     await check_ceiling(uow, unit, day, lo, day_end, now, locked.open_holds, free_at_least)
     return customer

@@ -7,14 +7,13 @@ customer session: a bearer token that stands for that customer in the unit's ten
 
 from __future__ import annotations
 
-import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 from uuid import UUID
 
-from domain.customers import CustomerIdentity, normalize_phone
+from domain.customers import normalize_email, normalize_phone
 from domain.errors import DomainError, InvalidInput
 from domain.services import Deps
 
@@ -26,7 +25,6 @@ SESSION_TTL = timedelta(days=30)
 MAX_ATTEMPTS = 5
 CODES_PER_WINDOW = 3
 CODE_WINDOW = timedelta(minutes=15)
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 LOGIN_TEXT = "Seu código de acesso é {code}. Ele vale 10 minutos; não o compartilhe."
 
 
@@ -49,10 +47,7 @@ def destination(phone: str | None, email: str | None) -> tuple[str, str]:
     if phone:
         return "whatsapp", normalize_phone(phone, "phone")
     assert email is not None
-    address = email.strip().lower()
-    if not _EMAIL.match(address) or len(address) > 254:
-        raise InvalidInput("email", f"{email[:60]!r} is not an e-mail address", code="invalid_email")
-    return "email", address
+    return "email", normalize_email(email, "email")
 
 
 @dataclass(frozen=True)
@@ -104,15 +99,11 @@ async def verify_code(deps: Deps, access: PgAccess, unit_id: UUID, phone: str | 
         raise WrongCode("that code is not the one sent")
     if not await access.use_code(sent.id, now):
         raise WrongCode("that code was already used: ask for a new one")
-    if channel == "whatsapp":
-        async with deps.uow() as uow:
-            customer = await uow.customers.identify(unit.tenant_id, CustomerIdentity(phone=to))
-            await uow.commit()
-        customer_id = customer.id
-    else:
-        found = await access.customer_by_email(unit.tenant_id, to)
-        if found is None:  # a code was stored but never sent: nobody can know it
-            raise WrongCode("that code is not the one sent")
-        customer_id = found
+    async with deps.uow() as uow:  # the record whose contact the code reached: that contact is now proved
+        found = await uow.customers.signed_in(unit.tenant_id, channel, to, now, create=channel == "whatsapp")
+        await uow.commit()
+    if found is None:  # an e-mail nobody has: a code was stored but never sent, so nobody can know it
+        raise WrongCode("that code is not the one sent")
+    customer_id = found
     session_id, token = await access.open_session(unit_id, unit.tenant_id, customer_id, now, SESSION_TTL)
     return Session(session_id, token, customer_id, now + SESSION_TTL)

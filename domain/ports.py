@@ -77,7 +77,14 @@ class BookingRepository(Protocol):
 class CustomerRepository(Protocol):
     """Customers of a tenant, found or created by CPF / phone."""
 
-    async def identify(self, tenant_id: UUID, identity: CustomerIdentity) -> Customer: ...
+    async def identify(self, tenant_id: UUID, identity: CustomerIdentity) -> Customer:
+        """The record a request is for: its proof's own record, else found by CPF or phone (domain/customers)."""
+        ...
+
+    async def signed_in(self, tenant_id: UUID, channel: str, address: str, now: datetime, create: bool
+                        ) -> UUID | None:
+        """The record a sign-in code that reached `address` stands for, its contact now proved."""
+        ...
 
 
 class AntifraudRepository(Protocol):

@@ -11,7 +11,7 @@ from domain import lifecycle, queries
 from domain.access import Action
 from domain.errors import DomainError
 from resolvers.context import Info, parse_id
-from resolvers.permissions import authorize_booking
+from resolvers.permissions import authorize_booking, booking_customer
 from schema.errors import (
     Busy,
     CooldownActive,
@@ -60,7 +60,7 @@ class LifecycleMutation:
         try:
             deps = info.context.deps
             old = await authorize_booking(info.context, parse_id(booking_id, "bookingId"), Action.BOOK)
-            identity = await queries.customer_identity(deps, old)
+            identity = booking_customer(info.context, old, await queries.customer_identity(deps, old))
             staff = info.context.principal.is_staff
             await limit_holds(info, None if staff else identity)
             cmd = lifecycle.RescheduleCommand(

@@ -14,7 +14,7 @@ from domain.customers import CustomerIdentity
 from domain.errors import DomainError
 from domain.errors import InvalidInput as DomainInvalidInput
 from domain.services import BookingResult, ChangeCommand, HoldCommand
-from resolvers.context import Info, parse_id
+from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_booking, authorize_unit, customer_for
 from schema.errors import (
     Busy,
@@ -54,6 +54,11 @@ class CustomerInput:
 
     def to_domain(self) -> CustomerIdentity:
         return CustomerIdentity.parse(self.cpf, self.phone, self.name, self.email)
+
+    def for_caller(self, context: Context) -> CustomerIdentity:
+        """As `to_domain`; a signed-in customer may leave out CPF and phone (their session says who they are)."""
+        return CustomerIdentity.parse(self.cpf, self.phone, self.name, self.email,
+                                      required=not context.principal.is_customer)
 
 
 @strawberry.input(description="Hold [startsAt, endsAt) on the given resources, or on any free one if omitted.")
@@ -98,7 +103,7 @@ def _hold_command(info: Info, i: HoldInput | CounterBookingInput, key: str | Non
     return HoldCommand(
         unit_id=parse_id(i.unit_id, "unitId"), starts_at=i.starts_at, ends_at=i.ends_at,
         resource_ids=resource_ids, quantity=i.quantity,
-        customer=customer_for(info.context, i.customer.to_domain() if i.customer else None),
+        customer=customer_for(info.context, i.customer.for_caller(info.context) if i.customer else None),
         service_id=parse_id(i.service_id, "serviceId") if i.service_id else None,
         hold_type=getattr(i, "hold_type", None), channel=channel,
         actor="staff" if counter else info.context.principal.actor, idempotency_key=info.context.idempotency_key(key),

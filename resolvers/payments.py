@@ -15,7 +15,7 @@ from domain.hold_types import INTERNAL
 from domain.services import HoldCommand
 from resolvers.context import Info, parse_id
 from resolvers.mutations import CustomerInput
-from resolvers.permissions import authorize_booking, authorize_row, authorize_unit, customer_for
+from resolvers.permissions import authorize_booking, authorize_row, authorize_unit, booking_customer, customer_for
 from schema.errors import (
     Busy,
     CooldownActive,
@@ -99,8 +99,8 @@ class PaymentMutation:
             old = await authorize_booking(info.context, parse_id(booking_id, "bookingId"), Action.BOOK)
             if input.customer is None and old.customer_id is None:
                 raise InvalidInput("customer", "the hold has no customer; give one", code="customer_required")
-            identity = customer_for(info.context, input.customer.to_domain() if input.customer
-                                    else await queries.customer_identity(deps, old))
+            identity = (customer_for(info.context, input.customer.for_caller(info.context)) if input.customer
+                        else booking_customer(info.context, old, await queries.customer_identity(deps, old)))
             await limit_holds(info, identity)
             hold = HoldCommand(
                 unit_id=old.unit_id, starts_at=input.starts_at, ends_at=input.ends_at,

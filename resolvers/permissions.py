@@ -7,12 +7,13 @@ Nested fields never take ids, so a check on the operation's unit or booking cove
 
 from __future__ import annotations
 
+from dataclasses import replace
 from uuid import UUID
 
 from domain import queries
 from domain.access import Action, Forbidden, authorize, require_signed_in
 from domain.bookings import Booking
-from domain.customers import CustomerIdentity
+from domain.customers import CustomerIdentity, Proof
 from domain.errors import NotFound
 from domain.units import Unit
 from resolvers.context import Context
@@ -54,19 +55,30 @@ async def authorize_booking(context: Context, booking_id: UUID, action: Action |
 
 
 def customer_for(context: Context, given: CustomerIdentity | None) -> CustomerIdentity | None:
-    """Who a booking request is for. A signed-in customer books only for themselves: the phone their session
-    proved is used (another phone is refused); a CPF may be added. Staff and integrators name anyone."""
+    """Who a booking request is for. A signed-in customer books only as their own record (the session's proof
+    goes with the identity: store/customers.py attaches a CPF or e-mail only if no other record holds it, else
+    IdentityConflict); another phone than the one they proved is refused. Staff and integrators name anyone."""
     principal = context.principal
     if not principal.is_customer:
+        if given is not None and given.proof is not None:  # a proof is never taken from a request
+            given = replace(given, proof=None)
         return given
     proven = principal.identity or CustomerIdentity()
     if given is not None and given.phone and proven.phone and given.phone != proven.phone:
         raise Forbidden("a customer may only book for themselves: that phone is not the one you signed in with")
-    if given is not None and given.cpf and proven.cpf and given.cpf != proven.cpf:
-        raise Forbidden("a customer may only book for themselves: that CPF is not yours")
     return CustomerIdentity(
         cpf=(given.cpf if given else None) or proven.cpf, phone=proven.phone or (given.phone if given else None),
-        name=(given.name if given else None) or proven.name, email=(given.email if given else None) or proven.email)
+        name=(given.name if given else None) or proven.name, email=(given.email if given else None) or proven.email,
+        proof=Proof(customer_id=principal.customer_id))
+
+
+def booking_customer(context: Context, booking: Booking, identity: CustomerIdentity | None
+                     ) -> CustomerIdentity | None:
+    """The identity of a booking the caller was authorized on, for a use case that books again for its customer
+    (swap, reschedule): a customer acts as that booking's own record (authorize_booking proved it is theirs)."""
+    if identity is None or not context.principal.is_customer:
+        return identity
+    return replace(identity, proof=Proof(customer_id=booking.customer_id))
 
 
 _OWNED_ROWS = {"slot_waitlist": True, "capacity_waitlist": True, "walkin_queue": False, "queue_items": False}

@@ -140,7 +140,7 @@ class SeatMapMutation:
         async def call() -> BookingPayload:
             ctx = info.context
             cmd = await _command(ctx, input.event_id, input.seat_ids, Action.BOOK, hold_type=input.hold_type,
-                                 customer=customer_for(ctx, input.customer.to_domain() if input.customer else None),
+                                 customer=customer_for(ctx, input.customer.for_caller(ctx) if input.customer else None),
                                  channel=input.channel, idempotency_key=ctx.idempotency_key(idempotency_key))
             r = await seatmaps.lock_seats(ctx.deps, cmd)
             return BookingPayload(booking=Booking.from_domain(r.booking), replayed=r.replayed)

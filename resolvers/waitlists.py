@@ -72,7 +72,7 @@ class WaitlistMutation:
             await authorize_unit(info.context, uid, Action.BOOK)
             row = await waitlist.join_slot_waitlist(
                 info.context.deps, uid, parse_id(resource_id, "resourceId"), starts_at,
-                ends_at, customer_for(info.context, customer.to_domain()),
+                ends_at, customer_for(info.context, customer.for_caller(info.context)),
                 parse_id(service_id, "serviceId") if service_id else None)
             return SlotWaitlistEntry.from_row(row)
         return await _run(call)  # type: ignore[no-any-return]
@@ -88,7 +88,7 @@ class WaitlistMutation:
             row = await waitlist.join_capacity_waitlist(
                 info.context.deps, uid, parse_id(resource_id, "resourceId"), starts_at,
                 ends_at, party_size, _user(info, user),
-                customer_for(info.context, customer.to_domain() if customer else None))
+                customer_for(info.context, customer.for_caller(info.context) if customer else None))
             return CapacityWaitlistEntry.from_row(row)
         return await _run(call)  # type: ignore[no-any-return]
 

@@ -93,7 +93,9 @@ class PaymentNotFound(Error):
 @strawberry.type(description="The customer already has an open hold (RN-HLD-05): move it here with swapHold.")
 class HoldLimitReached(Error):
     message_pt: str = strawberry.field(description="The same, for the customer (pt-BR).")
-    booking_id: strawberry.ID = strawberry.field(description="The customer's open hold (the oldest, if several).")
+    booking_id: strawberry.ID | None = strawberry.field(
+        description="The customer's open hold (the oldest, if several); null when a customer asks and the open hold "
+        "is on a record linked to them only by identifiers somebody typed (it still counts, but is not theirs to see).")
     swap_available: bool = strawberry.field(description="Always true: swapHold(bookingId) moves it to this slot.")
 
 
@@ -118,7 +120,8 @@ class CustomerBlacklisted(Error):
 def _antifraud(e: de.DomainError) -> Error | None:
     if isinstance(e, de.HoldLimitReached):
         return HoldLimitReached(code=e.code, message=e.message, message_pt=e.message_pt,
-                                booking_id=strawberry.ID(str(e.booking_id)), swap_available=e.swap_available)
+                                booking_id=strawberry.ID(str(e.booking_id)) if e.booking_id else None,
+                                swap_available=e.swap_available)
     if isinstance(e, de.CooldownActive):
         return CooldownActive(code=e.code, message=e.message, message_pt=e.message_pt, until=e.until)
     if isinstance(e, de.HoldCeilingReached):

@@ -92,6 +92,20 @@ class PgAccess:
             "UPDATE access_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", token_id)
         return bool(status.endswith(" 1"))
 
+    async def live_credentials(self, ids: list[UUID], now: datetime) -> dict[UUID, Principal]:
+        """Of these token and customer-session ids, the ones still valid (not revoked; sessions not expired), each
+        with the reach it grants today (kind, tenant, unit, role, scopes, customer; no names or identity), in
+        one query: what slothold/auth.py's LiveCredentials compares open websockets with, every second."""
+        rows = await self.pool.fetch(
+            "SELECT id, kind, tenant_id, unit_id, role, scopes, NULL::uuid AS customer_id FROM access_tokens "
+            "WHERE id = ANY($1::uuid[]) AND revoked_at IS NULL "
+            "UNION ALL SELECT id, 'customer', tenant_id, unit_id, NULL, '{}'::text[], customer_id "
+            "FROM customer_sessions WHERE id = ANY($1::uuid[]) AND revoked_at IS NULL AND expires_at > $2",
+            ids, now)
+        return {r["id"]: Principal(kind=r["kind"], tenant_id=r["tenant_id"], unit_id=r["unit_id"],
+                                   role=Role(r["role"]) if r["role"] else None, scopes=frozenset(r["scopes"]),
+                                   token_id=r["id"], customer_id=r["customer_id"]) for r in rows}
+
     async def principal(self, token: str, now: datetime) -> Principal | None:
         """Who a bearer token stands for, or None (unknown, revoked or expired)."""
         if token.startswith(STAFF_PREFIX):
@@ -104,8 +118,10 @@ class PgAccess:
                              role=Role(r["role"]) if r["role"] else None, scopes=frozenset(r["scopes"]),
                              token_id=r["id"], name=r["name"])
         if token.startswith(CUSTOMER_PREFIX):
-            r = await self.pool.fetchrow(
-                "SELECT s.id, s.tenant_id, s.unit_id, s.customer_id, c.cpf, c.phone, c.name, c.email "
+            r = await self.pool.fetchrow(  # only proved contacts: they are what links a session to other records
+                "SELECT s.id, s.tenant_id, s.unit_id, s.customer_id, c.cpf, c.name, "
+                "CASE WHEN c.phone_proved_at IS NOT NULL THEN c.phone END AS phone, "
+                "CASE WHEN c.email_proved_at IS NOT NULL THEN c.email END AS email "
                 "FROM customer_sessions s JOIN customers c ON c.id = s.customer_id "
                 "WHERE s.secret_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2", digest(token), now)
             if r is None:
@@ -158,8 +174,8 @@ class PgAccess:
 
     async def customer_by_email(self, tenant_id: UUID, email: str) -> UUID | None:
         return await self.pool.fetchval(  # type: ignore[no-any-return]
-            "SELECT id FROM customers WHERE tenant_id = $1 AND lower(email) = lower($2) ORDER BY created_at LIMIT 1",
-            tenant_id, email)
+            "SELECT id FROM customers WHERE tenant_id = $1 AND lower(email) = lower($2) "
+            "ORDER BY email_proved_at NULLS LAST, created_at LIMIT 1", tenant_id, email)
 
     async def open_session(self, unit_id: UUID, tenant_id: UUID, customer_id: UUID, now: datetime,
                            ttl: timedelta) -> tuple[UUID, str]:
@@ -174,8 +190,9 @@ class PgAccess:
         await self.pool.execute("UPDATE customer_sessions SET revoked_at = now() WHERE id = $1", session_id)
 
     async def is_same_person(self, principal: Principal, customer_id: UUID | None) -> bool:
-        """Whether a stored customer is the signed-in customer: the same record, or one sharing the phone or
-        e-mail the session proved (a CPF given later may have made a second record)."""
+        """Whether a stored customer is the signed-in customer: the same record, or one whose phone or e-mail is
+        one the session's record proved (staff may have typed that contact on another record: it reaches the same
+        person). A contact somebody only typed links nothing."""
         if customer_id is None or principal.customer_id is None:
             return False
         if customer_id == principal.customer_id:

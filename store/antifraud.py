@@ -76,13 +76,13 @@ WITH asked AS MATERIALIZED (
     ) linked ORDER BY id, direct DESC
 )
 SELECT 0 AS kind, w.id, NULL::timestamptz AS at, w.blacklisted, w.direct, w.cpf::text AS cpf, w.phone,
-       NULL::text AS channel, NULL::text AS hold_type, NULL::timestamptz AS created_at
+       NULL::text AS channel, NULL::text AS hold_type, NULL::timestamptz AS created_at, NULL::uuid AS owner
 FROM who w
 UNION ALL
-SELECT 1, b.id, b.hold_expires_at, NULL, NULL, NULL, NULL, b.channel, b.hold_type, b.created_at
+SELECT 1, b.id, b.hold_expires_at, NULL, NULL, NULL, w.phone, b.channel, b.hold_type, b.created_at, w.id
 FROM who w JOIN bookings b ON b.customer_id = w.id AND b.hold_expires_at IS NOT NULL  -- held, pending, verifying
 UNION ALL
-SELECT 2, b.id, e.at, NULL, NULL, NULL, NULL, b.channel, NULL, NULL
+SELECT 2, b.id, e.at, NULL, NULL, NULL, NULL, b.channel, NULL, NULL, NULL
 FROM who w
 JOIN bookings b ON b.customer_id = w.id AND b.status IN ('expired', 'cancelled') AND b.channel <> 'waitlist'
 JOIN booking_events e ON e.booking_id = b.id AND e.at > $4::timestamptz
@@ -114,6 +114,7 @@ def _standing(rows: list[Any], now: datetime, since: datetime, replacing: UUID |
         blacklisted=any(r["blacklisted"] for r in records),
         open_holds=tuple(r["id"] for r in holds if r["at"] > now and r["hold_type"] != "WAITLIST_OFFER"
                          and r["id"] != replacing),
+        owners={r["id"]: (r["owner"], r["phone"]) for r in holds},
         expirations=tuple(sorted(ended + lapsed)),
         cpfs=frozenset(r["cpf"] for r in records if r["direct"] and r["cpf"]),
         phones=frozenset(r["phone"] for r in records if r["direct"] and r["phone"]))

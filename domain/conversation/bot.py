@@ -26,7 +26,7 @@ from domain.bookings import Booking, BookingStatus
 from domain.conversation import texts as t
 from domain.conversation import words as w
 from domain.conversation.ports import Conversation, ConversationStore, Inbound, Sender
-from domain.customers import CustomerIdentity, normalize_cpf
+from domain.customers import CustomerIdentity, Proof, normalize_cpf
 from domain.errors import (
     CooldownActive,
     CustomerBlacklisted,
@@ -187,7 +187,8 @@ class Turn:
         return t.slot_label(name, self.local(b.starts_at), self.today)
 
     def identity(self) -> CustomerIdentity:
-        return CustomerIdentity(cpf=self.data.get("cpf"), phone=self.conv.phone)
+        # The message came from this phone (the webhook is signed): the bot acts as that phone's record only.
+        return CustomerIdentity(cpf=self.data.get("cpf"), phone=self.conv.phone, proof=Proof(phone=self.conv.phone))
 
     def key(self, suffix: str) -> str:
         return f"whatsapp:{self.msg.message_id}:{suffix}"[:255]
@@ -427,6 +428,11 @@ class Turn:
         try:
             result = await services.hold(self.deps, self.hold_command("hold"))
         except HoldLimitReached as e:  # RN-HLD-05/07: one open hold; offer to move it here
+            if e.booking_id is None:  # the open hold is not on this phone's record: it counts, but is not ours
+                self.say(t.OPEN_HOLD_ELSEWHERE)
+                self.conv.state = START
+                self.data.pop("menu", None)
+                return
             self.data["swap_from"] = str(e.booking_id)
             self.show(SWAP, f"{e.message_pt}\n{t.SWAP_ASK}")
             return

@@ -55,6 +55,8 @@ OFFER = ("Boa notícia: liberou o horário da sua lista de espera! {what}. Ele e
          "Se já pagou, responda \"paguei\". Para desistir, responda \"cancelar\".")
 OFFER_FREE = "Boa notícia: liberou o horário da sua lista de espera! {what}. Responda 1 para confirmar."
 SWAP_ASK = "Responda 1 para trocar (o PIX antigo é cancelado e o horário antigo liberado) ou 2 para manter o atual."
+OPEN_HOLD_ELSEWHERE = ("Já existe um horário reservado aguardando pagamento para este cliente. Termine ou cancele esse "
+                       "pedido antes de reservar outro, ou fale com a recepção.")
 SWAP_KEPT = "Tudo bem, mantive o seu horário atual."
 PIX_FAILED_AGAIN = "Não consegui gerar o PIX agora. Tente de novo em instantes."
 UNAVAILABLE = "Esse horário não pode mais ser reservado pelo WhatsApp."
