@@ -153,9 +153,12 @@ class PgCustomers:
             field = "customer.cpf" if identity.cpf and await conn.fetchval(
                 _OTHER_HOLDS, tenant_id, uuid4(), identity.cpf, None, None) else "customer.email"
             raise IdentityConflict(field)
-        return await self._insert(conn, tenant_id, CustomerIdentity(identity.cpf, phone, identity.name,
+        made = await self._insert(conn, tenant_id, CustomerIdentity(identity.cpf, phone, identity.name,
                                                                     identity.email), now, proved=True,
                                   by=_session(identity))
+        if made is None:  # another record took the CPF meanwhile
+            raise IdentityConflict("customer.cpf")
+        return made
 
     # ---- without a proof: staff, integrators, the platform ----------------------------------------------------
 
