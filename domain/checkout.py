@@ -126,7 +126,7 @@ async def confirm(deps: Deps, cmd: ConfirmCommand) -> CheckoutResult:
         booking = await uow.bookings.get(cmd.booking_id)
         if key:
             stored = await uow.idempotency.claim(booking.unit_id, key, "confirm",
-                                                 fingerprint("confirm", {"booking": cmd.booking_id}),
+                                                 fingerprint("confirm", cmd),
                                                  now + IDEMPOTENCY_RETENTION)
             if stored is not None:
                 return _replay(stored)

@@ -136,9 +136,10 @@ async def reschedule(deps: Deps, cmd: RescheduleCommand) -> CheckoutResult:
     return CheckoutResult(new)
 
 
-def _payload(cmd: RescheduleCommand, picked: list[Resource], quantity: int) -> dict[str, object]:
-    return {"booking": cmd.booking_id, "start": cmd.starts_at.isoformat(), "end": cmd.ends_at.isoformat(),
-            "resources": sorted(str(r.id) for r in picked), "quantity": quantity, "staff": cmd.staff}
+def _payload(cmd: RescheduleCommand, picked: list[Resource], quantity: int) -> RescheduleCommand:
+    """What a reschedule's fingerprint is made of: the whole command, with the resources and quantity it resolved
+    to (omitted ones are the booking's own), the resources in a stable order."""
+    return replace(cmd, resource_ids=tuple(sorted((r.id for r in picked), key=str)), quantity=quantity)
 
 
 async def _move(

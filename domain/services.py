@@ -5,9 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass, replace
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as time_of_day
+from enum import Enum
+from typing import Any
 from uuid import UUID, uuid4
 
 from domain import fraud, refunds
@@ -100,10 +103,63 @@ class BookingResult:
     replayed: bool = False
 
 
-def fingerprint(operation: str, payload: dict[str, object]) -> str:
-    """A stable hash of a request, to tell a retry from a different request under the same key."""
-    raw = json.dumps({"op": operation, **payload}, sort_keys=True, default=str)
+def fingerprint(operation: str, request: object) -> str:
+    """A stable hash of a request, to tell a retry from a different request under the same idempotency key.
+
+    `request` is the use case's whole command (a frozen dataclass, normalised by the caller where two spellings mean
+    the same request, e.g. resources in another order), so no field of it can be left out: every field counts,
+    nested dataclasses (the customer) included, except the idempotency key itself. A field at its default value is
+    left out, so that adding a field (with a default) to a command keeps the fingerprints of the requests that do
+    not use it: a retry across a deploy still replays. Values are encoded by `canonical`.
+    """
+    raw = json.dumps({"op": operation, "request": canonical(request)}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(raw.encode()).hexdigest()
+
+
+FINGERPRINT_LEAVES_OUT = frozenset({"idempotency_key"})
+"""Command fields that are not part of the request they name."""
+
+
+def canonical(value: object) -> object:
+    """A JSON value that stands for `value` the same way in every process: dataclasses as objects of their fields
+    (defaults and FINGERPRINT_LEAVES_OUT left out), UUIDs as text, aware datetimes in UTC (ISO 8601), enums by
+    value, sets sorted. Anything else is a TypeError: a command field must get a stable encoding here, never a
+    repr that could differ between two processes (a retry would then look like another request)."""
+    if isinstance(value, Enum):
+        return canonical(value.value)
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, UUID):
+        return str(value)
+    if isinstance(value, datetime):
+        return (value.astimezone(UTC) if value.utcoffset() is not None else value).isoformat()
+    if isinstance(value, date | time_of_day):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, object] = {}
+        for f in fields(value):
+            item = getattr(value, f.name)
+            if f.name in FINGERPRINT_LEAVES_OUT or _is_default(f, item):
+                continue
+            out[f.name] = canonical(item)
+        return out
+    if isinstance(value, Mapping):
+        return {str(k): canonical(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [canonical(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted((canonical(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
+    raise TypeError(f"no stable encoding for a {type(value).__name__} in an idempotency fingerprint")
+
+
+def _is_default(f: Field[Any], value: object) -> bool:
+    if f.default is not MISSING:
+        return bool(value == f.default)
+    if f.default_factory is not MISSING:
+        return bool(value == f.default_factory())
+    return False
 
 
 async def expire_booking(uow: UnitOfWork, booking: Booking, now: datetime, actor: str = "system") -> None:
@@ -123,7 +179,7 @@ MAX_BOOKING_LENGTH = timedelta(days=366)
 def _check_key(key: str | None) -> None:
     if key is not None and not (1 <= len(key) <= 255):
         raise InvalidInput("idempotencyKey", "idempotency key must be 1 to 255 characters",
-                           code="invalid_idempotency_key")
+                           code="too_long" if len(key) > 255 else "invalid_idempotency_key")
 
 
 def require_aware(value: datetime, field_name: str) -> None:
@@ -374,14 +430,9 @@ async def _payment_due(deps: Deps, unit: Unit, cmd: HoldCommand) -> bool:
     return price.due(cmd.quantity)[0] > 0
 
 
-def _hold_payload(cmd: HoldCommand) -> dict[str, object]:
-    return {
-        "unit": cmd.unit_id, "start": cmd.starts_at.isoformat(), "end": cmd.ends_at.isoformat(),
-        "resources": sorted(map(str, cmd.resource_ids)) if cmd.resource_ids else None,
-        "quantity": cmd.quantity, "customer": cmd.customer, "service": cmd.service_id,
-        "hold_type": cmd.hold_type, "counter": cmd.counter, **({"until": cmd.until.isoformat()} if cmd.until else {}),
-        **({"sell": True} if cmd.sell else {}),
-    }
+def _hold_payload(cmd: HoldCommand) -> HoldCommand:
+    """What a hold's fingerprint is made of: the whole command, its resources in a stable order."""
+    return replace(cmd, resource_ids=tuple(sorted(cmd.resource_ids, key=str))) if cmd.resource_ids else cmd
 
 
 ALTERNATIVE_RESOURCES = 50
@@ -454,7 +505,7 @@ async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
         if key:
             stored = await uow.idempotency.claim(
                 booking.unit_id, key, operation,
-                fingerprint(operation, {"booking": cmd.booking_id, "reason": cmd.reason}),
+                fingerprint(operation, cmd),
                 now + IDEMPOTENCY_RETENTION,
             )
             if stored is not None:

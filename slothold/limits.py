@@ -9,7 +9,12 @@ Every refusal is a GraphQL error that names the problem in ``extensions.code``:
 * ``rate_limited`` with ``retryAfterSeconds`` (``limit_holds``): hold creation per caller (token, else client
   address) and per customer (CPF and phone, each), counted in Redis. It is checked before the use case runs, so
   a refused request writes nothing. When Redis is unreachable the limiter steps aside (logged once per outage):
-  holds never depend on Redis.
+  holds never depend on Redis. A retry is not counted: a request with an idempotency key counts the first time
+  its caller sends it under that key; the same request again under the same key (the same arguments, within the
+  idempotency retention) is let through uncounted, so 20 concurrent duplicates of one hold all get its one answer
+  (the use case replays it). Another request under a used key counts like any other (the use case answers it
+  IdempotencyKeyReused, or runs it when the first stored nothing). Whatever a key lets through uncounted, one key
+  yields at most one booking, so no more holds are made than were counted.
 """
 
 from __future__ import annotations
@@ -39,11 +44,13 @@ from graphql import (
     ValidationRule,
     get_named_type,
 )
+from graphql.execution.values import VariableValues, get_argument_values
 from graphql.type.definition import GraphQLField, GraphQLInterfaceType, GraphQLObjectType
 from strawberry.extensions import SchemaExtension
 
 from domain.customers import normalize_cpf, normalize_phone
 from domain.errors import DomainError, InvalidInput
+from domain.services import IDEMPOTENCY_RETENTION, fingerprint
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -57,6 +64,8 @@ MAX_PAGE_SIZE: Final = 500
 DEFAULT_LIST_SIZE: Final = 10
 """How many items the cost estimate assumes for a list without a page-size argument (e.g. a grid's rows)."""
 PAGE_ARGUMENT: Final = "first"
+RETRY_RETENTION: Final = IDEMPOTENCY_RETENTION
+"""How long a request sent under an idempotency key is known as counted: as long as the key's result is kept."""
 CODES: Final = frozenset({"query_too_deep", "query_too_costly", "too_many_aliases", "query_too_large",
                           "rate_limited"})
 
@@ -279,15 +288,23 @@ class RateLimited(GraphQLError):
 # one every window/limit. All keys are checked first; only when every key allows is any of them advanced, so a
 # refused request costs nothing. Returns 0 (allowed) or the index (1-based) and wait in microseconds of the key
 # that refused with the longest wait.
+# KEYS: the counters, then (when ARGV[2] is not empty) the retry marker of (caller, idempotency key). ARGV: the
+# window, the request's fingerprint (or ''), the marker's lifetime in ms, then each counter's limit. A marker that
+# holds this fingerprint means the request was counted before: allowed, nothing counted. An allowed request sets
+# the marker to its fingerprint (a refused one does not: its retry is counted).
 _GCRA: Final = """
 if redis.replicate_commands then redis.replicate_commands() end
+local n = #ARGV - 3
+local seen = ARGV[2]
+if seen ~= '' and redis.call('GET', KEYS[n + 1]) == seen then return {0, 0} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local window = tonumber(ARGV[1])
 local tats = {}
 local worst, worst_wait = 0, 0
-for i, key in ipairs(KEYS) do
-  local interval = window / tonumber(ARGV[i + 1])
+for i = 1, n do
+  local key = KEYS[i]
+  local interval = window / tonumber(ARGV[i + 3])
   local tat = tonumber(redis.call('GET', key) or now)
   if tat < now then tat = now end
   local new_tat = tat + interval
@@ -296,9 +313,10 @@ for i, key in ipairs(KEYS) do
   tats[i] = new_tat
 end
 if worst > 0 then return {worst, math.ceil(worst_wait)} end
-for i, key in ipairs(KEYS) do
-  redis.call('SET', key, string.format('%.0f', tats[i]), 'PX', math.max(1, math.ceil((tats[i] - now) / 1000)))
+for i = 1, n do
+  redis.call('SET', KEYS[i], string.format('%.0f', tats[i]), 'PX', math.max(1, math.ceil((tats[i] - now) / 1000)))
 end
+if seen ~= '' then redis.call('SET', KEYS[n + 1], seen, 'PX', ARGV[3]) end
 return {0, 0}
 """
 
@@ -314,9 +332,11 @@ class HoldRateLimiter:
     """Hold creation per caller and per customer, counted in Redis; steps aside while Redis is unreachable."""
 
     def __init__(self, redis: Redis, per_caller: int, per_customer: int, window_seconds: float = 60,
-                 retry_redis_seconds: float = 5) -> None:
-        """`per_caller` / `per_customer` holds per `window_seconds` (0 turns that limit off)."""
+                 retry_redis_seconds: float = 5, retry_seconds: float = RETRY_RETENTION.total_seconds()) -> None:
+        """`per_caller` / `per_customer` holds per `window_seconds` (0 turns that limit off); a request sent again
+        under its idempotency key within `retry_seconds` is a retry, not counted."""
         self.redis = redis
+        self.retry_seconds = retry_seconds
         self.per_caller = per_caller
         self.per_customer = per_customer
         self.window_seconds = window_seconds
@@ -329,8 +349,11 @@ class HoldRateLimiter:
     def enabled(self) -> bool:
         return self.per_caller > 0 or self.per_customer > 0
 
-    async def check(self, caller: str, customers: Sequence[str] = ()) -> None:
-        """Count one hold for `caller` and each of `customers`, or raise RateLimited (counting nothing)."""
+    async def check(self, caller: str, customers: Sequence[str] = (), retry: tuple[str, str] | None = None) -> None:
+        """Count one hold for `caller` and each of `customers`, or raise RateLimited (counting nothing).
+
+        `retry`: (idempotency key, fingerprint of the request). When `caller` sent this very request under this key
+        before and it was counted, it is a retry: allowed, and nothing is counted."""
         counters: list[_Counter] = []
         if self.per_caller > 0:
             who = "client address" if caller.startswith("ip:") else "token"  # Context.rate_subject()
@@ -340,10 +363,14 @@ class HoldRateLimiter:
                          for c in customers]
         if not counters or time.monotonic() < self._down_until:
             return
+        keys, seen = [c.key for c in counters], ""
+        if retry is not None:
+            key, seen = retry
+            keys.append(f"slothold:rate:hold:seen:{caller}:{hashlib.sha256(key.encode()).hexdigest()[:32]}")
         try:
-            refused, wait_us = await self._script(keys=[c.key for c in counters],
-                                                  args=[int(self.window_seconds * 1_000_000),
-                                                        *(c.limit for c in counters)])
+            refused, wait_us = await self._script(keys=keys, args=[int(self.window_seconds * 1_000_000), seen,
+                                                                   max(1, int(self.retry_seconds * 1000)),
+                                                                   *(c.limit for c in counters)])
         except Exception as e:  # Redis down, slow or misbehaving: holds go on without limits
             self._down_until = time.monotonic() + self.retry_redis_seconds
             if not self._down:
@@ -380,7 +407,32 @@ async def limit_holds(info: Info, customer: Any = None) -> None:
     """Count a hold against the caller (and the customer, a CustomerInput or CustomerIdentity, when given);
     raise RateLimited when either is over its limit. Call it after authorization (a refused caller must not
     spend a customer's allowance) and before the use case. System tokens (the platform's own operations,
-    tests, benchmarks) are not limited."""
+    tests, benchmarks) are not limited. A retry under an idempotency key (the `idempotencyKey` argument or the
+    Idempotency-Key header) with the same arguments is not counted again (`retry_of`)."""
     limiter: HoldRateLimiter | None = info.context.hold_limiter
     if limiter is not None and limiter.enabled and info.context.principal.kind != "system":
-        await limiter.check(info.context.rate_subject(), customer_keys(customer))
+        await limiter.check(info.context.rate_subject(), customer_keys(customer), retry_of(info))
+
+
+IDEMPOTENCY_ARGUMENT: Final = "idempotencyKey"
+
+
+def retry_of(info: Info) -> tuple[str, str] | None:
+    """(idempotency key, fingerprint of the request) of the mutation being resolved, or None without a key.
+
+    The fingerprint is made of the operation's field and all its arguments as GraphQL coerced them (literals and
+    variables alike), the key left out. It is stricter than the use case's (a CPF spelt another way is another
+    request here): when in doubt, a request counts."""
+    raw = info._raw_info
+    variables = raw.variable_values  # strawberry's executor hands resolvers the coerced dict itself
+    if not isinstance(variables, VariableValues):
+        variables = VariableValues(sources={}, coerced=variables)
+    try:
+        field = raw.parent_type.fields[raw.field_name]
+        arguments = get_argument_values(field, raw.field_nodes[0], variables)
+        key = info.context.idempotency_key(arguments.pop(IDEMPOTENCY_ARGUMENT, None))
+        if not key:
+            return None
+        return key, fingerprint(raw.field_name, arguments)
+    except (DomainError, TypeError, KeyError):  # a key that disagrees with its header, a value without an encoding
+        return None

@@ -33,6 +33,7 @@ from schema.errors import Busy as SchemaBusy
 from slothold.executor import SharedEventExecutor
 from slothold.limits import CODES, DocumentSizeLimiter, QueryLimits, query_limit_rules
 from slothold.text_guard import UnstorableTextGuard
+from slothold.text_limits import guard_text_lengths
 
 log = logging.getLogger("slothold.limits")
 _BUSY_TYPE = f'"{SchemaBusy}"'
@@ -122,7 +123,7 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     """The Slothold GraphQL schema with error masking, parser/validation caches and the query limits."""
     limits = limits or QueryLimits()
     rules = query_limit_rules(limits)  # once per schema: the validation cache is keyed by these classes
-    return SlotholdSchema(
+    built = SlotholdSchema(
         query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery, WebhookQuery,
                                     NotificationQuery, AuditQuery, HoldTypeQuery, SeatMapQuery)),
         mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation,
@@ -141,6 +142,8 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
             lambda: ValidationCache(maxsize=256),
         ],
     )
+    guard_text_lengths(built._schema)  # every text argument has a maximum length (slothold/text_limits.py)
+    return built
 
 
 schema = build_schema()
