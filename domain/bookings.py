@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -10,6 +11,7 @@ from uuid import UUID
 
 from domain.errors import InvalidTransition
 from domain.events import BookingEvent
+from domain.hold_types import SeatState
 
 
 class BookingStatus(StrEnum):
@@ -45,6 +47,29 @@ OCCUPYING: frozenset[BookingStatus] = frozenset(
 )
 LOCKED: frozenset[BookingStatus] = frozenset({S.HELD, S.PENDING_PAYMENT, S.VERIFYING})
 """States with a deadline: the seat-map LOCKED of seed 004."""
+SOLD: frozenset[BookingStatus] = frozenset({S.CONFIRMED, S.CHECKED_IN, S.COMPLETED})
+"""The seat-map SOLD of seed 004 ("confirmed and completed", SPEC §3): completed too, though it no longer occupies."""
+
+SLOT_STATE: Mapping[str, str] = {S.HELD: "held", S.PENDING_PAYMENT: "held", S.VERIFYING: "verifying",
+                                 S.CONFIRMED: "booked", S.CHECKED_IN: "booked"}
+"""What the grid shows for a slot a booking of this status occupies (values of domain.availability.SlotState)."""
+
+
+def slot_state(status: str | None, *, seat: bool = False) -> str:
+    """What a grid slot shows for a booking in `status`: held, verifying, booked, or free once it no longer
+    occupies; with `seat`, what a seat of a seat map shows. The two differ in one status, `completed`: the grid's
+    slot is in the past and its allocations no longer occupy it (free), while the seat stays sold (booked)."""
+    if seat and status in SOLD:
+        return "booked"
+    return SLOT_STATE.get(status or "", "free")
+
+
+def seat_state(status: str | None) -> SeatState:
+    """A booking's seat as a seat map shows it (seed 004): LOCKED while the booking has a deadline, SOLD once
+    confirmed (checked in and completed too), ACTIVE when it no longer holds the seat."""
+    if status in LOCKED:
+        return SeatState.LOCKED
+    return SeatState.SOLD if status in SOLD else SeatState.ACTIVE
 
 
 @dataclass(frozen=True)
@@ -135,6 +160,26 @@ class Booking:
                 previous_remind_at=remind_at,
             )
         )
+
+    @classmethod
+    def held(cls, id: UUID, unit_id: UUID, allocations: list[Allocation], at: datetime, actor: str,
+             deadline: datetime, **details: Any) -> Booking:
+        """A new hold, locked until `deadline`, its birth recorded in its audit events."""
+        return cls._born(BookingStatus.HELD, id, unit_id, allocations, at, actor, hold_expires_at=deadline,
+                         **details)
+
+    @classmethod
+    def confirmed(cls, id: UUID, unit_id: UUID, allocations: list[Allocation], at: datetime, actor: str,
+                  **details: Any) -> Booking:
+        """A new booking born confirmed (the counter, a box-office sale, a type that skips the locked state)."""
+        return cls._born(BookingStatus.CONFIRMED, id, unit_id, allocations, at, actor, **details)
+
+    @classmethod
+    def _born(cls, status: BookingStatus, id: UUID, unit_id: UUID, allocations: list[Allocation], at: datetime,
+              actor: str, **details: Any) -> Booking:
+        booking = cls(id=id, unit_id=unit_id, status=status, allocations=allocations, created_at=at, **details)
+        booking.record_creation(at, actor)
+        return booking
 
     def record_creation(self, at: datetime, actor: str) -> None:
         """Record the birth of the booking as its first audit event."""

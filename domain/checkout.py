@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from uuid import UUID, uuid4
 
@@ -13,13 +13,12 @@ from domain.hold_types import Releaser
 from domain.payments import Acceptance, Charge, ChargeStatus, ProviderUnavailable, charge_expiry, summary_pt
 from domain.ports import UnitOfWork
 from domain.services import (
-    IDEMPOTENCY_RETENTION,
     Deps,
     HoldCommand,
-    _check_key,
+    check_key,
     check_release,
+    claim,
     expire_booking,
-    fingerprint,
     hold,
     released,
 )
@@ -121,13 +120,11 @@ async def confirm(deps: Deps, cmd: ConfirmCommand) -> CheckoutResult:
     """The customer accepts: confirmed at once when nothing is due, else pending_payment with a Pix charge."""
     now = deps.clock.now()
     key = cmd.idempotency_key
-    _check_key(key)
+    check_key(key)
     async with deps.uow() as uow:
         booking = await uow.bookings.get(cmd.booking_id)
         if key:
-            stored = await uow.idempotency.claim(booking.unit_id, key, "confirm",
-                                                 fingerprint("confirm", cmd),
-                                                 now + IDEMPOTENCY_RETENTION)
+            stored = await claim(uow, booking.unit_id, key, "confirm", cmd, now)
             if stored is not None:
                 return _replay(stored)
         if booking.is_lapsed(now):
@@ -268,7 +265,7 @@ async def swap(deps: Deps, cmd: SwapCommand) -> CheckoutResult:
         new.swapped_from = old.id
         state["old"] = old
 
-    result = await hold(deps, replace(cmd.hold, replaces=cmd.booking_id), before_insert=release_old)
+    result = await hold(deps, cmd.hold, before_insert=release_old, replacing=cmd.booking_id)
     if result.replayed:  # a retried swap: answer with the new booking as it is now, and its charge
         async with deps.uow() as uow:
             new = await uow.bookings.find(result.booking.id)

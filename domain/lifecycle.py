@@ -22,22 +22,22 @@ from uuid import UUID
 
 from domain import fraud
 from domain.availability import check_on_grid, slot_starts
-from domain.bookings import Allocation, Booking, BookingStatus, booking_from_snapshot, booking_snapshot
+from domain.bookings import Allocation, Booking, BookingStatus
 from domain.checkout import CheckoutResult, ConfirmCommand, confirm
 from domain.customers import CustomerIdentity
 from domain.errors import HoldCeilingReached, InvalidInput, InvalidTransition, NotFound, SlotTaken
 from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import UnitOfWork
 from domain.services import (
-    IDEMPOTENCY_RETENTION,
     Deps,
-    HoldCommand,
-    _alternatives,
-    _check_key,
-    _check_quantity,
+    alternatives,
+    check_key,
+    check_quantity,
     expire_booking,
-    fingerprint,
+    place,
     released,
+    remember,
+    replay,
     require_aware,
 )
 from domain.units import OpeningWindow, Resource, ResourceKind, Unit
@@ -78,7 +78,7 @@ class _Started(InvalidTransition):
 def _validated(cmd: RescheduleCommand) -> RescheduleCommand:
     require_aware(cmd.starts_at, "startsAt")
     require_aware(cmd.ends_at, "endsAt")
-    _check_key(cmd.idempotency_key)
+    check_key(cmd.idempotency_key)
     cmd = replace(cmd, starts_at=cmd.starts_at.astimezone(UTC), ends_at=cmd.ends_at.astimezone(UTC))
     if cmd.ends_at <= cmd.starts_at:
         raise InvalidInput("endsAt", "endsAt must be after startsAt", code="invalid_range")
@@ -109,15 +109,15 @@ async def reschedule(deps: Deps, cmd: RescheduleCommand) -> CheckoutResult:
         picked = [found[r] for r in ids]
         for r in picked:
             check_on_grid(unit, r, cmd.starts_at, cmd.ends_at)
-            _check_quantity(r, quantity)
+            check_quantity(r, quantity)
         counted = (seen.status in OPEN_HOLD and not cmd.staff and cmd.customer is not None
                    and fraud.is_self_service(seen.channel))
         capacity = await uow.units.capacity_by_hours(unit.id) if counted else None
     try:
         new, old = await _move(deps, unit, picked, quantity, cmd, now, capacity)
     except SlotTaken as taken:
-        like = HoldCommand(unit.id, cmd.starts_at, cmd.ends_at, tuple(ids), quantity, counter=cmd.staff)
-        taken.alternatives = await _alternatives(deps, unit, picked[0], like, now)
+        taken.alternatives = await alternatives(deps, unit, picked[0], cmd.starts_at, cmd.ends_at, quantity, now,
+                                                counter=cmd.staff)
         raise
     except HoldCeilingReached as refusal:
         async with deps.uow() as uow:  # the reschedule's transaction is gone; the alert is kept on its own
@@ -150,42 +150,42 @@ async def _move(
     allocations = [Allocation(r.id, cmd.starts_at, cmd.ends_at, quantity) for r in picked]
     key = cmd.idempotency_key
     async with deps.uow() as uow:
-        if key:
-            stored = await uow.idempotency.claim(unit.id, key, "reschedule",
-                                                 fingerprint("reschedule", _payload(cmd, picked, quantity)),
-                                                 now + IDEMPOTENCY_RETENTION)
-            if stored is not None:
-                return booking_from_snapshot(stored), None
+        stored = await replay(uow, unit.id, key, "reschedule", _payload(cmd, picked, quantity), now)
+        if stored is not None:
+            return stored, None
         if capacity is not None and cmd.customer is not None:
             # RN-HLD-05 as for a swap: the hold being replaced counts neither for the customer nor the ceiling.
             await fraud.admit(uow, unit, cmd.customer, cmd.starts_at, now, capacity, cmd.booking_id)
-        # Lock order as everywhere: resources, then bookings.
-        await uow.bookings.lock_resources(unit.id, [r.id for r in picked])
-        for stale in await uow.bookings.lapsed_overlapping(unit.id, allocations, now):
-            if stale.id != cmd.booking_id and stale.is_lapsed(now):
-                await expire_booking(uow, stale, now)
-        old = await uow.bookings.get(cmd.booking_id)
-        if old.is_lapsed(now):
-            # Guarantee 5: past its deadline the hold is over, whatever the jobs have done so far.
-            await expire_booking(uow, old, now)
-            await uow.commit()
-            raise InvalidTransition(S.EXPIRED.value, S.CANCELLED.value, "reschedule")
-        if old.status not in RESCHEDULABLE:
-            raise InvalidTransition(old.status.value, S.CANCELLED.value, "reschedule")
-        if old.starts_at <= now:
-            raise _Started(old.status.value)
-        if sorted(old.allocations, key=lambda a: a.resource_id) == sorted(allocations, key=lambda a: a.resource_id):
-            raise InvalidInput("startsAt", "that is the booking's current slot", code="same_slot")
-        new = await _replacement(uow, unit, old, deps.new_id(), allocations, cmd, now)
-        old.rescheduled_to = new.id
-        old.cancel(now, cmd.actor, REASON)
-        await uow.bookings.save(old)  # frees the old slot first: the new one may overlap it
+        moved: list[Booking] = []
+
+        async def make() -> Booking:
+            old = await uow.bookings.get(cmd.booking_id)
+            if old.is_lapsed(now):
+                # Guarantee 5: past its deadline the hold is over, whatever the jobs have done so far.
+                await expire_booking(uow, old, now)
+                await uow.commit()
+                raise InvalidTransition(S.EXPIRED.value, S.CANCELLED.value, "reschedule")
+            if old.status not in RESCHEDULABLE:
+                raise InvalidTransition(old.status.value, S.CANCELLED.value, "reschedule")
+            if old.starts_at <= now:
+                raise _Started(old.status.value)
+            if sorted(old.allocations, key=lambda a: a.resource_id) == sorted(allocations,
+                                                                               key=lambda a: a.resource_id):
+                raise InvalidInput("startsAt", "that is the booking's current slot", code="same_slot")
+            new = await _replacement(uow, unit, old, deps.new_id(), allocations, cmd, now)
+            old.rescheduled_to = new.id
+            old.cancel(now, cmd.actor, REASON)
+            await uow.bookings.save(old)  # frees the old slot first: the new one may overlap it
+            moved.append(old)
+            return new
+
         pooled = {r.id: slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
                   for r in picked if r.kind is ResourceKind.POOLED}
-        await uow.bookings.add(new, pooled)  # SlotTaken here rolls everything back
+        # SlotTaken on adding the new booking rolls everything back (the old one included).
+        new = await place(uow, unit.id, allocations, now, make, pooled, spare=cmd.booking_id)
+        old = moved[0]
         await uow.bookings.link_reschedule(old, new, move_payments=new.status is S.CONFIRMED, at=now)
-        if key:
-            await uow.idempotency.complete(unit.id, key, booking_snapshot(new))
+        await remember(uow, unit.id, key, new)
         await uow.commit()
     return new, old
 
@@ -202,15 +202,14 @@ async def _replacement(uow: UnitOfWork, unit: Unit, old: Booking, new_id: UUID, 
                                code="too_far")
     else:
         check_booking_window(unit.params, now, starts_at)
-    new = Booking(id=new_id, unit_id=unit.id, status=S.CONFIRMED, allocations=allocations,
-                  created_at=now, customer_id=old.customer_id, service_id=old.service_id, hold_type=old.hold_type,
-                  channel=old.channel, rescheduled_from=old.id)
+    details = {"customer_id": old.customer_id, "service_id": old.service_id, "hold_type": old.hold_type,
+               "channel": old.channel, "rescheduled_from": old.id}
     if old.status in OPEN_HOLD:
         due = old.due_now_cents > 0 or await _payment_due(uow, unit, old, allocations[0].quantity)
         deadline = hold_deadline(unit.params, now, starts_at, payment_due=due)
-        new.status, new.hold_expires_at = S.HELD, deadline
-        new.remind_at = reminder_at(unit.params, now, deadline)
-        new.swapped_from, old.swapped_to = old.id, new.id  # RN-HLD-07: a late Pix of the old charge
+        new = Booking.held(new_id, unit.id, allocations, now, cmd.actor, deadline,
+                           remind_at=reminder_at(unit.params, now, deadline), swapped_from=old.id, **details)
+        old.swapped_to = new.id  # RN-HLD-07: a late Pix of the old charge
     else:
         accepted = (old.acceptance or {}).get("total_cents") or 0
         if accepted and not cmd.staff and _size(allocations) != _size(old.allocations):
@@ -218,9 +217,9 @@ async def _replacement(uow: UnitOfWork, unit: Unit, old: Booking, new_id: UUID, 
             raise InvalidInput("endsAt", "a reschedule keeps the length and quantity that were accepted and paid; "
                                "ask the venue to change them", code="accepted_size_changed")
         # The money follows the booking: what was accepted, due and paid (the old one keeps its acceptance).
-        new.acceptance, new.due_now_cents, new.paid_cents = old.acceptance, old.due_now_cents, old.paid_cents
+        new = Booking.confirmed(new_id, unit.id, allocations, now, cmd.actor, acceptance=old.acceptance,
+                                due_now_cents=old.due_now_cents, paid_cents=old.paid_cents, **details)
         old.paid_cents = 0
-    new.record_creation(now, cmd.actor)
     new.events[-1] = replace(new.events[-1], reason=f"rescheduled from {old.id}")
     return new
 

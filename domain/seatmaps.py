@@ -25,12 +25,14 @@ from domain.hold_types import Releaser, SeatState
 from domain.services import (
     BookingResult,
     Deps,
-    HoldCommand,
+    SaleCommand,
+    SeatHoldCommand,
     check_release,
     expire_booking,
-    hold,
+    hold_seats,
     released,
     require_aware,
+    sell,
 )
 
 MAX_SEATS_PER_MAP = 5000
@@ -330,11 +332,11 @@ async def lock_seats(deps: Deps, cmd: SeatCommand) -> BookingResult:
     event, views = await _views(deps, cmd)
     _open(event, deps.clock.now())
     _require(views, SeatState.ACTIVE, "lock")
-    hold_cmd = HoldCommand(event.unit_id, event.starts_at, event.ends_at, tuple(cmd.seat_ids),
-                           customer=cmd.customer, hold_type=cmd.hold_type, channel=cmd.channel, actor=cmd.actor,
-                           idempotency_key=cmd.idempotency_key, placed_by=cmd.placed_by, until=event.starts_at)
+    hold_cmd = SeatHoldCommand(event.unit_id, event.starts_at, event.ends_at, tuple(cmd.seat_ids),
+                               customer=cmd.customer, hold_type=cmd.hold_type, channel=cmd.channel, actor=cmd.actor,
+                               idempotency_key=cmd.idempotency_key, placed_by=cmd.placed_by, until=event.starts_at)
     try:
-        return await hold(deps, hold_cmd)
+        return await hold_seats(deps, hold_cmd)
     except SlotTaken:
         raise await _taken(deps, cmd, SeatState.ACTIVE, "lock") from None
 
@@ -347,12 +349,11 @@ async def sell_seats(deps: Deps, cmd: SeatCommand) -> list[Booking]:
     _open(event, now)
     states = {v.state for v in views}
     if states == {SeatState.ACTIVE}:
-        sale = HoldCommand(event.unit_id, event.starts_at, event.ends_at, tuple(cmd.seat_ids), customer=cmd.customer,
+        sale = SaleCommand(event.unit_id, event.starts_at, event.ends_at, tuple(cmd.seat_ids), customer=cmd.customer,
                            hold_type=cmd.hold_type, channel=cmd.channel, actor=cmd.actor,
-                           idempotency_key=cmd.idempotency_key, placed_by=cmd.placed_by, until=event.starts_at,
-                           sell=True)
+                           idempotency_key=cmd.idempotency_key, placed_by=cmd.placed_by, until=event.starts_at)
         try:
-            return [(await hold(deps, sale)).booking]
+            return [(await sell(deps, sale)).booking]
         except SlotTaken:
             raise await _taken(deps, cmd, SeatState.ACTIVE, "sell") from None
     if states != {SeatState.LOCKED}:

@@ -17,10 +17,10 @@ from uuid import UUID
 
 from domain import fraud
 from domain.availability import check_on_grid, slot_starts
-from domain.bookings import Allocation, Booking, BookingStatus
+from domain.bookings import Allocation, Booking
 from domain.customers import CustomerIdentity
 from domain.errors import DomainError, InvalidInput, NotFound, PaymentUnavailable, SlotTaken
-from domain.services import Deps, expire_booking, require_aware
+from domain.services import Deps, place, require_aware
 from domain.units import Resource, ResourceKind, Unit
 
 log = logging.getLogger("slothold.waitlist")
@@ -98,19 +98,13 @@ async def promote_slot(deps: Deps, key: SlotKey) -> UUID | None:
                                                  "starts_at": key.starts_at.isoformat()})
             await uow.commit()
             return None
-        for stale in await uow.bookings.lapsed_overlapping(unit.id, [Allocation(resource.id, key.starts_at,
-                                                                               key.ends_at)], now):
-            if stale.is_lapsed(now):
-                await expire_booking(uow, stale, now)
         first = line[0]
-        offer = Booking(id=deps.new_id(), unit_id=unit.id, status=BookingStatus.HELD,
-                        allocations=[Allocation(resource.id, key.starts_at, key.ends_at)], created_at=now,
-                        customer_id=first["customer_id"], service_id=first.get("service_id"),
-                        hold_type=OFFER_HOLD_TYPE, channel="waitlist", hold_expires_at=deadline)
-        offer.record_creation(now, "system")
+        allocations = [Allocation(resource.id, key.starts_at, key.ends_at)]
+        offer = Booking.held(deps.new_id(), unit.id, allocations, now, "system", deadline,
+                             customer_id=first["customer_id"], service_id=first.get("service_id"),
+                             hold_type=OFFER_HOLD_TYPE, channel="waitlist")
         try:
-            async with uow.savepoint():
-                await uow.bookings.add(offer, {})
+            await place(uow, unit.id, allocations, now, offer, {}, savepoint=True)
         except SlotTaken:
             return None  # still taken (or an offer is already out): nothing to promote
         await uow.waitlists.set_slot_status(first["id"], "offered", now, offer.id)
@@ -219,16 +213,13 @@ async def promote_capacity(deps: Deps, unit_id: UUID, resource_id: UUID, starts_
             if deadline <= now:
                 await uow.waitlists.set_capacity(entry["id"], "expired")
                 continue
-            offer = Booking(id=deps.new_id(), unit_id=unit.id, status=BookingStatus.HELD,
-                            allocations=[Allocation(resource.id, entry["starts_at"], entry["ends_at"],
-                                                    entry["party_size"])],
-                            created_at=now, customer_id=entry["customer_id"], service_id=entry["service_id"],
-                            hold_type=CAPACITY_OFFER_HOLD_TYPE, channel="waitlist", hold_expires_at=deadline)
-            offer.record_creation(now, "system")
+            allocations = [Allocation(resource.id, entry["starts_at"], entry["ends_at"], entry["party_size"])]
+            offer = Booking.held(deps.new_id(), unit.id, allocations, now, "system", deadline,
+                                 customer_id=entry["customer_id"], service_id=entry["service_id"],
+                                 hold_type=CAPACITY_OFFER_HOLD_TYPE, channel="waitlist")
             starts = slot_starts(unit, resource, entry["starts_at"], entry["ends_at"])
             try:
-                async with uow.savepoint():
-                    await uow.bookings.add(offer, {resource.id: starts})
+                await place(uow, unit.id, allocations, now, offer, {resource.id: starts}, savepoint=True)
             except SlotTaken:
                 break  # not enough places for the first party in line: later, smaller ones wait too
             token = secrets.token_hex(32)

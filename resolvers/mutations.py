@@ -13,7 +13,7 @@ from domain.access import Action
 from domain.customers import CustomerIdentity
 from domain.errors import DomainError
 from domain.errors import InvalidInput as DomainInvalidInput
-from domain.services import BookingResult, ChangeCommand, HoldCommand
+from domain.services import BookingResult, ChangeCommand, CounterCommand, HoldCommand
 from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_booking, authorize_unit, customer_for
 from schema.errors import (
@@ -94,20 +94,22 @@ async def _result(call: Callable[[], Awaitable[BookingResult]]) -> Any:
     return BookingPayload(booking=Booking.from_domain(result.booking), replayed=result.replayed)
 
 
-def _hold_command(info: Info, i: HoldInput | CounterBookingInput, key: str | None, counter: bool) -> HoldCommand:
+def _hold_command(info: Info, i: HoldInput | CounterBookingInput, key: str | None, counter: bool
+                  ) -> HoldCommand | CounterCommand:
     resource_ids = (tuple(parse_id(r, "resourceIds") for r in i.resource_ids)
                     if i.resource_ids is not None else None)
     channel = "counter" if counter else getattr(i, "channel", "api")
     if not counter and channel == "counter":
         raise DomainInvalidInput("channel", "the counter channel is for counterBooking", code="invalid_channel")
-    return HoldCommand(
+    command = CounterCommand if counter else HoldCommand
+    return command(
         unit_id=parse_id(i.unit_id, "unitId"), starts_at=i.starts_at, ends_at=i.ends_at,
         resource_ids=resource_ids, quantity=i.quantity,
         customer=customer_for(info.context, i.customer.for_caller(info.context) if i.customer else None),
         service_id=parse_id(i.service_id, "serviceId") if i.service_id else None,
         hold_type=getattr(i, "hold_type", None), channel=channel,
         actor="staff" if counter else info.context.principal.actor, idempotency_key=info.context.idempotency_key(key),
-        counter=counter, placed_by=info.context.principal.releaser,
+        placed_by=info.context.principal.releaser,
     )
 
 
@@ -116,6 +118,8 @@ async def _authorized_hold(info: Info, i: HoldInput | CounterBookingInput, key: 
     cmd = _hold_command(info, i, key, counter)
     await authorize_unit(info.context, cmd.unit_id, Action.COUNTER if counter else Action.BOOK)
     await limit_holds(info, None if counter else cmd.customer)
+    if isinstance(cmd, CounterCommand):
+        return await services.counter_booking(info.context.deps, cmd)
     return await services.hold(info.context.deps, cmd)
 
 

@@ -17,7 +17,18 @@ from domain import checkout, fraud, waitlist
 from domain.bookings import BookingStatus
 from domain.customers import CustomerIdentity
 from domain.errors import CooldownActive, CustomerBlacklisted, HoldCeilingReached, HoldLimitReached, InvalidInput
-from domain.services import BookingResult, ChangeCommand, Deps, HoldCommand, cancel, drop, expire_lapsed, hold
+from domain.services import (
+    BookingResult,
+    ChangeCommand,
+    CounterCommand,
+    Deps,
+    HoldCommand,
+    cancel,
+    counter_booking,
+    drop,
+    expire_lapsed,
+    hold,
+)
 from store.uow import PgUnitOfWork
 from tests.venues import arena, at, cpf, customer
 
@@ -38,7 +49,9 @@ async def hold_at(deps: Deps, v: Any, who: CustomerIdentity | None, day: int = 1
 
 async def counter_at(deps: Deps, v: Any, who: CustomerIdentity | None, day: int = 10, hour: int = 19,
                      field: str = "Campo 1") -> BookingResult:
-    return await hold_at(deps, v, who, day, hour, field, counter=True, channel="counter", actor="staff")
+    return await counter_booking(deps, CounterCommand(v.unit_id, at(day, hour), at(day, hour + 1),
+                                                      (v.resource_ids[field],), customer=who, channel="counter",
+                                                      actor="staff"))
 
 
 async def footprint(pool: asyncpg.Pool, v: Any) -> tuple[Any, ...]:

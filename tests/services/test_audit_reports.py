@@ -22,7 +22,16 @@ from domain.audit_reports import (
 )
 from domain.bookings import BookingStatus
 from domain.errors import InvalidInput
-from domain.services import ChangeCommand, Deps, HoldCommand, cancel, expire_lapsed, hold
+from domain.services import (
+    ChangeCommand,
+    CounterCommand,
+    Deps,
+    HoldCommand,
+    cancel,
+    counter_booking,
+    expire_lapsed,
+    hold,
+)
 from domain.units import Unit
 from store.audit_reports import PgAuditReports
 from store.venues import CreatedVenue
@@ -63,9 +72,9 @@ class History:
         return c.booking
 
     async def counter(self, n: int, field: int, day: int, hour: int) -> Any:
-        r = await hold(self.deps, HoldCommand(self.v.unit_id, at(day, hour), at(day, hour + 1),
+        r = await counter_booking(self.deps, CounterCommand(self.v.unit_id, at(day, hour), at(day, hour + 1),
                                               (self.v.resource_ids[f"Campo {field}"],), customer=customer(n),
-                                              channel="counter", actor="staff", counter=True))
+                                              channel="counter", actor="staff"))
         assert r.booking.status is S.CONFIRMED
         return r.booking
 

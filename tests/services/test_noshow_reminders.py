@@ -13,7 +13,7 @@ from domain.attendance import mark_no_show
 from domain.bookings import BookingStatus
 from domain.errors import InvalidInput, InvalidTransition
 from domain.lifecycle import RescheduleCommand
-from domain.services import ChangeCommand, Deps, HoldCommand, cancel, check_in, hold
+from domain.services import ChangeCommand, CounterCommand, Deps, HoldCommand, cancel, check_in, counter_booking, hold
 from domain.unit_settings import checked_changes
 from jobs.attendance import remind_appointments, suggest_no_shows
 from store.unit_settings import update_parameters
@@ -28,8 +28,8 @@ def ctx(deps: Deps, pool: Any) -> dict[str, Any]:
 
 
 async def counter(deps: Deps, unit: UUID, resource: UUID, day: int, hour: int, n: int = 1) -> Any:
-    r = await hold(deps, HoldCommand(unit, at(day, hour), at(day, hour + 1), (resource,), customer=customer(n),
-                                     channel="counter", actor="staff", counter=True))
+    r = await counter_booking(deps, CounterCommand(unit, at(day, hour), at(day, hour + 1), (resource,),
+                                                   customer=customer(n), channel="counter", actor="staff"))
     assert r.booking.status is S.CONFIRMED
     return r.booking
 

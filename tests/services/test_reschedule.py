@@ -13,7 +13,7 @@ from domain import checkout, lifecycle, settlement, waitlist
 from domain.bookings import BookingStatus
 from domain.errors import IdempotencyKeyReused, InvalidInput, InvalidTransition, SlotHeld, SlotTaken
 from domain.lifecycle import RescheduleCommand
-from domain.services import ChangeCommand, Deps, HoldCommand, check_in, hold
+from domain.services import ChangeCommand, CounterCommand, Deps, HoldCommand, check_in, counter_booking, hold
 from domain.settlement import Outcome
 from tests.services.fake_bank import FakeBank
 from tests.services.test_payments import held, paid_arena
@@ -33,8 +33,8 @@ def pay_deps(deps: Deps, bank: FakeBank) -> Deps:
 
 
 async def counter(deps: Deps, unit: Any, resource: Any, day: int, hour: int, n: int = 1) -> Any:
-    r = await hold(deps, HoldCommand(unit, at(day, hour), at(day, hour + 1), (resource,), customer=customer(n),
-                                     channel="counter", actor="staff", counter=True))
+    r = await counter_booking(deps, CounterCommand(unit, at(day, hour), at(day, hour + 1), (resource,),
+                                                   customer=customer(n), channel="counter", actor="staff"))
     return r.booking
 
 
@@ -258,17 +258,17 @@ async def test_a_counter_booking_over_a_hold_is_refused_with_the_hold_to_drop(
 async def test_a_booking_may_move_onto_part_of_its_own_slot_and_pooled_places_follow(deps: Deps, pool: Any) -> None:
     v = await arena(pool, pooled={"Aula": 12})
     c1, aula = v.resource_ids["Campo 1"], v.resource_ids["Aula"]
-    two = await hold(deps, HoldCommand(v.unit_id, at(12, 19), at(12, 21), (c1,), customer=customer(1),
-                                       channel="counter", actor="staff", counter=True))
+    two = await counter_booking(deps, CounterCommand(v.unit_id, at(12, 19), at(12, 21), (c1,), customer=customer(1),
+                                       channel="counter", actor="staff"))
     later = await lifecycle.reschedule(deps, RescheduleCommand(two.booking.id, at(12, 20), at(12, 22)))
     assert [(a.starts_at, a.ends_at) for a in later.booking.allocations] == [(at(12, 20), at(12, 22))]
-    places = await hold(deps, HoldCommand(v.unit_id, at(12, 10), at(12, 11), (aula,), quantity=10,
-                                          customer=customer(2), channel="counter", actor="staff", counter=True))
+    places = await counter_booking(deps, CounterCommand(v.unit_id, at(12, 10), at(12, 11), (aula,), quantity=10,
+                                          customer=customer(2), channel="counter", actor="staff"))
     moved = await lifecycle.reschedule(deps, RescheduleCommand(places.booking.id, at(12, 11), at(12, 12),
                                                                quantity=12))
     used = dict(await pool.fetch("SELECT slot_start, used FROM pool_usage WHERE resource_id = $1", aula))
     assert (used.get(at(12, 10)), used.get(at(12, 11))) == (0, 12) and moved.booking.allocations[0].quantity == 12
-    await hold(deps, HoldCommand(v.unit_id, at(12, 10), at(12, 11), (aula,), quantity=12, customer=customer(3),
-                                 channel="counter", actor="staff", counter=True))  # the old places are free
+    await counter_booking(deps, CounterCommand(v.unit_id, at(12, 10), at(12, 11), (aula,), quantity=12,
+                                               customer=customer(3), channel="counter", actor="staff"))  # places free
     with pytest.raises(SlotTaken):  # 10h is full again: moving back is refused
         await lifecycle.reschedule(deps, RescheduleCommand(moved.booking.id, at(12, 10), at(12, 11), quantity=1))

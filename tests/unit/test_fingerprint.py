@@ -17,10 +17,20 @@ from domain.checkout import ConfirmCommand, SwapCommand
 from domain.customers import CustomerIdentity
 from domain.hold_types import Releaser
 from domain.lifecycle import RescheduleCommand
-from domain.services import ChangeCommand, HoldCommand, _hold_payload, canonical, fingerprint
+from domain.services import (
+    ChangeCommand,
+    CounterCommand,
+    HoldCommand,
+    SaleCommand,
+    SeatHoldCommand,
+    canonical,
+    fingerprint,
+)
+from domain.services.holds import _normalised as _hold_payload
 
 T = datetime(2026, 12, 8, 22, 0, tzinfo=UTC)
-COMMANDS = [HoldCommand, ChangeCommand, ConfirmCommand, RescheduleCommand, SwapCommand]
+COMMANDS = [HoldCommand, CounterCommand, SeatHoldCommand, SaleCommand, ChangeCommand, ConfirmCommand, RescheduleCommand,
+            SwapCommand]
 
 
 def _value(hint: Any, n: int) -> Any:

@@ -1,0 +1,70 @@
+"""What runs by the clock: lapsed holds expired, one-time reminders, checked-in bookings completed (SPEC §6, §11)."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from domain.errors import NotFound
+from domain.services.deps import Deps, released
+from domain.services.placing import expire_booking
+
+
+async def expire_lapsed(deps: Deps, limit: int = 200) -> int:
+    """Mark holds past their deadline as expired (the sweep; availability never waits for it)."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        due = await uow.bookings.lapsed(now, limit)
+        for b in due:
+            await expire_booking(uow, b, now)
+        await uow.commit()
+    for b in due:
+        await released(deps, b)
+    return len(due)
+
+
+async def expire_hold(deps: Deps, booking_id: UUID) -> bool:
+    """Expire one hold at its deadline; a no-op when it was settled or its deadline moved."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        try:
+            booking = await uow.bookings.get(booking_id)
+        except NotFound:
+            return False
+        if not booking.is_lapsed(now):
+            return False
+        await expire_booking(uow, booking, now)
+        await uow.commit()
+    await released(deps, booking)
+    return True
+
+
+HOLD_REMINDER_TEXT = "Pagamento perto de expirar"
+
+
+async def remind_hold(deps: Deps, booking_id: UUID) -> bool:
+    """Tell the customer once that the hold is about to expire (RN-HLD-08)."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        booking = await uow.bookings.claim_reminder(booking_id, now)
+        if booking is None:
+            return False
+        await uow.events.notify(booking.unit_id, "notification", {
+            "kind": "hold_reminder", "booking_id": str(booking.id),
+            "customer_id": str(booking.customer_id) if booking.customer_id else None,
+            "hold_expires_at": booking.hold_expires_at.isoformat() if booking.hold_expires_at else None,
+            "text": HOLD_REMINDER_TEXT,
+        })
+        await uow.commit()
+    return True
+
+
+async def complete_past(deps: Deps, limit: int = 200) -> int:
+    """Complete checked-in bookings whose time is over (SPEC §11)."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        due = await uow.bookings.past_checked_in(now, limit)
+        for b in due:
+            b.complete(now, "system")
+            await uow.bookings.save(b)
+        await uow.commit()
+    return len(due)

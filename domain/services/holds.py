@@ -1,0 +1,360 @@
+"""Placing a new booking for a request: holds (SPEC §6), counter bookings (§11), seat holds and box-office sales
+(seed 004). Each is its own command; all of them go through `_book` and `placing.place`.
+
+- `HoldCommand`: held until its type's deadline (confirmed when the type skips the locked state); on the grid with
+  its advance limits; RN-HLD-05 when self-service.
+- `CounterCommand`: confirmed; on the grid without advance limits; a customer's live hold in the way is named
+  (`SlotHeld`).
+- `SeatHoldCommand`: as a hold, until the event's start at the latest; on the event's seats.
+- `SaleCommand`: confirmed, with the hold type it was sold as (valid in SOLD); on the event's seats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import ClassVar
+from uuid import UUID
+
+from domain import fraud
+from domain.availability import bookable_slots, check_on_grid, slot_starts
+from domain.bookings import LOCKED, Allocation, Booking
+from domain.customers import Customer, CustomerIdentity
+from domain.errors import HoldCeilingReached, InvalidInput, NotFound, SlotHeld, SlotTaken
+from domain.hold_types import HoldType, Releaser, SeatState
+from domain.holds import check_booking_window, hold_deadline, reminder_at
+from domain.ports import UnitOfWork
+from domain.services.alternatives import alternatives, window_free
+from domain.services.checks import check_key, utc_range
+from domain.services.deps import Deps
+from domain.services.idempotency import remember, replay
+from domain.services.placing import place
+from domain.units import OpeningWindow, Resource, ResourceKind, Unit
+
+BeforeInsert = Callable[[UnitOfWork, Booking], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class BookingRequest:
+    """What every request for a new booking says: [starts_at, ends_at) on resources (None: any free one)."""
+
+    OPERATION: ClassVar[str] = "hold"
+    """The operation its idempotency key is claimed for and fingerprinted as."""
+
+    unit_id: UUID
+    starts_at: datetime
+    ends_at: datetime
+    resource_ids: tuple[UUID, ...] | None = None
+    quantity: int = 1
+    customer: CustomerIdentity | None = None
+    service_id: UUID | None = None
+    hold_type: str | None = None
+    channel: str = "api"
+    actor: str = "customer"
+    idempotency_key: str | None = None
+    placed_by: Releaser | None = None
+    """Who places it, for its hold type's rules (None: the platform itself)."""
+
+
+@dataclass(frozen=True)
+class HoldCommand(BookingRequest):
+    """Hold a range for a customer until its deadline (SPEC §6)."""
+
+
+@dataclass(frozen=True)
+class CounterCommand(BookingRequest):
+    """Staff book at the counter: confirmed at once, without the advance limits (SPEC §11)."""
+
+    OPERATION: ClassVar[str] = "counterBooking"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeatHoldCommand(BookingRequest):
+    """Hold seats of an event: no grid or advance checks; held until `until` (the event's start) at the latest."""
+
+    OPERATION: ClassVar[str] = "lockSeats"
+    until: datetime
+
+
+@dataclass(frozen=True, kw_only=True)
+class SaleCommand(BookingRequest):
+    """Sell seats of an event at the box office: born confirmed, with the hold type it was sold as (if any)."""
+
+    OPERATION: ClassVar[str] = "sellSeats"
+    until: datetime
+
+
+@dataclass(frozen=True)
+class BookingResult:
+    """A booking as a mutation returns it; `replayed` when an idempotency key answered."""
+
+    booking: Booking
+    replayed: bool = False
+
+
+@dataclass(frozen=True)
+class _Birth:
+    """How the new booking is born."""
+
+    confirmed: bool
+    deadline: datetime | None = None
+    hold_type: str | None = None
+    reminds: bool = False
+    service_known: bool = False
+    """Whether the service (if any) was looked up on the way (it must be the unit's)."""
+
+
+async def hold(deps: Deps, cmd: HoldCommand, before_insert: BeforeInsert | None = None,
+               replacing: UUID | None = None) -> BookingResult:
+    """Hold a slot for a customer: all or nothing, never twice (SPEC §4, §6). A swap gives the hold it replaces
+    (`replacing`: RN-HLD-05 does not count it) and frees it in `before_insert`, in the same transaction."""
+    return await _book(deps, cmd, before_insert, replacing)
+
+
+async def counter_booking(deps: Deps, cmd: CounterCommand) -> BookingResult:
+    """Book at the counter: confirmed at once (SPEC §11); a customer's live hold in the way is named."""
+    return await _book(deps, cmd)
+
+
+async def hold_seats(deps: Deps, cmd: SeatHoldCommand) -> BookingResult:
+    """Hold seats of an event (seed 004): one booking for all of them, or SlotTaken."""
+    return await _book(deps, cmd)
+
+
+async def sell(deps: Deps, cmd: SaleCommand) -> BookingResult:
+    """Sell seats of an event at once (seed 004): one confirmed booking for all of them, or SlotTaken."""
+    return await _book(deps, cmd)
+
+
+def _on_seats(cmd: BookingRequest) -> bool:
+    return isinstance(cmd, SeatHoldCommand | SaleCommand)
+
+
+async def _book(deps: Deps, cmd: BookingRequest, before_insert: BeforeInsert | None = None,
+                replacing: UUID | None = None) -> BookingResult:
+    now = deps.clock.now()
+    starts_at, ends_at = utc_range(cmd.starts_at, cmd.ends_at)
+    check_key(cmd.idempotency_key)
+    cmd = replace(cmd, starts_at=starts_at, ends_at=ends_at)
+    if cmd.quantity < 1:
+        raise InvalidInput("quantity", "quantity must be at least 1", code="invalid_quantity")
+    if cmd.resource_ids is not None and not cmd.resource_ids:
+        raise InvalidInput("resourceIds", "give at least one resource, or none for any", code="no_resource")
+    if len(set(cmd.resource_ids or ())) != len(cmd.resource_ids or ()):
+        raise InvalidInput("resourceIds", "a resource is listed twice", code="duplicate_resource")
+    if (isinstance(cmd, HoldCommand | SeatHoldCommand) and cmd.customer is None
+            and cmd.placed_by is not Releaser.ADMIN):
+        raise InvalidInput("customer", "a hold needs the customer's CPF or phone", code="customer_required")
+    async with deps.uow() as uow:
+        unit = await uow.units.get(cmd.unit_id)
+        if isinstance(cmd, HoldCommand | SeatHoldCommand):
+            hold_type_for(unit, cmd)  # an unknown or misused hold type is refused before anything else
+        candidates = await _candidates(deps, uow, unit, cmd, now)
+        # A self-service hold is checked against RN-HLD-05, whose ceiling needs the size of the unit's grid.
+        guarded = (isinstance(cmd, HoldCommand) and cmd.customer is not None
+                   and fraud.is_self_service(cmd.channel))
+        capacity = await uow.units.capacity_by_hours(unit.id) if guarded else None
+    last: SlotTaken | None = None
+    for picked in candidates:
+        try:
+            return await _book_on(deps, unit, picked, cmd, now, before_insert, capacity, replacing)
+        except SlotTaken as taken:
+            last = taken
+        except HoldCeilingReached as refusal:
+            async with deps.uow() as uow:  # the hold's transaction is gone; the alert is kept on its own
+                if await fraud.raise_ceiling_alert(uow, unit, refusal, now):
+                    await uow.commit()
+            raise
+    if _on_seats(cmd) and last is not None:
+        raise last  # seats: the seat map's own answer says which seats (domain/seatmaps.py)
+    wanted = candidates[0][0]
+    taken = last or SlotTaken("no resource of the unit is free for that range", [wanted.id], cmd.starts_at,
+                              cmd.ends_at)
+    counter = isinstance(cmd, CounterCommand)
+    if counter:
+        taken = await _held_in_the_way(deps, unit, candidates[0], cmd, now) or taken
+    taken.alternatives = await alternatives(deps, unit, wanted, cmd.starts_at, cmd.ends_at, cmd.quantity, now,
+                                            counter)
+    raise taken
+
+
+async def _candidates(deps: Deps, uow: UnitOfWork, unit: Unit, cmd: BookingRequest, now: datetime
+                      ) -> list[list[Resource]]:
+    """The resources to try, in order: the ones asked for, or up to 3 free ones ("tanto faz")."""
+    if cmd.resource_ids is None:
+        return await _any_free(deps, unit, await uow.units.resources(unit.id), cmd, now)
+    ids = list(cmd.resource_ids)
+    found = await (uow.units.seat_resources(unit.id, ids) if _on_seats(cmd)
+                   else uow.units.resources_by_id(unit.id, ids))
+    missing = [r for r in cmd.resource_ids if r not in found]
+    if missing:
+        raise NotFound("resource", missing[0], field="resourceIds")
+    picked = [found[r] for r in cmd.resource_ids]
+    for r in picked:
+        if not _on_seats(cmd):  # seats are sold per event, not per grid slot
+            check_on_grid(unit, r, cmd.starts_at, cmd.ends_at)
+        check_quantity(r, cmd.quantity)
+    return [picked]
+
+
+async def _any_free(
+    deps: Deps, unit: Unit, resources: list[Resource], cmd: BookingRequest, now: datetime
+) -> list[list[Resource]]:
+    """Up to 3 resources free for the whole range ("tanto faz"); the first on the grid if none is."""
+    fitting = [r for r in resources if (r.kind is ResourceKind.EXCLUSIVE and cmd.quantity == 1)
+               or (r.kind is ResourceKind.POOLED and r.capacity >= cmd.quantity)]
+    if not fitting:
+        raise InvalidInput("quantity", f"no resource of the unit holds {cmd.quantity}", code="invalid_quantity")
+    async with deps.uow() as uow:
+        occ = await uow.bookings.occupancy(unit.id, None, cmd.starts_at, cmd.ends_at)
+    step = timedelta(minutes=unit.params.slot_minutes)
+    n = max(1, round((cmd.ends_at - cmd.starts_at) / step))
+    view = window_free(unit) if isinstance(cmd, CounterCommand) else unit
+    free = bookable_slots(view, fitting, occ, cmd.starts_at, cmd.ends_at, now, slots=n, quantity=cmd.quantity)
+    by_id = {r.id: r for r in fitting}
+    chosen = [by_id[o.resource_id] for o in free if o.starts_at == cmd.starts_at and o.ends_at == cmd.ends_at]
+    if chosen:
+        return [[r] for r in chosen[:3]]
+    error: InvalidInput | None = None
+    for r in fitting:  # nothing free: is the range even on the grid? (else: a typed input error)
+        try:
+            check_on_grid(unit, r, cmd.starts_at, cmd.ends_at)
+            return [[r]]
+        except InvalidInput as e:
+            error = error or e
+    assert error is not None
+    raise error
+
+
+async def _held_in_the_way(
+    deps: Deps, unit: Unit, picked: list[Resource], cmd: BookingRequest, now: datetime
+) -> SlotHeld | None:
+    """Why a counter booking was refused, when only customers' live holds are in its way: staff must drop the
+    hold first (SPEC §11, seed 001 "Derrubar hold"). None when something settled (a booking, a block) is there."""
+    async with deps.uow() as uow:
+        occ = await uow.bookings.occupancy(unit.id, [r.id for r in picked], cmd.starts_at, cmd.ends_at)
+    live = [o for o in occ if o.is_active(now)]
+    if not live or any(o.status not in LOCKED for o in live):
+        return None
+    first = min(live, key=lambda o: (o.starts_at, str(o.booking_id)))
+    assert first.booking_id is not None and first.status is not None
+    return SlotHeld(first.booking_id, first.status.value, [r.id for r in picked], cmd.starts_at, cmd.ends_at)
+
+
+def check_quantity(r: Resource, quantity: int) -> None:
+    if r.kind is ResourceKind.EXCLUSIVE and quantity != 1:
+        raise InvalidInput("quantity", f"{r.name} is exclusive: quantity must be 1", code="invalid_quantity")
+    if quantity > r.capacity:
+        raise InvalidInput("quantity", f"{r.name} holds at most {r.capacity}", code="invalid_quantity")
+
+
+async def _birth(deps: Deps, unit: Unit, cmd: BookingRequest, now: datetime) -> _Birth:
+    """How the booking of this request is born."""
+    if isinstance(cmd, CounterCommand):
+        if cmd.ends_at <= now:
+            raise InvalidInput("endsAt", "a counter booking cannot end in the past", code="in_the_past")
+        if cmd.starts_at > now + unit.params.max_advance:
+            raise InvalidInput("startsAt", f"bookings can be made at most {unit.params.max_advance.days} "
+                               "days ahead", code="too_far")
+        return _Birth(confirmed=True)
+    if isinstance(cmd, SaleCommand):  # a sale: born confirmed, with the hold type it was sold as (if any)
+        if cmd.hold_type is None:
+            return _Birth(confirmed=True)
+        sold_as = unit.hold_types.resolve(cmd.hold_type)
+        sold_as.check_placement(cmd.placed_by)
+        sold_as.check_target(SeatState.SOLD)
+        return _Birth(confirmed=True, hold_type=sold_as.name)
+    ht = hold_type_for(unit, cmd)
+    if not _on_seats(cmd):
+        check_booking_window(unit.params, now, cmd.starts_at)
+    if ht.skip_locked_state:  # box office: straight to sold
+        return _Birth(confirmed=True, hold_type=ht.name)
+    due = ht.payment_required and await _payment_due(deps, unit, cmd)
+    return _Birth(confirmed=False, deadline=hold_deadline_for(unit, ht, cmd, now, due), hold_type=ht.name,
+                  reminds=bool(ht.ttl_seconds) or ht.uses_unit_ttl, service_known=ht.payment_required)
+
+
+async def _book_on(
+    deps: Deps, unit: Unit, picked: list[Resource], cmd: BookingRequest, now: datetime,
+    before_insert: BeforeInsert | None = None,
+    capacity: dict[tuple[OpeningWindow, ...], int] | None = None,
+    replacing: UUID | None = None,
+) -> BookingResult:
+    """One transaction on the picked resources. `capacity` (the unit's resource capacity per weekly hours) is
+    given for self-service holds (RN-HLD-05)."""
+    birth = await _birth(deps, unit, cmd, now)
+    allocations = [Allocation(r.id, cmd.starts_at, cmd.ends_at, cmd.quantity) for r in picked]
+    async with deps.uow() as uow:
+        request = _normalised(cmd) if replacing is None else {"command": _normalised(cmd), "replacing": replacing}
+        stored = await replay(uow, unit.id, cmd.idempotency_key, cmd.OPERATION, request, now)
+        if stored is not None:
+            return BookingResult(stored, replayed=True)
+        if cmd.service_id is not None and not birth.service_known:  # NotFound naming serviceId, not the FK's error
+            await uow.payments.current_price(unit.id, cmd.service_id)
+        customer: Customer | None = None
+        if capacity is not None and cmd.customer is not None:  # a self-service hold: RN-HLD-05
+            customer = await fraud.admit(uow, unit, cmd.customer, cmd.starts_at, now, capacity, replacing)
+        elif cmd.customer is not None:
+            customer = await uow.customers.identify(unit.tenant_id, cmd.customer)
+
+        async def make() -> Booking:
+            details = {"customer_id": customer.id if customer else None, "service_id": cmd.service_id,
+                       "hold_type": birth.hold_type, "channel": cmd.channel}
+            if birth.confirmed:
+                booking = Booking.confirmed(deps.new_id(), unit.id, allocations, now, cmd.actor, **details)
+            else:
+                assert birth.deadline is not None
+                booking = Booking.held(deps.new_id(), unit.id, allocations, now, cmd.actor, birth.deadline,
+                                       remind_at=reminder_at(unit.params, now, birth.deadline)
+                                       if birth.reminds else None, **details)
+            if before_insert is not None:
+                await before_insert(uow, booking)
+            return booking
+
+        pooled = {r.id: slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
+                  for r in picked if r.kind is ResourceKind.POOLED}
+        booking = await place(uow, unit.id, allocations, now, make, pooled)
+        await remember(uow, unit.id, cmd.idempotency_key, booking)
+        await uow.commit()
+    return BookingResult(booking)
+
+
+def hold_type_for(unit: Unit, cmd: BookingRequest) -> HoldType:
+    """The hold type a hold names (CART when omitted), checked for who places it and where it sends the slot."""
+    ht = unit.hold_types.resolve(cmd.hold_type)
+    ht.check_placement(cmd.placed_by)
+    ht.check_target(ht.target_state)
+    return ht
+
+
+def hold_deadline_for(unit: Unit, ht: HoldType, cmd: BookingRequest, now: datetime, payment_due: bool) -> datetime:
+    """A hold's deadline by its type (SPEC §6, §10): the type's own TTL, else the unit's when the system may release
+    it, else the end of what it holds (only a person releases it). Grid holds end by start − min_advance (RN-HLD-02);
+    seat holds by `until` (the event's start)."""
+    ttl = timedelta(seconds=ht.ttl_seconds) if ht.ttl_seconds else None
+    if ttl is None and not ht.uses_unit_ttl:
+        return cmd.ends_at
+    until = getattr(cmd, "until", None)
+    if until is None:
+        return hold_deadline(unit.params, now, cmd.starts_at, payment_due=payment_due, ttl=ttl)
+    ttl = ttl or (unit.params.hold_ttl_with_payment if payment_due else unit.params.hold_ttl)
+    deadline = min(now + ttl, until)
+    if deadline - now < unit.params.hold_min:
+        raise InvalidInput("eventId", "the event starts too soon to hold seats; sell them instead",
+                           code="hold_too_short")
+    return deadline
+
+
+async def _payment_due(deps: Deps, unit: Unit, cmd: BookingRequest) -> bool:
+    """Whether accepting this hold will ask for a Pix (its TTL is then the longer one, SPEC §6)."""
+    if cmd.service_id is None:
+        return False
+    async with deps.uow() as uow:
+        price = await uow.payments.current_price(unit.id, cmd.service_id)
+    return price.due(cmd.quantity)[0] > 0
+
+
+def _normalised(cmd: BookingRequest) -> BookingRequest:
+    """What a request's fingerprint is made of: the whole command, its resources in a stable order."""
+    return replace(cmd, resource_ids=tuple(sorted(cmd.resource_ids, key=str))) if cmd.resource_ids else cmd
