@@ -3,7 +3,7 @@
 A thousand dashboards watching one unit subscribe with the same document; every event they receive is the
 same object (resolvers/subscriptions.py memoises them by unit and sequence). Executing the selection set
 for each subscriber was most of the API's CPU at 1,000 subscribers, so per-event results are shared here,
-keyed by the event object, the operation, the variables and the caller's cache scope.
+keyed by the event object, the operation, the variables and the caller's share scope (`result_key`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,17 @@ from graphql import OperationType
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 SHARED_RESULTS = 512
+
+
+def result_key(root: object, operation: object, variables: dict[str, Any], context: object
+               ) -> tuple[Any, ...] | None:
+    """What a shared event's result is kept under: the event, the operation, the variables and the caller's share
+    scope — the same `Context.share_scope()` that groups subscribers (slothold/fanout.py), so two callers of
+    different reach never get each other's result. None when the context has no share scope."""
+    scope_of = getattr(context, "share_scope", None)
+    if scope_of is None:
+        return None
+    return (id(root), id(operation), tuple(sorted((k, repr(v)) for k, v in variables.items())), scope_of())
 
 
 class SharedEventExecutor(StrawberryGraphQLCoreExecutionContext):
@@ -34,9 +45,10 @@ class SharedEventExecutor(StrawberryGraphQLCoreExecutionContext):
         root = self.root_value
         if self.operation.operation is not OperationType.SUBSCRIPTION or not getattr(root, "shared_event", False):
             return super().execute_operation(serially)
-        variables = getattr(self.variable_values, "coerced", None) or {}
-        key = (id(root), id(self.operation), tuple(sorted((k, repr(v)) for k, v in variables.items())),
-               getattr(self.context_value, "event_cache_scope", None))
+        key = result_key(root, self.operation, getattr(self.variable_values, "coerced", None) or {},
+                         self.context_value)
+        if key is None:  # a caller without a share scope never shares a result
+            return super().execute_operation(serially)
         hit = self._results.get(key)
         if hit is not None and hit[0] is root:
             self._results.move_to_end(key)
