@@ -9,6 +9,7 @@ from uuid import UUID, uuid4
 
 from domain.bookings import Booking, BookingStatus, booking_from_snapshot, booking_snapshot
 from domain.errors import InvalidInput, InvalidTransition, PaymentUnavailable
+from domain.events import ChargeCancelRequested, OwnerAlerted
 from domain.hold_types import Releaser
 from domain.payments import Acceptance, Charge, ChargeStatus, ProviderUnavailable, charge_expiry, summary_pt
 from domain.ports import UnitOfWork
@@ -181,7 +182,7 @@ async def _create_at_provider(deps: Deps, unit: Unit, booking_id: UUID, charge: 
         charge = await uow.payments.charge(charge.id)
         if charge.status is not ChargeStatus.CREATING:
             # The hold ended while the bank answered; the charge was cancelled with it: tell the bank too.
-            await uow.events.notify(unit.id, "charge_cancel", {"charge_id": str(charge.id)})
+            await uow.events.notify(unit.id, ChargeCancelRequested(charge.id))
         else:
             charge.status, charge.brcode = ChargeStatus.PENDING, created.brcode
             charge.provider_ref = created.provider_ref
@@ -210,9 +211,8 @@ async def _charge_creation_failed(deps: Deps, unit: Unit, booking_id: UUID, char
             await uow.queue.open(unit.id, QueueItemType.PIX_FAILING, now,
                                  payload={"reason": "Banco falhando ao gerar o PIX"})
             if unit.params.owner_alert_whatsapp:
-                await uow.events.notify(unit.id, "notification", {
-                    "kind": "owner_alert", "channel": "whatsapp", "to": unit.params.owner_alert_whatsapp,
-                    "text": OWNER_PIX_ALERT})
+                await uow.events.notify(unit.id, OwnerAlerted("whatsapp", unit.params.owner_alert_whatsapp,
+                                                              OWNER_PIX_ALERT))
         if key:
             await uow.idempotency.complete(unit.id, key, {"error": {"code": PaymentUnavailable.code}})
         await uow.commit()

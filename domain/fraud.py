@@ -17,6 +17,7 @@ from domain.availability import Occupancy, grid_rows, slot_ranges
 from domain.bookings import LOCKED
 from domain.customers import Customer, CustomerIdentity
 from domain.errors import CooldownActive, CustomerBlacklisted, HoldCeilingReached, HoldLimitReached
+from domain.events import OwnerAlerted
 from domain.ports import UnitOfWork
 from domain.staff_queue import TITLES, QueueItemType
 from domain.units import OpeningWindow, Resource, Unit, UnitParameters
@@ -221,10 +222,10 @@ async def raise_ceiling_alert(uow: UnitOfWork, unit: Unit, refusal: HoldCeilingR
     if item is None:
         return False
     if unit.params.owner_alert_whatsapp:
-        await uow.events.notify(unit.id, "notification", {
-            "kind": "owner_alert", "channel": "whatsapp", "to": unit.params.owner_alert_whatsapp,
-            "text": OWNER_CEILING_ALERT.format(unit=unit.name, day=refusal.day.strftime("%d/%m"),
-                                               open_holds=refusal.open_holds, free=refusal.free_slots)})
+        await uow.events.notify(unit.id, OwnerAlerted(
+            channel="whatsapp", to=unit.params.owner_alert_whatsapp,
+            text=OWNER_CEILING_ALERT.format(unit=unit.name, day=refusal.day.strftime("%d/%m"),
+                                            open_holds=refusal.open_holds, free=refusal.free_slots)))
     return True
 
 

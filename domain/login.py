@@ -15,6 +15,7 @@ from uuid import UUID
 
 from domain.customers import normalize_email, normalize_phone
 from domain.errors import DomainError, InvalidInput
+from domain.events import LoginCodeSent
 from domain.services import Deps
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ async def request_code(deps: Deps, access: PgAccess, unit_id: UUID, phone: str |
                               f"{int(CODE_WINDOW.total_seconds() // 60)} minutes; wait before asking again")
     code = f"{secrets.randbelow(10**6):06d}"
     known = channel == "whatsapp" or await access.customer_by_email(unit.tenant_id, to) is not None
-    message = {"kind": "login_code", "channel": channel, "to": to, "text": LOGIN_TEXT.format(code=code)}
+    message = LoginCodeSent(channel=channel, to=to, text=LOGIN_TEXT.format(code=code))
     await access.add_code(unit_id, to, code, now, CODE_TTL, message if known else None)
     return CodeSent(channel, now + CODE_TTL)
 

@@ -33,6 +33,17 @@ from typing import Any, Protocol
 from uuid import UUID
 from zoneinfo import ZoneInfo
 
+from domain.events import (
+    AppointmentReminderDue,
+    BookingChanged,
+    CapacityOfferSent,
+    Fact,
+    HoldReminderDue,
+    LoginCodeSent,
+    OwnerAlerted,
+    WalkInOfferSent,
+)
+
 log = logging.getLogger("slothold.notifications")
 
 LOCALES = ("pt-BR", "en")
@@ -214,38 +225,33 @@ class DeliveryStore(Protocol):
     async def failed(self, delivery_id: UUID, error: str, next_attempt_at: datetime | None) -> None: ...
 
 
-def _uuid(value: Any) -> UUID | None:
-    return UUID(str(value)) if value else None
+def intent(event: Fact | None) -> Intent | None:
+    """The notice an outbox event asks for, or None. Raises ValueError on a notice to an unknown channel, or an
+    addressed one (ADDRESSED) without its address."""
+    if isinstance(event, BookingChanged):
+        return _booking_intent(event)
+    match event:
+        case HoldReminderDue() | CapacityOfferSent():
+            it = Intent(kind=str(event.KIND), booking_id=event.booking_id, customer_id=event.customer_id,
+                        until=event.hold_expires_at, text=event.text)
+        case AppointmentReminderDue():
+            it = Intent(kind=str(event.KIND), booking_id=event.booking_id, customer_id=event.customer_id)
+        case OwnerAlerted() | WalkInOfferSent() | LoginCodeSent():
+            it = Intent(kind=str(event.KIND), text=event.text, to=event.to, channel=event.channel)
+        case _:
+            return None
+    if it.channel is not None and it.channel not in CHANNELS:
+        raise ValueError(f"unknown channel {it.channel!r}")
+    if it.kind in ADDRESSED and not (it.to and it.channel):
+        raise ValueError(f"a {it.kind} notification needs `to` and `channel`")
+    return it
 
 
-def _time(value: Any) -> datetime | None:
-    return datetime.fromisoformat(value) if isinstance(value, str) and value else None
-
-
-def intent(topic: str, payload: Any) -> Intent | None:
-    """The notice an outbox row asks for, or None. Raises TypeError/ValueError/KeyError on a malformed payload."""
-    if not isinstance(payload, dict):
-        raise TypeError("the payload is not a JSON object")
-    if topic == "notification":
-        kind = payload.get("kind")
-        if not isinstance(kind, str) or not kind:
-            raise ValueError("a notification without a kind")
-        to, channel = payload.get("to"), payload.get("channel")
-        if channel is not None and channel not in CHANNELS:
-            raise ValueError(f"unknown channel {channel!r}")
-        if kind in ADDRESSED and not (to and channel):
-            raise ValueError(f"a {kind} notification needs `to` and `channel`")
-        return Intent(kind=kind, booking_id=_uuid(payload.get("booking_id")),
-                      customer_id=_uuid(payload.get("customer_id")), until=_time(payload.get("hold_expires_at")),
-                      text=payload.get("text"), to=to, channel=channel)
-    if topic != "slot_changed":
-        return None
-    old, new = payload.get("old_status"), payload["status"]
-    booking = UUID(payload["booking_id"])
-    allocations = payload.get("allocations") or []
-    starts = min((datetime.fromisoformat(a["starts_at"]) for a in allocations), default=None)
-    base = {"booking_id": booking, "status": new, "old_status": old, "starts_at": starts,
-            "until": _time(payload.get("hold_expires_at"))}
+def _booking_intent(event: BookingChanged) -> Intent | None:
+    old, new = event.old_status, event.status
+    starts = min((a.starts_at for a in event.allocations), default=None)
+    base: dict[str, Any] = {"booking_id": event.booking_id, "status": new, "old_status": old, "starts_at": starts,
+                            "until": event.hold_expires_at}
     if old is None:
         return Intent(kind="created", **base)
     if old == new:

@@ -10,6 +10,7 @@ from uuid import UUID
 from domain.availability import Occupancy, OccupancyColumns
 from domain.bookings import Allocation, Booking
 from domain.customers import Customer, CustomerIdentity
+from domain.events import Fact
 from domain.payments import ChargeLookup, ProviderCharge, ReceivedPix
 from domain.units import OpeningWindow, Resource, Unit
 
@@ -119,7 +120,9 @@ class Events(Protocol):
 
     async def last_seq(self, unit_id: UUID) -> int: ...
 
-    async def notify(self, unit_id: UUID, topic: str, payload: dict[str, Any]) -> None: ...
+    async def notify(self, unit_id: UUID, event: Fact) -> None:
+        """Write the event's outbox row in the unit of work's transaction."""
+        ...
 
 
 class PaymentProvider(Protocol):

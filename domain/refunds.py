@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from domain.bookings import Booking, BookingStatus
+from domain.events import RefundRequested
 from domain.payments import ProviderUnavailable, ReceivedPix
 from domain.ports import UnitOfWork
 from domain.staff_queue import QueueItemType
@@ -31,7 +32,6 @@ REFUND_ATTEMPTS = 3
 """Attempts at the provider before a person is asked (the worker's max_tries is the same)."""
 LEASE = timedelta(minutes=2)
 """How long one attempt holds a refund against a concurrent run of the same job."""
-TOPIC = "refund_request"
 STALE = timedelta(minutes=10)
 """A requested refund untouched this long lost its job (the refund sweep asks again)."""
 
@@ -98,8 +98,7 @@ async def on_cancel(uow: UnitOfWork, booking: Booking, now: datetime, new_id: Ca
             continue
         made.append(refund)
         if amount:
-            await uow.events.notify(booking.unit_id, TOPIC, {"topic": TOPIC, "refund_id": str(rid),
-                                                             "booking_id": str(booking.id)})
+            await uow.events.notify(booking.unit_id, RefundRequested(rid, booking.id))
     return made
 
 

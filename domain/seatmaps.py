@@ -21,6 +21,7 @@ from domain.access import Forbidden
 from domain.bookings import Allocation, Booking
 from domain.customers import CustomerIdentity
 from domain.errors import InvalidInput, NotFound, SeatConflict, SeatsUnavailable, SlotTaken
+from domain.events import SeatsBlockChanged, SlotSpan
 from domain.hold_types import Releaser, SeatState
 from domain.services import (
     BookingResult,
@@ -425,17 +426,10 @@ async def _on_bookings(deps: Deps, cmd: SeatCommand, event: SeatEvent, views: li
     return changed
 
 
-BLOCK_TOPIC = "block_changed"
-"""Outbox topic of seat blocks: live on slotChanged with no booking (resolvers/subscriptions.py)."""
-
-
-def _block_event(event: SeatEvent, cmd: SeatCommand, name: str, now: datetime) -> dict[str, object]:
-    blocked = name == "seats.blocked"
-    return {"event": name, "unit_id": str(event.unit_id), "booking_id": None, "status": None, "old_status": None,
-            "state": "blocked" if blocked else "free", "hold_type": None, "hold_expires_at": None,
-            "at": now.isoformat(), "reason": cmd.reason,
-            "allocations": [{"resource_id": str(s), "starts_at": event.starts_at.isoformat(),
-                             "ends_at": event.ends_at.isoformat(), "quantity": 1} for s in cmd.seat_ids]}
+def _block_event(event: SeatEvent, cmd: SeatCommand, blocked: bool, now: datetime) -> SeatsBlockChanged:
+    """Live on slotChanged with no booking (resolvers/subscriptions.py)."""
+    return SeatsBlockChanged(event.unit_id, blocked, now, cmd.reason,
+                             tuple(SlotSpan(s, event.starts_at, event.ends_at) for s in cmd.seat_ids))
 
 
 async def block_seats(deps: Deps, cmd: SeatCommand) -> int:
@@ -452,7 +446,7 @@ async def block_seats(deps: Deps, cmd: SeatCommand) -> int:
                 if stale.is_lapsed(now):
                     await expire_booking(uow, stale, now)
             await uow.seatmaps.add_blocks(event, list(cmd.seat_ids), cmd.reason, cmd.actor, now, deps.new_id)
-            await uow.events.notify(event.unit_id, BLOCK_TOPIC, _block_event(event, cmd, "seats.blocked", now))
+            await uow.events.notify(event.unit_id, _block_event(event, cmd, True, now))
             await uow.commit()
     except SlotTaken:
         raise await _taken(deps, cmd, SeatState.ACTIVE, "block") from None
@@ -468,6 +462,6 @@ async def unblock_seats(deps: Deps, cmd: SeatCommand) -> int:
         removed = await uow.seatmaps.remove_blocks(event, list(cmd.seat_ids), now)
         if removed < len(cmd.seat_ids):
             raise await _taken(deps, cmd, SeatState.BLOCKED, "unblock")
-        await uow.events.notify(event.unit_id, BLOCK_TOPIC, _block_event(event, cmd, "seats.unblocked", now))
+        await uow.events.notify(event.unit_id, _block_event(event, cmd, False, now))
         await uow.commit()
     return removed

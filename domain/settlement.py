@@ -9,6 +9,7 @@ from uuid import UUID
 
 from domain.bookings import LOCKED, Booking, BookingStatus
 from domain.errors import InvalidInput, InvalidTransition, NotFound, PaymentNotFound, SlotTaken
+from domain.events import PaymentReceived
 from domain.payments import Charge, ChargeStatus, ProviderUnavailable, ReceivedPix
 from domain.ports import UnitOfWork
 from domain.services import Deps, expire_booking, released
@@ -79,10 +80,9 @@ async def _apply(uow: UnitOfWork, now: datetime, booking: Booking, charge: Charg
     if outcome in (Outcome.CONFIRMED, Outcome.LATE_CONFIRMED):
         await uow.queue.resolve_for_booking(booking.id, QueueItemType.CUSTOMER_SAYS_PAID, "system", now,
                                             "o PIX apareceu no banco")
-        await uow.events.notify(booking.unit_id, "payment", {
-            "event": "payment.paid", "booking_id": str(booking.id), "charge_id": str(charge.id),
-            "payment_id": str(payment_id), "amount_cents": pix.amount_cents, "late": outcome is Outcome.LATE_CONFIRMED,
-            "at": now.isoformat()})
+        await uow.events.notify(booking.unit_id, PaymentReceived(
+            booking_id=booking.id, charge_id=charge.id, payment_id=payment_id, amount_cents=pix.amount_cents,
+            late=outcome is Outcome.LATE_CONFIRMED, at=now))
     return outcome
 
 

@@ -20,6 +20,15 @@ from domain.availability import check_on_grid, slot_starts
 from domain.bookings import Allocation, Booking
 from domain.customers import CustomerIdentity
 from domain.errors import DomainError, InvalidInput, NotFound, PaymentUnavailable, SlotTaken
+from domain.events import (
+    CapacityOffered,
+    CapacityOfferSent,
+    SlotOffered,
+    WaitlistClosed,
+    WaitlistJoined,
+    WalkInAdded,
+    WalkInOfferSent,
+)
 from domain.services import Deps, place, require_aware
 from domain.units import Resource, ResourceKind, Unit
 
@@ -73,8 +82,7 @@ async def join_slot_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, start
         entry = await uow.waitlists.join_slot(unit_id, resource_id, starts_at, ends_at, known.id, now)
         if service_id is not None:
             await uow.waitlists.set_service(entry["id"], service_id)
-        await uow.waitlists.notify(unit_id, {"kind": "joined", "entry_id": str(entry["id"]),
-                                             "resource_id": str(resource_id), "starts_at": starts_at.isoformat()})
+        await uow.events.notify(unit_id, WaitlistJoined(entry["id"], resource_id, starts_at))
         await uow.commit()
     await promote_slot(deps, SlotKey(unit_id, resource_id, starts_at, ends_at))  # a free slot goes at once
     async with deps.uow() as uow:
@@ -94,8 +102,7 @@ async def promote_slot(deps: Deps, key: SlotKey) -> UUID | None:
         if deadline - now < unit.params.hold_min:  # the list stops being valid at start − min_advance
             for entry in line:
                 await uow.waitlists.set_slot_status(entry["id"], "closed", now)
-            await uow.waitlists.notify(unit.id, {"kind": "closed", "resource_id": str(resource.id),
-                                                 "starts_at": key.starts_at.isoformat()})
+            await uow.events.notify(unit.id, WaitlistClosed(resource.id, key.starts_at))
             await uow.commit()
             return None
         first = line[0]
@@ -108,10 +115,7 @@ async def promote_slot(deps: Deps, key: SlotKey) -> UUID | None:
         except SlotTaken:
             return None  # still taken (or an offer is already out): nothing to promote
         await uow.waitlists.set_slot_status(first["id"], "offered", now, offer.id)
-        await uow.waitlists.notify(unit.id, {"kind": "offered", "event": "waitlist.offered",
-                                             "entry_id": str(first["id"]), "booking_id": str(offer.id),
-                                             "customer_id": str(first["customer_id"]),
-                                             "hold_expires_at": deadline.isoformat()})
+        await uow.events.notify(unit.id, SlotOffered(first["id"], offer.id, first["customer_id"], deadline))
         await uow.commit()
     log.info("offered %s on %s to waitlist entry %s", key.starts_at, resource.name, first["id"])
     if offer.service_id is not None:
@@ -224,13 +228,9 @@ async def promote_capacity(deps: Deps, unit_id: UUID, resource_id: UUID, starts_
                 break  # not enough places for the first party in line: later, smaller ones wait too
             token = secrets.token_hex(32)
             await uow.waitlists.offer_capacity(entry["id"], token, deadline, offer.id)
-            await uow.waitlists.notify(unit.id, {"kind": "offered", "event": "waitlist.offered",
-                                                 "entry_id": str(entry["id"]), "booking_id": str(offer.id),
-                                                 "token": token, "offer_expires_at": deadline.isoformat()})
+            await uow.events.notify(unit.id, CapacityOffered(entry["id"], offer.id, token, deadline))
             if entry["customer_id"] is not None:  # the person learns the code that claims it (SPEC §8, §13)
-                await uow.events.notify(unit.id, "notification", {
-                    "kind": "capacity_offer", "booking_id": str(offer.id), "customer_id": str(entry["customer_id"]),
-                    "hold_expires_at": deadline.isoformat(), "text": token})
+                await uow.events.notify(unit.id, CapacityOfferSent(offer.id, entry["customer_id"], deadline, token))
             offered += 1
         await uow.commit()
     return offered
@@ -291,7 +291,7 @@ async def add_walk_in(deps: Deps, unit_id: UUID, area: str, name: str, phone: st
         await uow.units.get(unit_id)
         entry = await uow.waitlists.add_walk_in(unit_id, area.strip(), name.strip(), phone, party_size,
                                                 deps.clock.now())
-        await uow.waitlists.notify(unit_id, {"kind": "walk_in_added", "entry_id": str(entry["id"]), "area": area})
+        await uow.events.notify(unit_id, WalkInAdded(entry["id"], area))
         await uow.commit()
     return entry
 
@@ -304,9 +304,9 @@ async def offer_walk_in(deps: Deps, entry_id: UUID) -> dict[str, Any]:
             raise InvalidInput("entryId", f"the party is {entry['status']}, not waiting", code="not_waiting")
         token = secrets.token_hex(32)
         entry = await uow.waitlists.set_walk_in(entry_id, "offered", deps.clock.now(), token)
-        await uow.events.notify(entry["unit_id"], "notification", {
-            "kind": "walk_in_offer", "channel": "whatsapp", "to": entry["phone"], "token": token,
-            "text": f"{entry['name']}, sua vez chegou! Confirme pelo link com o código {token[:8]}."})
+        await uow.events.notify(entry["unit_id"], WalkInOfferSent(
+            "whatsapp", entry["phone"], token, f"{entry['name']}, sua vez chegou! Confirme pelo link com o código "
+            f"{token[:8]}."))
         await uow.commit()
     return entry
 

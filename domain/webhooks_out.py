@@ -28,6 +28,7 @@ from uuid import UUID, uuid5
 import httpx
 
 from domain.errors import InvalidInput
+from domain.events import OFFERED_EVENT, BookingChanged, CapacityOffered, Fact, PaymentReceived, SlotOffered
 
 log = logging.getLogger("slothold.webhooks")
 
@@ -98,17 +99,14 @@ def check_event_types(types: Sequence[str], field: str = "eventTypes") -> list[s
     return out
 
 
-def event_type(topic: str, payload: Any) -> str | None:
-    """The webhook event type of an outbox row, or None when integrators are not told about it."""
-    if not isinstance(payload, dict):
-        return None
-    name = payload.get("event")
-    if topic == "slot_changed" and name in BOOKING_TYPES:
-        return str(name)
-    if topic == "payment" and name == "payment.paid":
-        return "payment.paid"
-    if topic == "waitlist_changed" and payload.get("kind") == "offered":
-        return "waitlist.offered"
+def event_type(event: Fact | None) -> str | None:
+    """The webhook event type of an outbox event, or None when integrators are not told about it."""
+    if isinstance(event, BookingChanged):
+        return event.name if event.name in BOOKING_TYPES else None
+    if isinstance(event, PaymentReceived):
+        return event.NAME
+    if isinstance(event, SlotOffered | CapacityOffered):
+        return OFFERED_EVENT
     return None
 
 
@@ -124,9 +122,10 @@ def body(unit_id: UUID, seq: int, type_: str, payload: dict[str, Any], occurred_
             "occurredAt": occurred_at, "data": data}
 
 
-def occurred_at(payload: dict[str, Any], fallback: datetime) -> str:
-    at = payload.get("at")
-    return at if isinstance(at, str) and at else fallback.isoformat()
+def occurred_at(event: Fact, fallback: datetime) -> str:
+    """When it happened: the event's time, or `fallback` for events that carry none (offers)."""
+    at = event.at if isinstance(event, BookingChanged | PaymentReceived) else fallback
+    return at.isoformat()
 
 
 def signature(secret: str, timestamp: int, raw: bytes) -> str:

@@ -37,7 +37,7 @@ async def schedule_notifications(conn: asyncpg.Connection, arq: ArqRedis, events
     total = 0
     for event in events:
         try:
-            ids = await plan_deliveries(conn, event.id, event.unit_id, event.topic, event.payload, now)
+            ids = await plan_deliveries(conn, event.id, event.unit_id, event.fact, now)
         except PLAN_ERRORS as e:
             log.error("outbox row %s: no notification planned, the row is malformed (%s: %s)", event.id,
                       type(e).__name__, e)

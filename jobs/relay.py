@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 import asyncpg
 from arq import create_pool as create_arq_pool
@@ -20,6 +22,15 @@ from arq.constants import default_queue_name, job_key_prefix
 from broadcaster import Broadcast
 from redis.exceptions import RedisError
 
+from domain.bookings import LOCKED
+from domain.events import (
+    BookingChanged,
+    ChargeCancelRequested,
+    Fact,
+    MalformedEvent,
+    RefundRequested,
+    WebhookDeliveryReplayed,
+)
 from domain.ports import Clock
 from jobs.notify import schedule_notifications
 from store.outbox import (
@@ -33,35 +44,53 @@ from store.outbox import (
 from store.webhooks_out import schedule as schedule_webhooks
 
 log = logging.getLogger("slothold.relay")
-LOCKED_STATUSES = ("held", "pending_payment", "verifying")
+
+Job = tuple[str, str, str, datetime | None]
+"""An arq job: (function, argument, job id, when — None: now). The id makes a re-published event enqueue it once."""
 
 
-def follow_ups(event: OutboxEvent) -> list[tuple[str, str, str, datetime | None]]:
-    """The jobs an event asks for: (function, argument, job id, when — None: now)."""
-    p = event.payload
-    if not isinstance(p, dict):
-        raise TypeError("the payload is not a JSON object")
-    if p.get("topic") == "charge_cancel":
-        return [("cancel_charge", p["charge_id"], f"cancel-charge:{p['charge_id']}", None)]
-    if p.get("topic") == "refund_request":  # domain/refunds.py: a cancelled paid booking's money back
-        return [("refund_payment", p["refund_id"], f"refund:{p['refund_id']}", None)]
-    if p.get("topic") == "webhook_delivery":  # a delivery replayed by hand
-        return [webhook_job(p["delivery_id"], int(p["attempt"]), replay=str(p.get("replay") or ""))]
-    if p.get("topic") != "slot_changed" or p.get("status") not in LOCKED_STATUSES:
+def _deadline_jobs(e: BookingChanged) -> list[Job]:
+    """A locked booking's expiry at its deadline and its reminder before it (a moved deadline: new ids)."""
+    if e.status not in LOCKED:
         return []
-    out: list[tuple[str, str, str, datetime | None]] = []
-    booking = p["booking_id"]
-    if p.get("hold_expires_at"):
-        out.append(("expire_hold", booking, f"expire:{booking}:{p['hold_expires_at']}",
-                    datetime.fromisoformat(p["hold_expires_at"])))
-    if p.get("remind_at"):
-        out.append(("remind_hold", booking, f"remind:{booking}:{p['remind_at']}",
-                    datetime.fromisoformat(p["remind_at"])))
+    booking = str(e.booking_id)
+    out: list[Job] = []
+    if e.hold_expires_at:
+        out.append(("expire_hold", booking, f"expire:{booking}:{e.hold_expires_at.isoformat()}", e.hold_expires_at))
+    if e.remind_at:
+        out.append(("remind_hold", booking, f"remind:{booking}:{e.remind_at.isoformat()}", e.remind_at))
     return out
 
 
-def webhook_job(delivery_id: object, attempt: int, when: datetime | None = None, replay: str = ""
-                ) -> tuple[str, str, str, datetime | None]:
+def _cancel_charge(e: ChargeCancelRequested) -> list[Job]:
+    return [("cancel_charge", str(e.charge_id), f"cancel-charge:{e.charge_id}", None)]
+
+
+def _refund_payment(e: RefundRequested) -> list[Job]:  # domain/refunds.py: a cancelled paid booking's money back
+    return [("refund_payment", str(e.refund_id), f"refund:{e.refund_id}", None)]
+
+
+def _replay_webhook(e: WebhookDeliveryReplayed) -> list[Job]:  # a delivery replayed by hand
+    return [webhook_job(e.delivery_id, e.attempt, replay=e.replay)]
+
+
+FOLLOW_UPS: dict[type[Fact], Callable[[Any], list[Job]]] = {
+    BookingChanged: _deadline_jobs,
+    ChargeCancelRequested: _cancel_charge,
+    RefundRequested: _refund_payment,
+    WebhookDeliveryReplayed: _replay_webhook,
+}
+"""The jobs each type of event asks for (a type not listed asks for none)."""
+
+
+def follow_ups(event: OutboxEvent) -> list[Job]:
+    """The jobs an event asks for; raises MalformedEvent when its payload is not its fact's shape."""
+    fact = event.fact
+    jobs = FOLLOW_UPS.get(type(fact)) if fact is not None else None
+    return jobs(fact) if jobs is not None else []
+
+
+def webhook_job(delivery_id: object, attempt: int, when: datetime | None = None, replay: str = "") -> Job:
     """The job of one attempt of an outgoing webhook delivery: its id names the attempt (and the replay, whose
     attempt number a retry already queued may have taken), so it is never enqueued twice."""
     suffix = f":replay:{replay}" if replay else ""
@@ -70,15 +99,15 @@ def webhook_job(delivery_id: object, attempt: int, when: datetime | None = None,
 
 def obsolete_jobs(event: OutboxEvent) -> list[str]:
     """Deadline jobs an event makes pointless: the hold ended or its deadline moved."""
-    p = event.payload
-    if not isinstance(p, dict) or p.get("topic") != "slot_changed":
+    fact = event.fact
+    if not isinstance(fact, BookingChanged):
         return []
-    booking = p["booking_id"]
     out = []
-    if p.get("previous_hold_expires_at") and p["previous_hold_expires_at"] != p.get("hold_expires_at"):
-        out.append(f"expire:{booking}:{p['previous_hold_expires_at']}")
-    if p.get("previous_remind_at") and p["previous_remind_at"] != p.get("remind_at"):
-        out.append(f"remind:{booking}:{p['previous_remind_at']}")
+    for job, before, now in (("expire", fact.previous_hold_expires_at, fact.hold_expires_at),
+                             ("remind", fact.previous_remind_at, fact.remind_at)):
+        # as the ids were written (an instant with another offset would still be another job's id)
+        if before and before.isoformat() != (now.isoformat() if now else None):
+            out.append(f"{job}:{fact.booking_id}:{before.isoformat()}")
     return out
 
 
@@ -150,7 +179,7 @@ class Relay:
             await broadcast.publish(EVENTS_CHANNEL, message(event))
             try:
                 jobs, stale = follow_ups(event), obsolete_jobs(event)
-            except (KeyError, TypeError, ValueError, AttributeError) as e:
+            except MalformedEvent as e:
                 # A malformed payload must not stop every other event: publish it, schedule nothing, say so.
                 log.error("outbox row %s has a malformed payload (%s); no jobs scheduled for it", event.id, e)
                 continue

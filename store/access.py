@@ -13,13 +13,13 @@ import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 from uuid import UUID, uuid4
 
 import asyncpg
 
 from domain.access import Principal, Role
 from domain.customers import CustomerIdentity
+from domain.events import LoginCodeSent
 
 STAFF_PREFIX = "slh_s_"
 CUSTOMER_PREFIX = "slh_c_"
@@ -140,7 +140,7 @@ class PgAccess:
             unit_id, destination, since))
 
     async def add_code(self, unit_id: UUID, destination: str, code: str, now: datetime, ttl: timedelta,
-                       message: dict[str, Any] | None) -> None:
+                       message: LoginCodeSent | None) -> None:
         """Store a login code (earlier open ones of the destination stop working) and, in the same
         transaction, its message in the outbox (the notification channels deliver it)."""
         row_id = uuid4()
@@ -153,8 +153,8 @@ class PgAccess:
                 "VALUES ($1, $2, $3, $4, $5, $6)", row_id, unit_id, destination, _code_hash(row_id, code), now,
                 now + ttl)
             if message is not None:
-                await conn.execute("INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, 'notification', $2)",
-                                   unit_id, {"topic": "notification", **message})
+                await conn.execute("INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, $2, $3)",
+                                   unit_id, message.TOPIC, message.to_json())
 
     async def open_code(self, unit_id: UUID, destination: str, now: datetime) -> LoginCode | None:
         r = await self.pool.fetchrow(

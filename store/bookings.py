@@ -12,16 +12,11 @@ from uuid import UUID
 import asyncpg
 
 from domain.availability import Occupancy, OccupancyColumns
-from domain.bookings import OCCUPYING, Allocation, Booking, BookingStatus, HistoryEntry
+from domain.bookings import OCCUPYING, Allocation, Booking, BookingStatus, HistoryEntry, slot_state
 from domain.errors import NotFound, SlotTaken
-from domain.events import AUDIT_SESSION, BookingEvent
+from domain.events import AUDIT_SESSION, BookingChanged, BookingEvent, SlotSpan
 
 ConnGetter = Callable[[], Awaitable[asyncpg.Connection]]
-
-SLOT_STATE = {
-    "held": "held", "pending_payment": "held", "verifying": "verifying", "confirmed": "booked",
-    "checked_in": "booked",
-}
 
 _GET = """
 SELECT b.id, b.unit_id, b.status, b.created_at, b.customer_id, b.service_id, b.hold_type, b.channel,
@@ -146,6 +141,7 @@ WITH bk AS (
     RETURNING id
  ),
  cho AS (
+    -- domain.events.ChargeCancelRequested, built here: the charges are the ones this statement cancels
     INSERT INTO outbox (unit_id, topic, payload)
     SELECT $2::uuid, 'charge_cancel', jsonb_build_object('topic', 'charge_cancel', 'charge_id', ch.id) FROM ch
  ),
@@ -226,32 +222,25 @@ def lock_key(resource_id: UUID) -> int:
     return int.from_bytes(resource_id.bytes[:8], "big", signed=True)
 
 
-def _resources_json(b: Booking) -> list[dict[str, Any]]:
-    return [
-        {"resource_id": str(a.resource_id), "starts_at": a.starts_at.isoformat(),
-         "ends_at": a.ends_at.isoformat(), "quantity": a.quantity}
-        for a in b.allocations
-    ]
+def changes(b: Booking, events: list[BookingEvent]) -> list[BookingChanged]:
+    """The outbox facts of a booking's new audit events: one slot change each, with the booking as it is now."""
+    spans = tuple(SlotSpan(a.resource_id, a.starts_at, a.ends_at, a.quantity) for a in b.allocations)
+    return [BookingChanged(booking_id=b.id, unit_id=b.unit_id, old_status=e.old_status, status=e.new_status,
+                           state=slot_state(e.new_status), hold_type=e.hold_type, hold_expires_at=b.hold_expires_at,
+                           remind_at=b.remind_at, previous_hold_expires_at=e.previous_deadline,
+                           previous_remind_at=e.previous_remind_at, at=e.at, allocations=spans)
+            for e in events]
 
 
 def _event_rows(b: Booking, events: list[BookingEvent]) -> tuple[list[Any], list[Any]]:
-    resources = _resources_json(b)
+    """The booking_events rows and the outbox payloads of a booking's new audit events."""
+    outbox = [c.to_json() for c in changes(b, events)]
+    resources = outbox[0]["allocations"] if outbox else []
     session = AUDIT_SESSION.get()
     rows = [
         {"old_status": e.old_status, "new_status": e.new_status, "hold_type": e.hold_type, "actor": e.actor,
          "channel": e.channel, "reason": e.reason, "resources": resources, "at": e.at.isoformat(),
          "session": session}
-        for e in events
-    ]
-    outbox = [
-        {"topic": "slot_changed", "event": e.name, "booking_id": str(b.id), "unit_id": str(b.unit_id),
-         "old_status": e.old_status, "status": e.new_status,
-         "state": SLOT_STATE.get(e.new_status, "free"), "hold_type": e.hold_type,
-         "hold_expires_at": b.hold_expires_at.isoformat() if b.hold_expires_at else None,
-         "remind_at": b.remind_at.isoformat() if b.remind_at else None,
-         "previous_hold_expires_at": e.previous_deadline.isoformat() if e.previous_deadline else None,
-         "previous_remind_at": e.previous_remind_at.isoformat() if e.previous_remind_at else None,
-         "at": e.at.isoformat(), "allocations": resources}
         for e in events
     ]
     return rows, outbox

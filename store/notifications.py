@@ -8,6 +8,7 @@ from uuid import UUID, uuid4
 
 import asyncpg
 
+from domain.events import Fact, NotificationAdded
 from domain.notifications import Context, Delivery, Intent, intent, plan
 
 _CONTEXT = """
@@ -40,12 +41,12 @@ RETURNING id, unit_id, kind, audience, channel, title, body, locale, customer_id
 """
 
 
-async def plan_deliveries(conn: asyncpg.Connection, event_id: int, unit_id: UUID, topic: str, payload: Any,
+async def plan_deliveries(conn: asyncpg.Connection, event_id: int, unit_id: UUID, event: Fact | None,
                           now: datetime) -> list[UUID]:
-    """Plan the deliveries an outbox row asks for (none twice: keyed by row, recipient and channel).
+    """Plan the deliveries an outbox event asks for (none twice: keyed by row, recipient and channel).
 
-    Returns the ids newly planned. Raises TypeError/ValueError/KeyError on a malformed payload."""
-    it: Intent | None = intent(topic, payload)
+    Returns the ids newly planned. Raises ValueError on a notice domain.notifications.intent refuses."""
+    it: Intent | None = intent(event)
     if it is None:
         return []
     r = await conn.fetchrow(_CONTEXT, unit_id, it.booking_id, it.customer_id, it.status)
@@ -122,12 +123,10 @@ async def add_in_app(pool: asyncpg.Pool, d: Delivery, now: datetime) -> UUID | N
             d.kind, d.booking_id, d.title, d.body, now)
         if nid is None:
             return None
-        await conn.execute(
-            "INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, 'notification_added', $2)", d.unit_id,
-            {"topic": "notification_added", "notification_id": str(nid), "audience": audience,
-             "customer_id": str(d.customer_id) if audience == "customer" and d.customer_id else None,
-             "kind": d.kind, "booking_id": str(d.booking_id) if d.booking_id else None, "title": d.title,
-             "body": d.body, "created_at": now.isoformat()})
+        added = NotificationAdded(nid, audience, d.customer_id if audience == "customer" else None, d.kind,
+                                  d.booking_id, d.title, d.body, now)
+        await conn.execute("INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, $2, $3)", d.unit_id,
+                           added.TOPIC, added.to_json())
     return nid  # type: ignore[no-any-return]
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 from uuid import UUID
 
 import asyncpg
 
+from domain.events import Fact, parse_event
 from store.bookings import ConnGetter
 
 RELAY_LOCK_KEY = 0x51070D0000000001  # one relay leader at a time, across all workers
@@ -53,6 +55,13 @@ class OutboxEvent:
     seq: int
     topic: str
     payload: dict[str, Any]
+    """The row's JSON as stored (and as published): `fact` reads it."""
+
+    @cached_property
+    def fact(self) -> Fact | None:
+        """The typed event (None: a topic no fact defines); raises domain.events.MalformedEvent when the payload
+        is not its fact's shape."""
+        return parse_event(self.topic, self.payload)
 
 
 def _event(r: Any) -> OutboxEvent:
@@ -100,8 +109,8 @@ class PgEvents:
         value = await conn.fetchval("SELECT last_seq FROM unit_sequences WHERE unit_id = $1", unit_id)
         return int(value or 0)
 
-    async def notify(self, unit_id: UUID, topic: str, payload: dict[str, Any]) -> None:
-        """Add an outbox row in the current transaction."""
+    async def notify(self, unit_id: UUID, event: Fact) -> None:
+        """Add the event's outbox row in the current transaction."""
         conn = await self._conn()
         await conn.execute("INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, $2, $3)",
-                           unit_id, topic, {"topic": topic, **payload})
+                           unit_id, event.TOPIC, event.to_json())

@@ -7,6 +7,7 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from domain.errors import InvalidTransition, NotFound
+from domain.events import QueueItemChanged
 from domain.staff_queue import QueueItem, QueueItemType, QueueStatus
 from store.bookings import ConnGetter
 
@@ -29,11 +30,9 @@ class PgQueue:
 
     async def _changed(self, item: QueueItem, kind: str) -> None:
         conn = await self._conn()
-        await conn.execute(
-            "INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, 'queue_changed', $2)", item.unit_id,
-            {"topic": "queue_changed", "kind": kind, "item_id": str(item.id), "type": item.type.value,
-             "priority": item.priority, "title": item.title,
-             "booking_id": str(item.booking_id) if item.booking_id else None})
+        event = QueueItemChanged(kind, item.id, item.type.value, item.priority, item.title, item.booking_id)
+        await conn.execute("INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, $2, $3)", item.unit_id,
+                           event.TOPIC, event.to_json())
 
     async def open(self, unit_id: UUID, type_: QueueItemType, at: datetime, booking_id: UUID | None = None,
                    payload: dict[str, Any] | None = None) -> QueueItem:

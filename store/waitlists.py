@@ -96,12 +96,6 @@ class PgWaitlists:
             "LIMIT $2", unit_id, limit)
         return [_entry(r) for r in rows]
 
-    async def notify(self, unit_id: UUID, payload: dict[str, Any]) -> None:
-        """A `waitlist_changed` outbox row (live lists; the offer's message to the customer)."""
-        conn = await self._conn()
-        await conn.execute("INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, 'waitlist_changed', $2)",
-                           unit_id, {"topic": "waitlist_changed", **payload})
-
     async def set_service(self, entry_id: UUID, service_id: UUID) -> None:
         """Remember what the offer will sell (its price makes the offer's Pix)."""
         conn = await self._conn()

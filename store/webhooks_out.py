@@ -11,6 +11,7 @@ import asyncpg
 
 from domain import webhooks_out as wh
 from domain.errors import InvalidInput
+from domain.events import MalformedEvent, WebhookDeliveryReplayed
 from store.outbox import OutboxEvent
 
 _ENDPOINT_COLUMNS = "id, unit_id, url, event_types, enabled, description, created_at, updated_at"
@@ -59,10 +60,14 @@ async def schedule(conn: asyncpg.Connection, events: list[OutboxEvent], now: dat
     is scheduled once. Returns the new deliveries as (id, attempts done)."""
     rows: list[tuple[int, UUID, int, str, str, UUID]] = []
     for event in events:
-        type_ = wh.event_type(event.topic, event.payload)
-        if type_ is None:
+        try:
+            fact = event.fact
+        except MalformedEvent:
+            continue  # the relay logs it
+        type_ = wh.event_type(fact)
+        if fact is None or type_ is None:
             continue
-        b = wh.body(event.unit_id, event.seq, type_, event.payload, wh.occurred_at(event.payload, now))
+        b = wh.body(event.unit_id, event.seq, type_, fact.to_json(), wh.occurred_at(fact, now))
         rows.append((event.id, event.unit_id, event.seq, type_, json.dumps(b), wh.event_id(event.unit_id, event.seq)))
     if not rows:
         return []
@@ -165,10 +170,9 @@ class PgWebhooks:
             await conn.execute(
                 "UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = $2 "
                 "WHERE id = $1", delivery_id, now)
-            await conn.execute(
-                "INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, 'webhook_delivery', $2)", row["unit_id"],
-                {"topic": "webhook_delivery", "delivery_id": str(delivery_id), "attempt": row["attempts"] + 1,
-                 "replay": uuid4().hex[:12]})
+            replayed = WebhookDeliveryReplayed(delivery_id, row["attempts"] + 1, uuid4().hex[:12])
+            await conn.execute("INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, $2, $3)", row["unit_id"],
+                               replayed.TOPIC, replayed.to_json())
         found = await self.delivery(delivery_id)
         assert found is not None
         return found

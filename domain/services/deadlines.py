@@ -5,6 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from domain.errors import NotFound
+from domain.events import HoldReminderDue
 from domain.services.deps import Deps, released
 from domain.services.placing import expire_booking
 
@@ -48,12 +49,8 @@ async def remind_hold(deps: Deps, booking_id: UUID) -> bool:
         booking = await uow.bookings.claim_reminder(booking_id, now)
         if booking is None:
             return False
-        await uow.events.notify(booking.unit_id, "notification", {
-            "kind": "hold_reminder", "booking_id": str(booking.id),
-            "customer_id": str(booking.customer_id) if booking.customer_id else None,
-            "hold_expires_at": booking.hold_expires_at.isoformat() if booking.hold_expires_at else None,
-            "text": HOLD_REMINDER_TEXT,
-        })
+        await uow.events.notify(booking.unit_id, HoldReminderDue(booking.id, booking.customer_id,
+                                                                 booking.hold_expires_at, HOLD_REMINDER_TEXT))
         await uow.commit()
     return True
 

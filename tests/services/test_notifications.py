@@ -13,6 +13,7 @@ from arq import create_pool as create_arq_pool
 from arq.connections import RedisSettings
 from arq.constants import default_queue_name
 
+from domain.events import BookingChanged, SlotSpan
 from domain.notifications import BACKOFF, MAX_ATTEMPTS, Context, Delivery, intent, plan
 from domain.services import ChangeCommand, Deps, HoldCommand, cancel, drop, expire_hold, hold, remind_hold
 from jobs.notify import deliver_notification, schedule_notifications, sweep_notifications
@@ -119,19 +120,27 @@ async def test_the_matrix_from_booking_events(deps: Deps, pool: Any, clock: Any)
     assert again.jobs == [] and len(await deliveries(pool, v.unit_id)) == len(rows)
 
 
+GAME = (SlotSpan(UUID(int=9), datetime.fromisoformat("2026-12-08T22:00:00+00:00"),
+                 datetime.fromisoformat("2026-12-08T23:00:00+00:00")),)
+
+
+def changed(old: str | None, new: str, allocations: tuple[SlotSpan, ...] = ()) -> BookingChanged:
+    """A booking's change as the outbox holds it (only what the notices read varies)."""
+    return BookingChanged(UUID(int=1), UUID(int=8), old, new, "booked", None, None, None, None, None,
+                          datetime.fromisoformat("2026-12-07T12:00:00+00:00"), allocations)
+
+
 async def test_english_and_payment_confirmed_and_completed() -> None:
-    game = {"starts_at": "2026-12-08T22:00:00+00:00", "ends_at": "2026-12-08T23:00:00+00:00"}
-    it = intent("slot_changed", {"topic": "slot_changed", "event": "booking.confirmed", "booking_id": str(UUID(int=1)),
-                                 "old_status": "pending_payment", "status": "confirmed", "allocations": [game]})
+    it = intent(changed("pending_payment", "confirmed", GAME))
     assert it is not None and it.kind == "payment_confirmed"
     planned = plan(it, Context(locale="en", customer_id=UUID(int=2), phone="+5511900000001"))
     assert {(p.audience, p.channel) for p in planned} == {("customer", "in_app"), ("customer", "whatsapp"),
                                                           ("staff", "in_app")}
     assert planned[0].title == "Payment confirmed" and "08/12 19:00" in planned[0].body
-    done = intent("slot_changed", {"booking_id": str(UUID(int=1)), "old_status": "checked_in", "status": "completed"})
+    done = intent(changed("checked_in", "completed"))
     assert done is not None
     assert [p.audience for p in plan(done, Context(customer_id=UUID(int=2)))] == ["customer"]
-    moved = intent("slot_changed", {"booking_id": str(UUID(int=1)), "old_status": "held", "status": "held"})
+    moved = intent(changed("held", "held"))
     assert moved is None
 
 
@@ -311,11 +320,9 @@ def test_every_kind_has_words_in_every_locale(locale: str) -> None:
 
 
 def test_reschedules_and_swaps_are_told_once() -> None:
-    bid, who = str(UUID(int=1)), UUID(int=2)
-    game = [{"starts_at": "2026-12-08T22:00:00+00:00", "ends_at": "2026-12-08T23:00:00+00:00"}]
-    old = intent("slot_changed", {"booking_id": bid, "old_status": "confirmed", "status": "cancelled",
-                                  "allocations": game})
-    new = intent("slot_changed", {"booking_id": bid, "old_status": None, "status": "confirmed", "allocations": game})
+    who = UUID(int=2)
+    old = intent(changed("confirmed", "cancelled", GAME))
+    new = intent(changed(None, "confirmed", GAME))
     assert old is not None and new is not None
     assert plan(old, Context(customer_id=who, actor="customer", reason="rescheduled")) == []
     told = plan(new, Context(customer_id=who, actor="customer", reason=f"rescheduled from {UUID(int=3)}"))

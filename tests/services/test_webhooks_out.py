@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -14,6 +14,16 @@ import httpx
 import pytest
 
 from domain import webhooks_out as wh
+from domain.events import (
+    BookingChanged,
+    CapacityOffered,
+    ChargeCancelRequested,
+    PaymentReceived,
+    QueueItemChanged,
+    SlotOffered,
+    SlotSpan,
+    WaitlistJoined,
+)
 from domain.services import ChangeCommand, Deps, HoldCommand, cancel, hold
 from jobs import relay as relay_module
 from jobs import tasks
@@ -284,13 +294,26 @@ async def test_a_rotated_secret_signs_alongside_the_previous_one_for_a_day(
         assert wh.verify(new, sig, raw, now) and not wh.verify(old, sig, raw, now)
 
 
+def _id(n: int) -> UUID:
+    return UUID(int=n)
+
+
+def _changed(at_: datetime, status: str = "held") -> BookingChanged:
+    return BookingChanged(_id(1), _id(2), None, status, "held", "CART", at_, None, None, None, at_,
+                          (SlotSpan(_id(3), at_, at_ + timedelta(hours=1)),))
+
+
 def test_event_types_urls_and_payloads() -> None:
-    assert wh.event_type("slot_changed", {"event": "booking.held"}) == "booking.held"
-    assert wh.event_type("payment", {"event": "payment.paid"}) == "payment.paid"
-    assert wh.event_type("waitlist_changed", {"kind": "offered"}) == "waitlist.offered"
-    assert wh.event_type("waitlist_changed", {"kind": "joined"}) is None
-    assert wh.event_type("charge_cancel", {"charge_id": "c"}) is None
-    assert wh.event_type("slot_changed", ["x"]) is None
+    t = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
+    assert wh.event_type(_changed(t)) == "booking.held"
+    assert wh.event_type(PaymentReceived(_id(1), _id(4), _id(5), 8000, False, t)) == "payment.paid"
+    assert wh.event_type(SlotOffered(_id(6), _id(1), _id(7), t)) == "waitlist.offered"
+    assert wh.event_type(CapacityOffered(_id(6), _id(1), "token", t)) == "waitlist.offered"
+    assert wh.event_type(WaitlistJoined(_id(6), _id(3), t)) is None
+    assert wh.event_type(ChargeCancelRequested(_id(4))) is None
+    assert wh.event_type(None) is None
+    assert wh.occurred_at(_changed(t), t + timedelta(hours=1)) == "2026-12-07T12:00:00+00:00"
+    assert wh.occurred_at(SlotOffered(_id(6), _id(1), _id(7), t), t + timedelta(hours=1)) == "2026-12-07T13:00:00+00:00"
     b = wh.body(UUID(int=1), 3, "waitlist.offered", {"topic": "waitlist_changed", "token": "secret-offer-token",
                                                      "entry_id": "e"}, "2026-12-07T12:00:00+00:00")
     assert b["data"] == {"entry_id": "e"}  # the offer's token is the customer's credential: never sent
@@ -315,22 +338,25 @@ async def test_each_endpoint_gets_only_its_event_types_across_topics(pool: Any, 
     pay, _ = await store.register(v.unit_id, "https://a.example.com/h", ["payment.paid"], None, "t", clock.now())
     offers, _ = await store.register(v.unit_id, "https://b.example.com/h", ["waitlist.offered", "booking.expired"],
                                      None, "t", clock.now())
-    rows = [("payment", {"event": "payment.paid", "booking_id": "b1", "amount_cents": 8000}),
-            ("waitlist_changed", {"kind": "joined", "entry_id": "e0"}),
-            ("waitlist_changed", {"kind": "offered", "event": "waitlist.offered", "entry_id": "e1",
-                                  "token": "offer-token-is-a-credential", "customer_id": "c1"}),
-            ("charge_cancel", {"charge_id": "c1"}),
-            ("queue_changed", {"event": "payment.paid"}),  # the name alone does not make it one
-            ("slot_changed", {"event": "booking.held", "booking_id": "b2"})]
-    for topic, payload in rows:
-        await pool.execute("INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, $2, $3)", v.unit_id, topic,
-                           {"topic": topic, **payload})
+    t = clock.now()
+    queued = QueueItemChanged("opened", _id(8), "customer_says_paid", "critical", "Cliente diz que pagou", _id(1))
+    rows = [PaymentReceived(_id(1), _id(4), _id(5), 8000, False, t).to_json(),
+            WaitlistJoined(_id(6), _id(3), t).to_json(),
+            SlotOffered(_id(6), _id(1), _id(7), t).to_json(),
+            ChargeCancelRequested(_id(4)).to_json(),
+            {**queued.to_json(), "event": "payment.paid"},  # the name alone does not make it one
+            _changed(t).to_json()]
+    for payload in rows:
+        await pool.execute("INSERT INTO outbox (unit_id, topic, payload) VALUES ($1, $2, $3)", v.unit_id,
+                           payload["topic"], payload)
     assert len(await _schedule(pool, v.unit_id, clock.now())) == 2
     got = {r["endpoint_id"]: (r["event_type"], r["body"]) for r in await pool.fetch(
         "SELECT endpoint_id, event_type, body FROM webhook_deliveries WHERE unit_id = $1", v.unit_id)}
     assert got[pay["id"]][0] == "payment.paid" and got[pay["id"]][1]["data"]["amount_cents"] == 8000
     assert got[offers["id"]][0] == "waitlist.offered"
-    assert got[offers["id"]][1]["data"] == {"kind": "offered", "event": "waitlist.offered", "entry_id": "e1"}
+    assert got[offers["id"]][1]["data"] == {  # not the customer record's id
+        "kind": "offered", "event": "waitlist.offered", "entry_id": str(_id(6)), "booking_id": str(_id(1)),
+        "hold_expires_at": t.isoformat()}
 
 
 async def test_a_unit_has_at_most_twenty_enabled_endpoints(pool: Any, clock: MutableClock) -> None:
