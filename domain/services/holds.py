@@ -159,8 +159,8 @@ async def _book(deps: Deps, cmd: BookingRequest, before_insert: BeforeInsert | N
     for picked in candidates:
         try:
             return await _book_on(deps, unit, picked, cmd, now, before_insert, capacity, replacing)
-        except SlotTaken as taken:
-            last = taken
+        except SlotTaken as refused:
+            last = refused
         except HoldCeilingReached as refusal:
             async with deps.uow() as uow:  # the hold's transaction is gone; the alert is kept on its own
                 if await fraud.raise_ceiling_alert(uow, unit, refusal, now):
@@ -335,7 +335,7 @@ def hold_deadline_for(unit: Unit, ht: HoldType, cmd: BookingRequest, now: dateti
     ttl = timedelta(seconds=ht.ttl_seconds) if ht.ttl_seconds else None
     if ttl is None and not ht.uses_unit_ttl:
         return cmd.ends_at
-    until = getattr(cmd, "until", None)
+    until = cmd.until if isinstance(cmd, SeatHoldCommand | SaleCommand) else None
     if until is None:
         return hold_deadline(unit.params, now, cmd.starts_at, payment_due=payment_due, ttl=ttl)
     ttl = ttl or (unit.params.hold_ttl_with_payment if payment_due else unit.params.hold_ttl)
@@ -352,7 +352,7 @@ async def _payment_due(deps: Deps, unit: Unit, cmd: BookingRequest) -> bool:
         return False
     async with deps.uow() as uow:
         price = await uow.payments.current_price(unit.id, cmd.service_id)
-    return price.due(cmd.quantity)[0] > 0
+    return bool(price.due(cmd.quantity)[0] > 0)
 
 
 def _normalised(cmd: BookingRequest) -> BookingRequest:
