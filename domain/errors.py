@@ -6,11 +6,13 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from uuid import UUID
 
+from domain.error_codes import ErrorCode as ErrorCode  # re-exported: the codes belong to the refusals
+
 
 class DomainError(Exception):
     """A refusal the caller can act on; `code` is stable, `message` is for people."""
 
-    code = "domain_error"
+    code: ErrorCode = ErrorCode.DOMAIN_ERROR
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -38,7 +40,7 @@ class WaitlistOption:
 class SlotTaken(DomainError):
     """The slot is held, booked or blocked; alternatives are the nearest free options."""
 
-    code = "slot_taken"
+    code = ErrorCode.SLOT_TAKEN
 
     def __init__(
         self,
@@ -64,7 +66,7 @@ class SlotHeld(SlotTaken):
     """A counter booking over a slot that a customer holds (or whose payment is being verified): staff must drop
     the hold first (SPEC §11); `booking_id` is the hold to drop."""
 
-    code = "slot_held"
+    code = ErrorCode.SLOT_HELD
 
     def __init__(self, booking_id: UUID, status: str, resource_ids: list[UUID], starts_at: datetime,
                  ends_at: datetime, alternatives: list[SlotOption] | None = None) -> None:
@@ -78,7 +80,7 @@ class SlotHeld(SlotTaken):
 class InvalidTransition(DomainError):
     """The booking's current state does not allow the requested change."""
 
-    code = "invalid_transition"
+    code = ErrorCode.INVALID_TRANSITION
 
     def __init__(self, current_state: str, target_state: str, action: str) -> None:
         super().__init__(f"cannot {action} a booking that is {current_state}")
@@ -90,19 +92,21 @@ class InvalidTransition(DomainError):
 class InvalidInput(DomainError):
     """An argument is malformed or out of range; `field` names it."""
 
-    code = "invalid_input"
+    code = ErrorCode.INVALID_INPUT
 
-    def __init__(self, field: str, message: str, code: str | None = None) -> None:
+    def __init__(self, field: str, message: str, code: ErrorCode | str | None = None) -> None:
+        """`code` refines invalid_input; a plain string must be an ErrorCode value (ValueError otherwise): the
+        modules that still pass literals are checked by tests/unit/test_error_codes.py."""
         super().__init__(message)
         self.field = field
         if code:
-            self.code = code
+            self.code = ErrorCode(code)
 
 
 class NotFound(DomainError):
     """A referenced entity does not exist (or is not visible to the caller)."""
 
-    code = "not_found"
+    code = ErrorCode.NOT_FOUND
 
     def __init__(self, what: str, ident: object, field: str | None = None) -> None:
         super().__init__(f"{what} {ident} not found")
@@ -113,7 +117,7 @@ class NotFound(DomainError):
 class IdempotencyKeyReused(DomainError):
     """The idempotency key was already used for a different request."""
 
-    code = "idempotency_key_reused"
+    code = ErrorCode.IDEMPOTENCY_KEY_REUSED
 
     def __init__(self, key: str) -> None:
         super().__init__(f"idempotency key {key!r} was already used for a different request")
@@ -123,7 +127,7 @@ class IdempotencyKeyReused(DomainError):
 class IdempotencyInProgress(DomainError):
     """A request with the same idempotency key is still being processed."""
 
-    code = "idempotency_in_progress"
+    code = ErrorCode.IDEMPOTENCY_IN_PROGRESS
 
     def __init__(self, key: str) -> None:
         super().__init__(f"a request with idempotency key {key!r} is still in progress; retry shortly")
@@ -133,13 +137,13 @@ class IdempotencyInProgress(DomainError):
 class Busy(DomainError):
     """The database could not serve the request in time (lock timeout); retry shortly."""
 
-    code = "busy"
+    code = ErrorCode.BUSY
 
 
 class PaymentUnavailable(DomainError):
     """The bank could not create the Pix charge; the hold was cancelled and can be asked for again."""
 
-    code = "payment_unavailable"
+    code = ErrorCode.PAYMENT_UNAVAILABLE
 
     def __init__(self, message: str = "Não consegui gerar o PIX agora. Tente de novo em instantes.") -> None:
         super().__init__(message)
@@ -148,7 +152,7 @@ class PaymentUnavailable(DomainError):
 class PaymentNotFound(DomainError):
     """The provider does not show the payment (yet); nothing was confirmed."""
 
-    code = "payment_not_found"
+    code = ErrorCode.PAYMENT_NOT_FOUND
 
     def __init__(self, message: str = "O PIX não foi localizado no banco.") -> None:
         super().__init__(message)
@@ -157,7 +161,7 @@ class PaymentNotFound(DomainError):
 class HoldLimitReached(DomainError):
     """The customer already has as many open holds as allowed (RN-HLD-05); swapping the open one is offered."""
 
-    code = "open_hold_exists"
+    code = ErrorCode.OPEN_HOLD_EXISTS
     message_pt = "Você já tem um horário reservado aguardando pagamento. Quer trocar para este horário?"
 
     def __init__(self, booking_id: UUID | None, limit: int) -> None:
@@ -173,7 +177,7 @@ class HoldLimitReached(DomainError):
 class CooldownActive(DomainError):
     """Too many holds expired lately: self-service holds are refused until `until` (RN-HLD-05)."""
 
-    code = "cooldown"
+    code = ErrorCode.COOLDOWN
 
     def __init__(self, until: datetime, local_until: datetime | None = None) -> None:
         """`local_until` is `until` in the unit's time zone, for the texts."""
@@ -188,7 +192,7 @@ class CooldownActive(DomainError):
 class HoldCeilingReached(DomainError):
     """The unit's open holds reached its ceiling for the day (RN-HLD-05); a hold may be asked again shortly."""
 
-    code = "hold_ceiling"
+    code = ErrorCode.HOLD_CEILING
     message_pt = "Estamos com muitas reservas em andamento agora. Tente novamente em alguns minutos."
 
     def __init__(self, day: date, open_holds: int, free_slots: int) -> None:
@@ -201,7 +205,7 @@ class HoldCeilingReached(DomainError):
 class CustomerBlacklisted(DomainError):
     """The customer is blacklisted in the tenant: no self-service holds and no waitlists (RN-HLD-05)."""
 
-    code = "blacklisted"
+    code = ErrorCode.BLACKLISTED
     message_pt = "Não é possível reservar por este canal."
 
     def __init__(self) -> None:
@@ -220,7 +224,7 @@ class SeatConflict:
 class SeatsUnavailable(DomainError):
     """Some seats of an all-or-nothing seat operation are not in the state it needs; nothing was changed."""
 
-    code = "seats_unavailable"
+    code = ErrorCode.SEATS_UNAVAILABLE
 
     def __init__(self, message: str, seats: list[SeatConflict]) -> None:
         super().__init__(message)

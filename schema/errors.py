@@ -8,11 +8,17 @@ import strawberry
 
 from domain import errors as de
 from domain.access import Forbidden, Unauthenticated
+from domain.errors import ErrorCode
+
+strawberry.enum(ErrorCode, name="ErrorCode", graphql_name_from="value", description=(
+    "Every stable code a client can meet: `code` of a refusal in a result union, and `extensions.code` of a "
+    "top-level error (which also carries the API's own codes: document, limits, transport). The values are the "
+    "wire strings, lowercase (e.g. slot_taken)."))  # registers the domain enum itself, as schema/audit.py does
 
 
 @strawberry.interface(description="Something the request asked for that the engine refused.")
 class Error:
-    code: str = strawberry.field(description="Stable machine-readable code, e.g. slot_taken.")
+    code: ErrorCode = strawberry.field(description="Stable machine-readable code, e.g. slot_taken.")
     message: str = strawberry.field(description="A sentence for people (English).")
 
 
