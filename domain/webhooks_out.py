@@ -28,7 +28,7 @@ from uuid import UUID, uuid5
 import httpx
 
 from domain.errors import InvalidInput
-from domain.events import OFFERED_EVENT, BookingChanged, CapacityOffered, Fact, PaymentReceived, SlotOffered
+from domain.events import BookingChanged, Fact, PaymentReceived
 
 log = logging.getLogger("slothold.webhooks")
 
@@ -100,14 +100,8 @@ def check_event_types(types: Sequence[str], field: str = "eventTypes") -> list[s
 
 
 def event_type(event: Fact | None) -> str | None:
-    """The webhook event type of an outbox event, or None when integrators are not told about it."""
-    if isinstance(event, BookingChanged):
-        return event.name if event.name in BOOKING_TYPES else None
-    if isinstance(event, PaymentReceived):
-        return event.NAME
-    if isinstance(event, SlotOffered | CapacityOffered):
-        return OFFERED_EVENT
-    return None
+    """The webhook event type of an outbox event (its name, when integrators know it), or None."""
+    return event.name if event is not None and event.name in EVENT_TYPES else None
 
 
 def event_id(unit_id: UUID, seq: int) -> UUID:

@@ -11,11 +11,6 @@ from arq import Retry
 
 from domain import services, settlement
 from domain.payments import ProviderUnavailable
-from jobs.notify import (  # noqa: F401 (registered in worker)
-    deliver_notification,
-    prune_notification_deliveries,
-    sweep_notifications,
-)
 from store.outbox import prune
 
 log = logging.getLogger("slothold.jobs")

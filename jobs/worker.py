@@ -22,7 +22,7 @@ from redis.exceptions import RedisError
 from domain.ports import Clock
 from domain.services import Deps
 from domain.waitlist import promote_after_release
-from jobs import attendance, tasks, whatsapp
+from jobs import attendance, notify, tasks, whatsapp
 from jobs.relay import Relay, _sleep_unless
 from providers.channels import make_channels
 from providers.factory import make_provider
@@ -36,7 +36,7 @@ from store.uow import PgUnitOfWork
 log = logging.getLogger("slothold.worker")
 
 FUNCTIONS = [tasks.expire_hold, tasks.remind_hold, tasks.cancel_charge, tasks.deliver_webhook,
-             tasks.deliver_notification, tasks.refund_payment]
+             notify.deliver_notification, tasks.refund_payment]
 
 
 def cron_jobs(settings: Settings) -> list[Any]:
@@ -47,8 +47,8 @@ def cron_jobs(settings: Settings) -> list[Any]:
         cron(attendance.remind_appointments, second={10}, unique=True, timeout=120),
         cron(tasks.prune_retained, minute={7}, second={45}, unique=True, timeout=600),
         cron(tasks.poll_verifying_charges, second=_every(settings.poll_seconds, offset=5), unique=True, timeout=60),
-        cron(tasks.sweep_notifications, second={20, 50}, unique=True, timeout=120),
-        cron(tasks.prune_notification_deliveries, minute={47}, second={5}, unique=True, timeout=600),
+        cron(notify.sweep_notifications, second={20, 50}, unique=True, timeout=120),
+        cron(notify.prune_notification_deliveries, minute={47}, second={5}, unique=True, timeout=600),
         cron(tasks.sweep_webhooks, second={25, 55}, unique=True, timeout=60),
         cron(tasks.prune_webhook_deliveries, minute={37}, second={35}, unique=True, timeout=600),
         cron(tasks.sweep_refunds, second={30}, unique=True, timeout=60),

@@ -208,4 +208,4 @@ class PgWebhooks:
                      next_at: datetime | None) -> bool:
         done = await self._pool.execute(_RECORD, claimed.id, claimed.attempts, status, next_at,
                                         attempt.status_code, attempt.latency_ms, attempt.error, now)
-        return done.endswith(" 1")
+        return bool(done.endswith(" 1"))
