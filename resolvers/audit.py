@@ -9,7 +9,6 @@ import strawberry
 
 from domain import audit_reports
 from domain.access import Action
-from domain.errors import DomainError
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
 from schema.audit import (
@@ -20,7 +19,6 @@ from schema.audit import (
     HoldConversion,
     HoldConversionResult,
 )
-from schema.errors import error_from_domain
 from store.audit_reports import PgAuditReports
 
 From = Annotated[datetime, strawberry.argument(name="from", description="Start of the range (with a UTC offset).")]
@@ -35,13 +33,10 @@ class AuditQuery:
                       "sold. E.g. \"what share of CART holds became sold last week\".")
     async def hold_conversion(self, info: Info, unit_id: strawberry.ID, from_: From, to: To,
                               hold_type: HoldType = None) -> HoldConversionResult:
-        try:
-            uid = parse_id(unit_id, "unitId")
-            unit = await authorize_unit(info.context, uid, Action.READ)
-            counts = await audit_reports.hold_conversion(PgAuditReports(info.context.access.pool), unit, from_,
-                                                         to, hold_type)
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        uid = parse_id(unit_id, "unitId")
+        unit = await authorize_unit(info.context, uid, Action.READ)
+        counts = await audit_reports.hold_conversion(PgAuditReports(info.context.access.pool), unit, from_, to,
+                                                     hold_type)
         return HoldConversion.from_domain(str(uid), from_, to, hold_type, counts)
 
     @strawberry.field(description="Staff: the unit's holds born, sales, moves, expirations, no-shows and "
@@ -49,12 +44,9 @@ class AuditQuery:
     async def audit_periods(self, info: Info, unit_id: strawberry.ID, from_: From, to: To,
                             bucket: AuditBucket = audit_reports.AuditBucket.DAY,
                             hold_type: HoldType = None) -> AuditPeriodsResult:
-        try:
-            uid = parse_id(unit_id, "unitId")
-            unit = await authorize_unit(info.context, uid, Action.READ)
-            periods = await audit_reports.audit_periods(PgAuditReports(info.context.access.pool), unit, from_, to,
-                                                        bucket, hold_type)
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        uid = parse_id(unit_id, "unitId")
+        unit = await authorize_unit(info.context, uid, Action.READ)
+        periods = await audit_reports.audit_periods(PgAuditReports(info.context.access.pool), unit, from_, to,
+                                                    bucket, hold_type)
         return AuditPeriods(unit_id=strawberry.ID(str(uid)), time_zone=unit.timezone, bucket=bucket,
                             hold_type=hold_type, periods=[AuditPeriod.from_domain(p) for p in periods])

@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 import strawberry
 
 from domain import login
 from domain.access import Action, Forbidden
-from domain.errors import DomainError
+from domain.errors import ErrorCode
 from domain.errors import InvalidInput as DomainInvalidInput
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit, signed_in
-from schema.errors import Error, InvalidInput, NotFound, error_from_domain
-
-
-@strawberry.type(description="Too many codes asked for, or too many wrong codes: wait, then ask for a new code.")
-class TooManyAttempts(Error):
-    pass
-
-
-@strawberry.type(description="The code is wrong, already used or expired.")
-class WrongCode(Error):
-    pass
+from schema.errors import InvalidInput, NotFound, TooManyAttempts, WrongCode
 
 
 @strawberry.type(description="A one-time code is on its way (to WhatsApp or e-mail).")
@@ -68,17 +57,6 @@ SessionResult = Annotated[CustomerSession | InvalidInput | NotFound | TooManyAtt
                           strawberry.union("CustomerSessionResult")]
 
 
-async def _run(call: Callable[[], Awaitable[Any]]) -> Any:
-    try:
-        return await call()
-    except login.TooManyAttempts as e:
-        return TooManyAttempts(code=e.code, message=e.message)
-    except login.WrongCode as e:
-        return WrongCode(code=e.code, message=e.message)
-    except DomainError as e:
-        return error_from_domain(e)
-
-
 def _id(value: object | None) -> strawberry.ID | None:
     return strawberry.ID(str(value)) if value is not None else None
 
@@ -89,24 +67,20 @@ class AuthMutation:
                          "to the e-mail (one of them). At most 3 codes per address per 15 minutes.")
     async def request_login_code(self, info: Info, unit_id: strawberry.ID, phone: str | None = None,
                                  email: str | None = None) -> CodeResult:
-        async def call() -> LoginCodeSent:
-            uid = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.PUBLIC)
-            sent = await login.request_code(info.context.deps, info.context.access, uid, phone, email)
-            return LoginCodeSent(channel=sent.channel, expires_at=sent.expires_at)
-        return await _run(call)
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.PUBLIC)
+        sent = await login.request_code(info.context.deps, info.context.access, uid, phone, email)
+        return LoginCodeSent(channel=sent.channel, expires_at=sent.expires_at)
 
     @strawberry.mutation(description="Customers: exchange the code for a session token (valid 30 days). Five wrong "
                          "codes close the code.")
     async def verify_login_code(self, info: Info, unit_id: strawberry.ID, code: str, phone: str | None = None,
                                 email: str | None = None) -> SessionResult:
-        async def call() -> CustomerSession:
-            uid = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.PUBLIC)
-            s = await login.verify_code(info.context.deps, info.context.access, uid, phone, email, code)
-            return CustomerSession(token=s.token, customer_id=strawberry.ID(str(s.customer_id)),
-                                   expires_at=s.expires_at)
-        return await _run(call)
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.PUBLIC)
+        s = await login.verify_code(info.context.deps, info.context.access, uid, phone, email, code)
+        return CustomerSession(token=s.token, customer_id=strawberry.ID(str(s.customer_id)),
+                               expires_at=s.expires_at)
 
     @strawberry.mutation(description="Customers: end this session (its token stops working).")
     async def sign_out(self, info: Info) -> bool:
@@ -136,7 +110,7 @@ class AuthQuery:
         if p.kind not in ("staff", "system"):
             raise Forbidden("sandbox messages are for staff (of the units they were sent from) and the system")
         if info.context.sandbox_pay is None:
-            raise DomainInvalidInput("to", "the sandbox is not the configured provider", code="not_sandbox")
+            raise DomainInvalidInput("to", "the sandbox is not the configured provider", code=ErrorCode.NOT_SANDBOX)
         rows = await info.context.access.pool.fetch(
             "SELECT o.payload, o.created_at FROM outbox o JOIN units u ON u.id = o.unit_id "
             "JOIN organizations g ON g.id = u.organization_id WHERE o.topic = 'notification' "

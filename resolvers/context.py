@@ -10,7 +10,7 @@ import strawberry
 from strawberry.types import Info as StrawberryInfo
 
 from domain.access import ANONYMOUS, Principal, Unauthenticated
-from domain.errors import InvalidInput
+from domain.errors import ErrorCode, InvalidInput
 from domain.services import Deps
 
 
@@ -61,7 +61,7 @@ class Context:
         header = self.headers.get("idempotency-key")
         if argument is not None and header is not None and argument != header:
             raise InvalidInput("idempotencyKey", "the Idempotency-Key header and the idempotencyKey argument "
-                               "differ", code="idempotency_key_mismatch")
+                               "differ", code=ErrorCode.IDEMPOTENCY_KEY_MISMATCH)
         return argument if argument is not None else header
 
 
@@ -74,4 +74,4 @@ def parse_id(value: strawberry.ID | str, field_name: str) -> UUID:
         return UUID(str(value))
     except ValueError:
         raise InvalidInput(field_name, f"{field_name} is not a valid id: {str(value)[:60]!r}",
-                           code="invalid_id") from None
+                           code=ErrorCode.INVALID_ID) from None

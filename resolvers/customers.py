@@ -7,12 +7,11 @@ from typing import Annotated
 import strawberry
 
 from domain import fraud
-from domain.errors import DomainError
 from resolvers.context import Info, parse_id
 from resolvers.mutations import CustomerInput
 from resolvers.permissions import authorize_unit
 from schema.customers import Customer, CustomerBlacklistPayload
-from schema.errors import InvalidInput, NotFound, error_from_domain
+from schema.errors import InvalidInput, NotFound
 
 BlacklistResult = Annotated[CustomerBlacklistPayload | InvalidInput | NotFound,
                             strawberry.union("CustomerBlacklistResult")]
@@ -24,11 +23,8 @@ class CustomerMutation:
                          "waitlists) or take them off it. Applies to every record with the CPF or phone.")
     async def set_customer_blacklisted(self, info: Info, unit_id: strawberry.ID, customer: CustomerInput,
                                        blacklisted: bool, reason: str | None = None) -> BlacklistResult:
-        try:
-            uid = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, "manage")
-            records = await fraud.set_blacklisted(info.context.deps, uid, customer.to_domain(), blacklisted, reason,
-                                                  actor=info.context.principal.key)
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, "manage")
+        records = await fraud.set_blacklisted(info.context.deps, uid, customer.to_domain(), blacklisted, reason,
+                                              actor=info.context.principal.key)
         return CustomerBlacklistPayload(customers=[Customer.from_row(r) for r in records])

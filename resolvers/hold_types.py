@@ -9,10 +9,9 @@ import strawberry
 
 from domain import hold_types as dh
 from domain.access import Action, Forbidden
-from domain.errors import DomainError
 from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_unit
-from schema.errors import InvalidInput, NotFound, error_from_domain
+from schema.errors import InvalidInput, NotFound
 from schema.hold_types import HoldTypeDefinition, HoldTypeFieldsInput, HoldTypeList, HoldTypeScope
 from store.hold_types import change_layer
 
@@ -41,12 +40,9 @@ class HoldTypeQuery:
     @strawberry.field(description="The hold types the unit's organization may use, merged organization → tenant → "
                       "platform: names, rules and display colours (for legends).")
     async def hold_types(self, info: Info, unit_id: strawberry.ID) -> HoldTypesResult:
-        try:
-            uid = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.PUBLIC)
-            return await _catalog(info.context, uid)
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.PUBLIC)
+        return await _catalog(info.context, uid)
 
 
 @strawberry.type
@@ -57,13 +53,10 @@ class HoldTypeMutation:
                          "apply it within 5 s.")
     async def define_hold_type(self, info: Info, unit_id: strawberry.ID, scope: HoldTypeScope, name: str,
                                fields: HoldTypeFieldsInput) -> HoldTypeResult:
-        try:
-            uid, level = await _configure(info.context, unit_id, scope)
-            await change_layer(info.context.access.pool, uid, level, name,
-                               dh.definition_edit(name, fields.changes()), dh.layers_check(name))
-            listed = await _catalog(info.context, uid)
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        uid, level = await _configure(info.context, unit_id, scope)
+        await change_layer(info.context.access.pool, uid, level, name, dh.definition_edit(name, fields.changes()),
+                           dh.layers_check(name))
+        listed = await _catalog(info.context, uid)
         return next(h for h in listed.hold_types if h.name == name)
 
     @strawberry.mutation(description="Owner: remove the organization's (or tenant's) definition of a hold type; what "
@@ -71,10 +64,7 @@ class HoldTypeMutation:
                          "vanish (hold_type_in_use).")
     async def remove_hold_type(self, info: Info, unit_id: strawberry.ID, scope: HoldTypeScope, name: str
                                ) -> HoldTypesResult:
-        try:
-            uid, level = await _configure(info.context, unit_id, scope)
-            await change_layer(info.context.access.pool, uid, level, name, dh.removal_edit(name, level),
-                               dh.layers_check(name))
-            return await _catalog(info.context, uid)
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        uid, level = await _configure(info.context, unit_id, scope)
+        await change_layer(info.context.access.pool, uid, level, name, dh.removal_edit(name, level),
+                           dh.layers_check(name))
+        return await _catalog(info.context, uid)

@@ -9,7 +9,6 @@ import strawberry
 
 from domain import lifecycle, queries
 from domain.access import Action
-from domain.errors import DomainError
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_booking, booking_customer
 from schema.errors import (
@@ -25,7 +24,6 @@ from schema.errors import (
     NotFound,
     PaymentUnavailable,
     SlotTaken,
-    error_from_domain,
 )
 from schema.payments import Charge
 from schema.types import Booking, BookingPayload
@@ -57,20 +55,17 @@ class LifecycleMutation:
                          "their own bookings; staff anyone, without the minimum advance.")
     async def reschedule(self, info: Info, booking_id: strawberry.ID, input: RescheduleInput,
                          idempotency_key: str | None = None) -> RescheduleResult:
-        try:
-            deps = info.context.deps
-            old = await authorize_booking(info.context, parse_id(booking_id, "bookingId"), Action.BOOK)
-            identity = booking_customer(info.context, old, await queries.customer_identity(deps, old))
-            staff = info.context.principal.is_staff
-            await limit_holds(info, None if staff else identity)
-            cmd = lifecycle.RescheduleCommand(
-                booking_id=old.id, starts_at=input.starts_at, ends_at=input.ends_at,
-                resource_ids=tuple(parse_id(r, "resourceIds") for r in input.resource_ids)
-                if input.resource_ids is not None else None,
-                quantity=input.quantity, actor=info.context.principal.actor, staff=staff, customer=identity,
-                idempotency_key=info.context.idempotency_key(idempotency_key))
-            r = await lifecycle.reschedule(deps, cmd)
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        deps = info.context.deps
+        old = await authorize_booking(info.context, parse_id(booking_id, "bookingId"), Action.BOOK)
+        identity = booking_customer(info.context, old, await queries.customer_identity(deps, old))
+        staff = info.context.principal.is_staff
+        await limit_holds(info, None if staff else identity)
+        cmd = lifecycle.RescheduleCommand(
+            booking_id=old.id, starts_at=input.starts_at, ends_at=input.ends_at,
+            resource_ids=tuple(parse_id(r, "resourceIds") for r in input.resource_ids)
+            if input.resource_ids is not None else None,
+            quantity=input.quantity, actor=info.context.principal.actor, staff=staff, customer=identity,
+            idempotency_key=info.context.idempotency_key(idempotency_key))
+        r = await lifecycle.reschedule(deps, cmd)
         return BookingPayload(booking=Booking.from_domain(r.booking), replayed=r.replayed,
                               charge=Charge.from_domain(r.charge, info.context.qr) if r.charge else None)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 import strawberry
 
 from domain import services
 from domain.access import Action
 from domain.customers import CustomerIdentity
-from domain.errors import DomainError
+from domain.errors import ErrorCode
 from domain.errors import InvalidInput as DomainInvalidInput
 from domain.services import BookingResult, ChangeCommand, CounterCommand, HoldCommand
 from resolvers.context import Context, Info, parse_id
@@ -28,7 +27,6 @@ from schema.errors import (
     InvalidTransition,
     NotFound,
     SlotTaken,
-    error_from_domain,
 )
 from schema.types import Booking, BookingPayload
 from slothold.limits import limit_holds
@@ -85,12 +83,7 @@ class CounterBookingInput:
     service_id: strawberry.ID | None = None
 
 
-async def _result(call: Callable[[], Awaitable[BookingResult]]) -> Any:
-    """Run a use case; a refusal becomes its schema error type."""
-    try:
-        result = await call()
-    except DomainError as e:
-        return error_from_domain(e)
+def _payload(result: BookingResult) -> BookingPayload:
     return BookingPayload(booking=Booking.from_domain(result.booking), replayed=result.replayed)
 
 
@@ -100,7 +93,8 @@ def _hold_command(info: Info, i: HoldInput | CounterBookingInput, key: str | Non
                     if i.resource_ids is not None else None)
     channel = "counter" if counter else getattr(i, "channel", "api")
     if not counter and channel == "counter":
-        raise DomainInvalidInput("channel", "the counter channel is for counterBooking", code="invalid_channel")
+        raise DomainInvalidInput("channel", "the counter channel is for counterBooking",
+                                 code=ErrorCode.INVALID_CHANNEL)
     command = CounterCommand if counter else HoldCommand
     return command(
         unit_id=parse_id(i.unit_id, "unitId"), starts_at=i.starts_at, ends_at=i.ends_at,
@@ -138,43 +132,28 @@ class Mutation:
     @strawberry.mutation(description="Hold a slot for a customer until its deadline (SPEC §6). Customers (a session "
                          "from verifyLoginCode) hold for themselves; staff and integrators with 'book' for anyone.")
     async def hold(self, info: Info, input: HoldInput, idempotency_key: str | None = None) -> HoldResult:
-        return await _result(lambda: _authorized_hold(info, input, idempotency_key, False))
+        return _payload(await _authorized_hold(info, input, idempotency_key, False))
 
     @strawberry.mutation(description="Book at the counter: confirmed at once, no payment (SPEC §11). Staff.")
     async def counter_booking(
         self, info: Info, input: CounterBookingInput, idempotency_key: str | None = None
     ) -> HoldResult:
-        return await _result(lambda: _authorized_hold(info, input, idempotency_key, True))
+        return _payload(await _authorized_hold(info, input, idempotency_key, True))
 
     @strawberry.mutation(description="Cancel a booking; its slot is free at once. Customers cancel their own.")
     async def cancel(self, info: Info, booking_id: strawberry.ID, reason: str | None = None,
                      idempotency_key: str | None = None) -> ChangeResult:
-        deps = info.context.deps
-
-        async def call() -> BookingResult:
-            return await services.cancel(deps, await _change(info, booking_id, Action.BOOK, reason, idempotency_key))
-        return await _result(call)
+        cmd = await _change(info, booking_id, Action.BOOK, reason, idempotency_key)
+        return _payload(await services.cancel(info.context.deps, cmd))
 
     @strawberry.mutation(description="Managers drop a hold (\"Derrubar hold\"), with a reason.")
     async def drop(self, info: Info, booking_id: strawberry.ID, reason: str) -> ChangeResult:
-        deps = info.context.deps
-
-        async def call() -> BookingResult:
-            return await services.drop(deps, await _change(info, booking_id, Action.DROP, reason))
-        return await _result(call)
+        return _payload(await services.drop(info.context.deps, await _change(info, booking_id, Action.DROP, reason)))
 
     @strawberry.mutation(description="Staff: the customer arrived.")
     async def check_in(self, info: Info, booking_id: strawberry.ID) -> ChangeResult:
-        deps = info.context.deps
-
-        async def call() -> BookingResult:
-            return await services.check_in(deps, await _change(info, booking_id, Action.COUNTER))
-        return await _result(call)
+        return _payload(await services.check_in(info.context.deps, await _change(info, booking_id, Action.COUNTER)))
 
     @strawberry.mutation(description="Staff: the customer was attended.")
     async def complete(self, info: Info, booking_id: strawberry.ID) -> ChangeResult:
-        deps = info.context.deps
-
-        async def call() -> BookingResult:
-            return await services.complete(deps, await _change(info, booking_id, Action.COUNTER))
-        return await _result(call)
+        return _payload(await services.complete(info.context.deps, await _change(info, booking_id, Action.COUNTER)))

@@ -6,11 +6,9 @@ import strawberry
 
 from domain import attendance
 from domain.access import Action
-from domain.errors import DomainError
 from resolvers.context import Info, parse_id
 from resolvers.mutations import ChangeResult
 from resolvers.permissions import authorize_booking
-from schema.errors import error_from_domain
 from schema.types import Booking, BookingPayload
 
 
@@ -20,10 +18,7 @@ class NoShowMutation:
                          "booking becomes NO_SHOW, its resources are freed and its \"Possível falta\" queue item is "
                          "resolved.")
     async def mark_no_show(self, info: Info, booking_id: strawberry.ID) -> ChangeResult:
-        try:
-            bid = parse_id(booking_id, "bookingId")
-            await authorize_booking(info.context, bid, Action.COUNTER)
-            result = await attendance.mark_no_show(info.context.deps, bid, "staff")
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        bid = parse_id(booking_id, "bookingId")
+        await authorize_booking(info.context, bid, Action.COUNTER)
+        result = await attendance.mark_no_show(info.context.deps, bid, "staff")
         return BookingPayload(booking=Booking.from_domain(result.booking), replayed=False)

@@ -14,11 +14,10 @@ from uuid import UUID
 import strawberry
 
 from domain.access import Action
-from domain.errors import DomainError, InvalidInput
+from domain.errors import ErrorCode, InvalidInput
 from resolvers.context import Context, Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.permissions import authorize_unit, signed_in
-from resolvers.subscriptions import _refuse
 from slothold.limits import page_description, page_size
 from store import notifications as store
 
@@ -63,7 +62,7 @@ async def _whose(context: Context, unit_id: strawberry.ID | None) -> tuple[UUID 
         return None, uid
     p = context.principal
     if not p.is_customer or p.customer_id is None:
-        raise InvalidInput("unitId", "name the unit whose staff notifications you read", code="unit_required")
+        raise InvalidInput("unitId", "name the unit whose staff notifications you read", code=ErrorCode.UNIT_REQUIRED)
     return p.customer_id, None
 
 
@@ -95,7 +94,7 @@ class NotificationMutation:
     ) -> list[strawberry.ID]:
         customer, unit = await _whose(info.context, unit_id)
         if len(ids) > 500:
-            raise InvalidInput("ids", "at most 500 ids at a time", code="too_many_ids")
+            raise InvalidInput("ids", "at most 500 ids at a time", code=ErrorCode.TOO_MANY_IDS)
         wanted = [parse_id(i, "ids") for i in ids]
         done = await store.mark_read(_pool(info.context), wanted, info.context.deps.clock.now(),
                                      customer_id=customer, unit_id=unit)
@@ -109,14 +108,11 @@ class NotificationSubscription:
     async def notification_added(
         self, info: Info, unit_id: strawberry.ID | None = None, since: int | None = None,
     ) -> AsyncGenerator[NotificationAdded, None]:
-        try:
-            customer, unit = await _whose(info.context, unit_id)
-            if customer is not None:
-                unit = info.context.principal.unit_id
-                if unit is None:
-                    raise InvalidInput("unitId", "this session belongs to no unit", code="unit_required")
-        except DomainError as e:
-            raise _refuse(e) from None
+        customer, unit = await _whose(info.context, unit_id)
+        if customer is not None:
+            unit = info.context.principal.unit_id
+            if unit is None:
+                raise InvalidInput("unitId", "this session belongs to no unit", code=ErrorCode.UNIT_REQUIRED)
         mine = str(customer) if customer is not None else None
         assert unit is not None
         async for event in unit_events(info.context.deps, info.context.hub, unit, since):

@@ -101,4 +101,4 @@ async def authorize_row(context: Context, table: str, row_id: UUID, action: Acti
     if principal.is_customer and principal.tenant_id == unit.tenant_id:
         own = await context.access.is_same_person(principal, row["customer_id"])
     authorize(principal, act, unit.tenant_id, unit.id, own_booking=own)
-    return unit.id  # type: ignore[no-any-return]
+    return unit.id

@@ -9,10 +9,9 @@ import strawberry
 
 from domain import queries
 from domain.access import Action
-from domain.errors import DomainError
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_booking, authorize_unit
-from schema.errors import InvalidInput, NotFound, error_from_domain
+from schema.errors import InvalidInput, NotFound
 from schema.types import BookableSlot, BookableSlots, Booking, Grid, GridRow, Resource, Unit
 from slothold.limits import page_description, page_size
 
@@ -26,34 +25,24 @@ BookableSlotsResult = Annotated[BookableSlots | NotFound | InvalidInput, strawbe
 class Query:
     @strawberry.field(description="A unit with its parameters, opening hours and resources.")
     async def unit(self, info: Info, id: strawberry.ID) -> UnitResult:
-        try:
-            uid = parse_id(id, "id")
-            await authorize_unit(info.context, uid, Action.PUBLIC)
-            unit, resources = await queries.unit_with_resources(info.context.deps, uid)
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        uid = parse_id(id, "id")
+        await authorize_unit(info.context, uid, Action.PUBLIC)
+        unit, resources = await queries.unit_with_resources(info.context.deps, uid)
         return Unit.from_domain(unit, resources)
 
     @strawberry.field(description="One booking as it is now.")
     async def booking(self, info: Info, id: strawberry.ID) -> BookingResult:
-        try:
-            b = await authorize_booking(info.context, parse_id(id, "id"), Action.READ)
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
-        return Booking.from_domain(b)
+        return Booking.from_domain(await authorize_booking(info.context, parse_id(id, "id"), Action.READ))
 
     @strawberry.field(description="Staff grid: every slot of the unit's resources over [from, to) with its state.")
     async def availability_grid(
         self, info: Info, unit_id: strawberry.ID, from_: Annotated[datetime, strawberry.argument(name="from")],
         to: datetime, resource_ids: list[strawberry.ID] | None = None,
     ) -> GridResult:
-        try:
-            ids = [parse_id(r, "resourceIds") for r in resource_ids] if resource_ids is not None else None
-            uid = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.READ)
-            unit, rows = await queries.availability_grid(info.context.deps, uid, from_, to, ids)
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        ids = [parse_id(r, "resourceIds") for r in resource_ids] if resource_ids is not None else None
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.READ)
+        unit, rows = await queries.availability_grid(info.context.deps, uid, from_, to, ids)
         return Grid(
             unit_id=strawberry.ID(str(unit.id)), starts_at=from_, ends_at=to, slot_minutes=unit.params.slot_minutes,
             rows=[GridRow(resource=Resource.from_domain(r), rows=window_rows, hold_types=unit.hold_types)
@@ -67,14 +56,11 @@ class Query:
         to: datetime, resource_id: strawberry.ID | None = None, slots: int = 1, quantity: int = 1,
         first: Annotated[int, strawberry.argument(description=page_description(500) + " The earliest first.")] = 500,
     ) -> BookableSlotsResult:
-        try:
-            limit = page_size(first)
-            uid = parse_id(unit_id, "unitId")
-            rid = parse_id(resource_id, "resourceId") if resource_id is not None else None
-            await authorize_unit(info.context, uid, Action.PUBLIC)
-            found = await queries.bookable(info.context.deps, uid, from_, to, rid, slots, quantity)
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        limit = page_size(first)
+        uid = parse_id(unit_id, "unitId")
+        rid = parse_id(resource_id, "resourceId") if resource_id is not None else None
+        await authorize_unit(info.context, uid, Action.PUBLIC)
+        found = await queries.bookable(info.context.deps, uid, from_, to, rid, slots, quantity)
         return BookableSlots(
             unit_id=strawberry.ID(str(uid)),
             slots=[BookableSlot(resource_id=strawberry.ID(str(o.resource_id)), starts_at=o.starts_at,

@@ -3,7 +3,6 @@ block and unblock — many seats at once, all or nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -11,7 +10,7 @@ import strawberry
 
 from domain import seatmaps
 from domain.access import Action
-from domain.errors import DomainError, SeatsUnavailable
+from domain.errors import DomainError
 from resolvers.context import Context, Info, parse_id
 from resolvers.mutations import CustomerInput
 from resolvers.permissions import authorize_unit, customer_for
@@ -22,7 +21,6 @@ from schema.errors import (
     InvalidInput,
     InvalidTransition,
     NotFound,
-    error_from_domain,
 )
 from schema.seatmaps import SeatBookingsPayload, SeatEvent, SeatMap, SeatMapInput, SeatMapView, SeatsChanged
 from schema.seatmaps import SeatsUnavailable as SeatsUnavailableType
@@ -60,15 +58,6 @@ class SellSeatsInput:
     hold_type: str | None = None
 
 
-async def _run(call: Callable[[], Awaitable[Any]]) -> Any:
-    try:
-        return await call()
-    except SeatsUnavailable as e:
-        return SeatsUnavailableType.from_domain(e)
-    except DomainError as e:
-        return error_from_domain(e)
-
-
 async def _command(ctx: Context, event_id: strawberry.ID, seat_ids: list[strawberry.ID], action: Action,
                    **extra: Any) -> seatmaps.SeatCommand:
     eid = parse_id(event_id, "eventId")
@@ -90,18 +79,16 @@ class SeatMapQuery:
     @strawberry.field(description="An event's seat map with every seat's state now (ACTIVE, LOCKED, SOLD, BLOCKED), "
                       "hold types and display colours. Public; booking ids only for staff and 'read' integrators.")
     async def seat_map(self, info: Info, event_id: strawberry.ID) -> SeatMapViewResult:
-        async def call() -> SeatMapView:
-            ctx = info.context
-            eid = parse_id(event_id, "eventId")
-            unit = await authorize_unit(ctx, await seatmaps.event_unit(ctx.deps, eid), Action.PUBLIC)
-            try:
-                await authorize_unit(ctx, unit.id, Action.READ)
-                staff = not ctx.principal.is_customer
-            except DomainError:
-                staff = False
-            view = await seatmaps.seat_map_view(ctx.deps, eid)
-            return SeatMapView.from_domain(view, unit.hold_types, staff)
-        return await _run(call)  # type: ignore[no-any-return]
+        ctx = info.context
+        eid = parse_id(event_id, "eventId")
+        unit = await authorize_unit(ctx, await seatmaps.event_unit(ctx.deps, eid), Action.PUBLIC)
+        try:
+            await authorize_unit(ctx, unit.id, Action.READ)
+            staff = not ctx.principal.is_customer
+        except DomainError:
+            staff = False
+        view = await seatmaps.seat_map_view(ctx.deps, eid)
+        return SeatMapView.from_domain(view, unit.hold_types, staff)
 
     @strawberry.field(description="The unit's seat events that are not over, soonest first (at most 500).")
     async def seat_events(self, info: Info, unit_id: strawberry.ID) -> list[SeatEvent]:
@@ -115,79 +102,63 @@ class SeatMapMutation:
     @strawberry.mutation(description="Owner: draw a seat map (sections → rows → seat labels). Its seats are exclusive "
                          "resources of the unit, off the slot grid.")
     async def create_seat_map(self, info: Info, input: SeatMapInput) -> SeatMapResult:
-        async def call() -> SeatMap:
-            uid = parse_id(input.unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.CONFIGURE)
-            return SeatMap.from_domain(await seatmaps.create_seat_map(info.context.deps, uid, input.name,
-                                                                      input.specs()))
-        return await _run(call)  # type: ignore[no-any-return]
+        uid = parse_id(input.unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.CONFIGURE)
+        return SeatMap.from_domain(await seatmaps.create_seat_map(info.context.deps, uid, input.name,
+                                                                  input.specs()))
 
     @strawberry.mutation(description="Owner: an event (a performance) of a seat map over [startsAt, endsAt).")
     async def create_seat_event(self, info: Info, seat_map_id: strawberry.ID, name: str, starts_at: datetime,
                                 ends_at: datetime) -> SeatEventResult:
-        async def call() -> SeatEvent:
-            mid = parse_id(seat_map_id, "seatMapId")
-            await authorize_unit(info.context, await seatmaps.seat_map_unit(info.context.deps, mid), Action.CONFIGURE)
-            return SeatEvent.from_domain(await seatmaps.create_event(info.context.deps, mid, name, starts_at,
-                                                                     ends_at))
-        return await _run(call)  # type: ignore[no-any-return]
+        mid = parse_id(seat_map_id, "seatMapId")
+        await authorize_unit(info.context, await seatmaps.seat_map_unit(info.context.deps, mid), Action.CONFIGURE)
+        return SeatEvent.from_domain(await seatmaps.create_event(info.context.deps, mid, name, starts_at,
+                                                                 ends_at))
 
     @strawberry.mutation(description="ACTIVE → LOCKED: hold seats for a customer until the hold type's deadline (all "
                          "or nothing; SeatsUnavailable names the seats that were not free). Customers lock for "
                          "themselves.")
     async def lock_seats(self, info: Info, input: LockSeatsInput, idempotency_key: str | None = None
                          ) -> LockSeatsResult:
-        async def call() -> BookingPayload:
-            ctx = info.context
-            cmd = await _command(ctx, input.event_id, input.seat_ids, Action.BOOK, hold_type=input.hold_type,
-                                 customer=customer_for(ctx, input.customer.for_caller(ctx) if input.customer else None),
-                                 channel=input.channel, idempotency_key=ctx.idempotency_key(idempotency_key))
-            r = await seatmaps.lock_seats(ctx.deps, cmd)
-            return BookingPayload(booking=Booking.from_domain(r.booking), replayed=r.replayed)
-        return await _run(call)  # type: ignore[no-any-return]
+        ctx = info.context
+        cmd = await _command(ctx, input.event_id, input.seat_ids, Action.BOOK, hold_type=input.hold_type,
+                             customer=customer_for(ctx, input.customer.for_caller(ctx) if input.customer else None),
+                             channel=input.channel, idempotency_key=ctx.idempotency_key(idempotency_key))
+        r = await seatmaps.lock_seats(ctx.deps, cmd)
+        return BookingPayload(booking=Booking.from_domain(r.booking), replayed=r.replayed)
 
     @strawberry.mutation(description="Staff: → SOLD. Free seats become one sale; locked seats' bookings are confirmed "
                          "(whole bookings). All or nothing.")
     async def sell_seats(self, info: Info, input: SellSeatsInput, idempotency_key: str | None = None
                          ) -> SeatBookingsResult:
-        async def call() -> SeatBookingsPayload:
-            ctx = info.context
-            cmd = await _command(ctx, input.event_id, input.seat_ids, Action.COUNTER, hold_type=input.hold_type,
-                                 customer=input.customer.to_domain() if input.customer else None,
-                                 idempotency_key=ctx.idempotency_key(idempotency_key))
-            return _bookings(await seatmaps.sell_seats(ctx.deps, cmd))
-        return await _run(call)  # type: ignore[no-any-return]
+        ctx = info.context
+        cmd = await _command(ctx, input.event_id, input.seat_ids, Action.COUNTER, hold_type=input.hold_type,
+                             customer=input.customer.to_domain() if input.customer else None,
+                             idempotency_key=ctx.idempotency_key(idempotency_key))
+        return _bookings(await seatmaps.sell_seats(ctx.deps, cmd))
 
     @strawberry.mutation(description="LOCKED → ACTIVE: release seats (whole bookings; the hold type's releaseApi "
                          "decides who may). Customers unlock their own.")
     async def unlock_seats(self, info: Info, event_id: strawberry.ID, seat_ids: list[strawberry.ID]
                            ) -> SeatBookingsResult:
-        async def call() -> SeatBookingsPayload:
-            cmd = await _command(info.context, event_id, seat_ids, Action.BOOK)
-            return _bookings(await seatmaps.unlock_seats(info.context.deps, cmd))
-        return await _run(call)  # type: ignore[no-any-return]
+        cmd = await _command(info.context, event_id, seat_ids, Action.BOOK)
+        return _bookings(await seatmaps.unlock_seats(info.context.deps, cmd))
 
     @strawberry.mutation(description="Managers: SOLD → ACTIVE, the sale is cancelled (a paid one is refunded by the "
                          "accepted policy). Whole bookings, all or nothing.")
     async def revert_seat_sale(self, info: Info, event_id: strawberry.ID, seat_ids: list[strawberry.ID],
                                reason: str | None = None) -> SeatBookingsResult:
-        async def call() -> SeatBookingsPayload:
-            cmd = await _command(info.context, event_id, seat_ids, Action.DROP, reason=reason or "")
-            return _bookings(await seatmaps.revert_sale(info.context.deps, cmd))
-        return await _run(call)  # type: ignore[no-any-return]
+        cmd = await _command(info.context, event_id, seat_ids, Action.DROP, reason=reason or "")
+        return _bookings(await seatmaps.revert_sale(info.context.deps, cmd))
 
     @strawberry.mutation(description="Staff: ACTIVE → BLOCKED for the event (a broken seat), all or nothing.")
     async def block_seats(self, info: Info, event_id: strawberry.ID, seat_ids: list[strawberry.ID],
                           reason: str | None = None) -> SeatsChangedResult:
-        async def call() -> SeatsChanged:
-            cmd = await _command(info.context, event_id, seat_ids, Action.COUNTER, reason=reason or "")
-            return SeatsChanged(seats=await seatmaps.block_seats(info.context.deps, cmd))
-        return await _run(call)  # type: ignore[no-any-return]
+        cmd = await _command(info.context, event_id, seat_ids, Action.COUNTER, reason=reason or "")
+        return SeatsChanged(seats=await seatmaps.block_seats(info.context.deps, cmd))
 
     @strawberry.mutation(description="Staff: BLOCKED → ACTIVE for the event, all or nothing.")
     async def unblock_seats(self, info: Info, event_id: strawberry.ID, seat_ids: list[strawberry.ID]
                             ) -> SeatsChangedResult:
-        async def call() -> SeatsChanged:
-            cmd = await _command(info.context, event_id, seat_ids, Action.COUNTER)
-            return SeatsChanged(seats=await seatmaps.unblock_seats(info.context.deps, cmd))
-        return await _run(call)  # type: ignore[no-any-return]
+        cmd = await _command(info.context, event_id, seat_ids, Action.COUNTER)
+        return SeatsChanged(seats=await seatmaps.unblock_seats(info.context.deps, cmd))

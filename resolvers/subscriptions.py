@@ -9,23 +9,14 @@ from typing import Annotated
 from uuid import UUID
 
 import strawberry
-from graphql import GraphQLError
 
 from domain.access import Action
-from domain.errors import DomainError, InvalidInput, NotFound
+from domain.errors import ErrorCode, InvalidInput
 from domain.services import Deps, require_aware
 from resolvers.context import Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.permissions import authorize_booking, authorize_unit
 from schema.events import QueueChange, SlotChange
-
-
-def _refuse(e: DomainError) -> GraphQLError:
-    extensions: dict[str, object] = {"code": e.code}
-    if isinstance(e, InvalidInput | NotFound):
-        extensions["field"] = e.field
-    return GraphQLError(e.message, extensions=extensions)
-
 
 SLOT_TOPICS = frozenset({"slot_changed", "block_changed"})
 """Bookings' changes, and seat blocks (domain/seatmaps.py), both shown on the grid."""
@@ -61,15 +52,12 @@ class Subscription:
         self, info: Info, unit_id: strawberry.ID, from_: Annotated[datetime, strawberry.argument(name="from")],
         to: datetime, since: int | None = None,
     ) -> AsyncGenerator[SlotChange, None]:
-        try:
-            uid = parse_id(unit_id, "unitId")
-            require_aware(from_, "from")
-            require_aware(to, "to")
-            if to <= from_:
-                raise InvalidInput("to", "`to` must be after `from`", code="invalid_range")
-            await authorize_unit(info.context, uid, Action.READ)
-        except DomainError as e:
-            raise _refuse(e) from None
+        uid = parse_id(unit_id, "unitId")
+        require_aware(from_, "from")
+        require_aware(to, "to")
+        if to <= from_:
+            raise InvalidInput("to", "`to` must be after `from`", code=ErrorCode.INVALID_RANGE)
+        await authorize_unit(info.context, uid, Action.READ)
         start, end = from_.astimezone(UTC), to.astimezone(UTC)
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):
             if event.topic in SLOT_TOPICS and _overlaps(event.payload, start, end):
@@ -79,10 +67,7 @@ class Subscription:
     async def booking_changed(
         self, info: Info, booking_id: strawberry.ID, since: int | None = None
     ) -> AsyncGenerator[SlotChange, None]:
-        try:
-            booking = await authorize_booking(info.context, parse_id(booking_id, "bookingId"), Action.READ)
-        except DomainError as e:
-            raise _refuse(e) from None
+        booking = await authorize_booking(info.context, parse_id(booking_id, "bookingId"), Action.READ)
         wanted = str(booking.id)
         async for event in unit_events(info.context.deps, info.context.hub, booking.unit_id, since):
             if event.topic == "slot_changed" and event.payload.get("booking_id") == wanted:
@@ -92,11 +77,8 @@ class Subscription:
     async def queue_changed(
         self, info: Info, unit_id: strawberry.ID, since: int | None = None
     ) -> AsyncGenerator[QueueChange, None]:
-        try:
-            uid: UUID = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.READ)
-        except DomainError as e:
-            raise _refuse(e) from None
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.READ)
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):
             if event.topic == "queue_changed":
                 p = event.payload

@@ -8,11 +8,11 @@ import strawberry
 
 from domain import queries
 from domain.access import Action
-from domain.errors import DomainError, NotFound
+from domain.errors import NotFound
 from domain.unit_settings import checked_changes
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
-from schema.errors import InvalidInput, error_from_domain
+from schema.errors import InvalidInput
 from schema.errors import NotFound as NotFoundType
 from schema.types import Unit
 from store.unit_settings import update_parameters
@@ -63,13 +63,10 @@ class UnitSettingsMutation:
                          "numbers...). Other API processes apply them within 5 s.")
     async def update_unit_parameters(self, info: Info, unit_id: strawberry.ID, input: UnitParametersInput
                                      ) -> UnitSettingsResult:
-        try:
-            uid = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.CONFIGURE)
-            changes = checked_changes({_camel(k): v for k, v in vars(input).items()})
-            if not await update_parameters(info.context.access.pool, uid, changes):
-                raise NotFound("unit", uid, field="unitId")
-            unit, resources = await queries.unit_with_resources(info.context.deps, uid)
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.CONFIGURE)
+        changes = checked_changes({_camel(k): v for k, v in vars(input).items()})
+        if not await update_parameters(info.context.access.pool, uid, changes):
+            raise NotFound("unit", uid, field="unitId")
+        unit, resources = await queries.unit_with_resources(info.context.deps, uid)
         return Unit.from_domain(unit, resources)

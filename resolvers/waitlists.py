@@ -2,28 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 import strawberry
 
 from domain import waitlist
 from domain.access import Action, Forbidden
-from domain.errors import DomainError
+from domain.errors import ErrorCode
 from domain.errors import InvalidInput as DomainInvalidInput
 from resolvers.context import Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.mutations import CustomerInput
 from resolvers.permissions import authorize_row, authorize_unit, customer_for
-from resolvers.subscriptions import _refuse
 from schema.errors import (
     CooldownActive,
     CustomerBlacklisted,
     InvalidInput,
     InvalidTransition,
     NotFound,
-    error_from_domain,
 )
 from schema.types import Booking
 from schema.waitlists import CapacityWaitlistEntry, SlotWaitlistEntry, UnitWaitlists, WaitlistChange, WalkIn
@@ -37,13 +35,6 @@ ClaimResult = Annotated[Booking | InvalidInput | NotFound | InvalidTransition, s
 WalkInResult = Annotated[WalkIn | InvalidInput | NotFound, strawberry.union("WalkInResult")]
 
 
-async def _run(call: Callable[[], Awaitable[Any]]) -> Any:
-    try:
-        return await call()
-    except DomainError as e:
-        return error_from_domain(e)
-
-
 def _user(info: Info, given: str | None) -> str:
     """Who joins or claims a capacity waitlist: a signed-in customer is themselves (their customer id); staff and
     integrators name the user of their own system."""
@@ -55,7 +46,7 @@ def _user(info: Info, given: str | None) -> str:
         return mine
     if not given:
         raise DomainInvalidInput("user", "staff and integrators name the user (their system's id for the customer)",
-                                 code="user_required")
+                                 code=ErrorCode.USER_REQUIRED)
     return given
 
 
@@ -67,102 +58,82 @@ class WaitlistMutation:
         self, info: Info, unit_id: strawberry.ID, resource_id: strawberry.ID, starts_at: datetime, ends_at: datetime,
         customer: CustomerInput, service_id: strawberry.ID | None = None,
     ) -> SlotEntryResult:
-        async def call() -> SlotWaitlistEntry:
-            uid = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.BOOK)
-            row = await waitlist.join_slot_waitlist(
-                info.context.deps, uid, parse_id(resource_id, "resourceId"), starts_at,
-                ends_at, customer_for(info.context, customer.for_caller(info.context)),
-                parse_id(service_id, "serviceId") if service_id else None)
-            return SlotWaitlistEntry.from_row(row)
-        return await _run(call)  # type: ignore[no-any-return]
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.BOOK)
+        row = await waitlist.join_slot_waitlist(
+            info.context.deps, uid, parse_id(resource_id, "resourceId"), starts_at,
+            ends_at, customer_for(info.context, customer.for_caller(info.context)),
+            parse_id(service_id, "serviceId") if service_id else None)
+        return SlotWaitlistEntry.from_row(row)
 
     @strawberry.mutation(description="Join the FIFO line for places of a sold-out pooled resource (party size).")
     async def join_capacity_waitlist(
         self, info: Info, unit_id: strawberry.ID, resource_id: strawberry.ID, starts_at: datetime, ends_at: datetime,
         party_size: int, user: str | None = None, customer: CustomerInput | None = None,
     ) -> CapacityEntryResult:
-        async def call() -> CapacityWaitlistEntry:
-            uid = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.BOOK)
-            row = await waitlist.join_capacity_waitlist(
-                info.context.deps, uid, parse_id(resource_id, "resourceId"), starts_at,
-                ends_at, party_size, _user(info, user),
-                customer_for(info.context, customer.for_caller(info.context) if customer else None))
-            return CapacityWaitlistEntry.from_row(row)
-        return await _run(call)  # type: ignore[no-any-return]
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.BOOK)
+        row = await waitlist.join_capacity_waitlist(
+            info.context.deps, uid, parse_id(resource_id, "resourceId"), starts_at,
+            ends_at, party_size, _user(info, user),
+            customer_for(info.context, customer.for_caller(info.context) if customer else None))
+        return CapacityWaitlistEntry.from_row(row)
 
     @strawberry.mutation(description="Claim a capacity offer by its token (the same user who joined).")
     async def claim_waitlist_offer(self, info: Info, unit_id: strawberry.ID, token: str, user: str | None = None
                                    ) -> ClaimResult:
-        async def call() -> Booking:
-            uid = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.BOOK)
-            b = await waitlist.claim_capacity_offer(info.context.deps, uid, token, _user(info, user))
-            return Booking.from_domain(b)
-        return await _run(call)  # type: ignore[no-any-return]
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.BOOK)
+        b = await waitlist.claim_capacity_offer(info.context.deps, uid, token, _user(info, user))
+        return Booking.from_domain(b)
 
     @strawberry.mutation(description="Decline a capacity offer; the next in line is offered at once.")
     async def decline_waitlist_offer(self, info: Info, unit_id: strawberry.ID, token: str, user: str | None = None
                                      ) -> CapacityEntryResult:
-        async def call() -> CapacityWaitlistEntry:
-            uid = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.BOOK)
-            entry_id = await waitlist.decline_capacity_offer(info.context.deps, uid, token, _user(info, user))
-            return CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(info.context.deps, entry_id))
-        return await _run(call)  # type: ignore[no-any-return]
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.BOOK)
+        entry_id = await waitlist.decline_capacity_offer(info.context.deps, uid, token, _user(info, user))
+        return CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(info.context.deps, entry_id))
 
     @strawberry.mutation(description="Staff: add a walk-in party (name + phone) to an area's queue.")
     async def add_walk_in(self, info: Info, unit_id: strawberry.ID, area: str, name: str, phone: str,
                           party_size: int = 1) -> WalkInResult:
-        async def call() -> WalkIn:
-            uid = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.COUNTER)
-            row = await waitlist.add_walk_in(info.context.deps, uid, area, name, phone, party_size)
-            return WalkIn.from_row(row)
-        return await _run(call)  # type: ignore[no-any-return]
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.COUNTER)
+        row = await waitlist.add_walk_in(info.context.deps, uid, area, name, phone, party_size)
+        return WalkIn.from_row(row)
 
     @strawberry.mutation(description="Staff: offer a place to a walk-in party (a message with a claim token).")
     async def offer_walk_in(self, info: Info, entry_id: strawberry.ID) -> WalkInResult:
-        async def call() -> WalkIn:
-            eid = parse_id(entry_id, "entryId")
-            await authorize_row(info.context, "walkin_queue", eid, Action.COUNTER, "entryId")
-            return WalkIn.from_row(await waitlist.offer_walk_in(info.context.deps, eid))
-        return await _run(call)  # type: ignore[no-any-return]
+        eid = parse_id(entry_id, "entryId")
+        await authorize_row(info.context, "walkin_queue", eid, Action.COUNTER, "entryId")
+        return WalkIn.from_row(await waitlist.offer_walk_in(info.context.deps, eid))
 
     @strawberry.mutation(description="A walk-in party confirms with the token of its message (no account).")
     async def claim_walk_in(self, info: Info, unit_id: strawberry.ID, token: str) -> WalkInResult:
-        async def call() -> WalkIn:
-            row = await waitlist.claim_walk_in(info.context.deps, parse_id(unit_id, "unitId"), token)
-            return WalkIn.from_row(row)
-        return await _run(call)  # type: ignore[no-any-return]
+        row = await waitlist.claim_walk_in(info.context.deps, parse_id(unit_id, "unitId"), token)
+        return WalkIn.from_row(row)
 
     @strawberry.mutation(description="Staff: seat a walk-in party.")
     async def seat_walk_in(self, info: Info, entry_id: strawberry.ID) -> WalkInResult:
-        async def call() -> WalkIn:
-            eid = parse_id(entry_id, "entryId")
-            await authorize_row(info.context, "walkin_queue", eid, Action.COUNTER, "entryId")
-            return WalkIn.from_row(await waitlist.seat_walk_in(info.context.deps, eid))
-        return await _run(call)  # type: ignore[no-any-return]
+        eid = parse_id(entry_id, "entryId")
+        await authorize_row(info.context, "walkin_queue", eid, Action.COUNTER, "entryId")
+        return WalkIn.from_row(await waitlist.seat_walk_in(info.context.deps, eid))
 
 
 @strawberry.type
 class WaitlistQuery:
     @strawberry.field(description="A slot-waitlist entry with its place in line.")
     async def slot_waitlist_entry(self, info: Info, id: strawberry.ID) -> SlotEntryResult:
-        async def call() -> SlotWaitlistEntry:
-            eid = parse_id(id, "id")
-            await authorize_row(info.context, "slot_waitlist", eid, Action.READ, "id")
-            return SlotWaitlistEntry.from_row(await waitlist.slot_entry(info.context.deps, eid))
-        return await _run(call)  # type: ignore[no-any-return]
+        eid = parse_id(id, "id")
+        await authorize_row(info.context, "slot_waitlist", eid, Action.READ, "id")
+        return SlotWaitlistEntry.from_row(await waitlist.slot_entry(info.context.deps, eid))
 
     @strawberry.field(description="A capacity-waitlist entry with its place in line.")
     async def capacity_waitlist_entry(self, info: Info, id: strawberry.ID) -> CapacityEntryResult:
-        async def call() -> CapacityWaitlistEntry:
-            eid = parse_id(id, "id")
-            await authorize_row(info.context, "capacity_waitlist", eid, Action.READ, "id")
-            return CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(info.context.deps, eid))
-        return await _run(call)  # type: ignore[no-any-return]
+        eid = parse_id(id, "id")
+        await authorize_row(info.context, "capacity_waitlist", eid, Action.READ, "id")
+        return CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(info.context.deps, eid))
 
     @strawberry.field(description="Staff: the unit's slot waitlists and walk-in queue.")
     async def waitlists(
@@ -181,11 +152,8 @@ class WaitlistSubscription:
     @strawberry.subscription(description="Live changes of a unit's waitlists (joined, offered, closed...).")
     async def waitlist_changed(self, info: Info, unit_id: strawberry.ID, since: int | None = None
                                ) -> AsyncGenerator[WaitlistChange, None]:
-        try:
-            uid = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.READ)
-        except DomainError as e:
-            raise _refuse(e) from None
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.READ)
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):
             if event.topic == "waitlist_changed":
                 p = event.payload

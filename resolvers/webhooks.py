@@ -10,10 +10,10 @@ import strawberry
 
 from domain import webhooks_out as wh
 from domain.access import Action
-from domain.errors import DomainError, NotFound
+from domain.errors import NotFound
 from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_unit, signed_in
-from schema.errors import InvalidInput, error_from_domain
+from schema.errors import InvalidInput
 from schema.errors import NotFound as NotFoundType
 from schema.webhooks import WebhookDelivery, WebhookEndpoint, WebhookSecret
 from slothold.limits import page_description, page_size
@@ -67,14 +67,11 @@ class WebhookMutation:
                          "127.0.0.1). Returns the signing secret, shown this once. " + _TYPES)
     async def register_webhook(self, info: Info, unit_id: strawberry.ID, url: str, event_types: list[str],
                                description: str | None = None) -> WebhookSecretResult:
-        try:
-            uid = parse_id(unit_id, "unitId")
-            await authorize_unit(info.context, uid, Action.WEBHOOKS)
-            checked_url, types = wh.check_url(url), wh.check_event_types(event_types)
-            row, secret = await _store(info.context).register(
-                uid, checked_url, types, description, info.context.principal.key, info.context.deps.clock.now())
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.WEBHOOKS)
+        checked_url, types = wh.check_url(url), wh.check_event_types(event_types)
+        row, secret = await _store(info.context).register(
+            uid, checked_url, types, description, info.context.principal.key, info.context.deps.clock.now())
         return WebhookSecret(endpoint=WebhookEndpoint.from_row(row), secret=secret)
 
     @strawberry.mutation(description="Change an endpoint's URL, event types, description, or enable it again; leave "
@@ -82,52 +79,40 @@ class WebhookMutation:
     async def update_webhook(self, info: Info, endpoint_id: strawberry.ID, url: str | None = None,
                              event_types: list[str] | None = None, enabled: bool | None = None,
                              description: str | None = None) -> WebhookResult:
-        try:
-            eid = parse_id(endpoint_id, "endpointId")
-            await _authorize_row(info.context, "webhook", eid, "endpointId")
-            row = await _store(info.context).update(
-                eid, info.context.deps.clock.now(), url=wh.check_url(url) if url is not None else None,
-                types=wh.check_event_types(event_types) if event_types is not None else None, enabled=enabled,
-                description=description)
-            if row is None:
-                raise NotFound("webhook", eid, field="endpointId")
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        eid = parse_id(endpoint_id, "endpointId")
+        await _authorize_row(info.context, "webhook", eid, "endpointId")
+        row = await _store(info.context).update(
+            eid, info.context.deps.clock.now(), url=wh.check_url(url) if url is not None else None,
+            types=wh.check_event_types(event_types) if event_types is not None else None, enabled=enabled,
+            description=description)
+        if row is None:
+            raise NotFound("webhook", eid, field="endpointId")
         return WebhookEndpoint.from_row(row)
 
     @strawberry.mutation(description="Stop sending to an endpoint; its deliveries still waiting are cancelled. "
                          "updateWebhook(enabled: true) starts it again (for new events).")
     async def disable_webhook(self, info: Info, endpoint_id: strawberry.ID) -> WebhookResult:
-        try:
-            eid = parse_id(endpoint_id, "endpointId")
-            await _authorize_row(info.context, "webhook", eid, "endpointId")
-            row = await _store(info.context).update(eid, info.context.deps.clock.now(), enabled=False)
-            if row is None:
-                raise NotFound("webhook", eid, field="endpointId")
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        eid = parse_id(endpoint_id, "endpointId")
+        await _authorize_row(info.context, "webhook", eid, "endpointId")
+        row = await _store(info.context).update(eid, info.context.deps.clock.now(), enabled=False)
+        if row is None:
+            raise NotFound("webhook", eid, field="endpointId")
         return WebhookEndpoint.from_row(row)
 
     @strawberry.mutation(description="A new signing secret, shown this once. For 24 h deliveries carry a second "
                          "v1= signature made with the previous secret, so receivers can switch without losing any.")
     async def rotate_webhook_secret(self, info: Info, endpoint_id: strawberry.ID) -> WebhookSecretResult:
-        try:
-            eid = parse_id(endpoint_id, "endpointId")
-            await _authorize_row(info.context, "webhook", eid, "endpointId")
-            found = await _store(info.context).rotate(eid, info.context.deps.clock.now())
-            if found is None:
-                raise NotFound("webhook", eid, field="endpointId")
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        eid = parse_id(endpoint_id, "endpointId")
+        await _authorize_row(info.context, "webhook", eid, "endpointId")
+        found = await _store(info.context).rotate(eid, info.context.deps.clock.now())
+        if found is None:
+            raise NotFound("webhook", eid, field="endpointId")
         return WebhookSecret(endpoint=WebhookEndpoint.from_row(found[0]), secret=found[1])
 
     @strawberry.mutation(description="Send a delivery again now, by hand (a new round of attempts with retries; the "
                          "same X-Slothold-Delivery id, so receivers can drop what they already have).")
     async def replay_webhook_delivery(self, info: Info, delivery_id: strawberry.ID) -> ReplayResult:
-        try:
-            did = parse_id(delivery_id, "deliveryId")
-            await _authorize_row(info.context, "delivery", did, "deliveryId")
-            row = await _store(info.context).replay(did, info.context.deps.clock.now())
-        except DomainError as e:
-            return error_from_domain(e)  # type: ignore[return-value]
+        did = parse_id(delivery_id, "deliveryId")
+        await _authorize_row(info.context, "delivery", did, "deliveryId")
+        row = await _store(info.context).replay(did, info.context.deps.clock.now())
         return WebhookDelivery.from_row(row)

@@ -1,13 +1,17 @@
-"""Typed refusals, each with a stable `code`: expected errors are part of the schema, not exceptions."""
+"""Typed refusals, each with a stable `code`: expected errors are part of the schema, not exceptions.
+
+Each type is built from its domain refusal by `from_domain`; schema/refusals.py says which refusal becomes which
+type, once for every field.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Self
 
 import strawberry
 
 from domain import errors as de
-from domain.access import Forbidden, Unauthenticated
 from domain.errors import ErrorCode
 
 strawberry.enum(ErrorCode, name="ErrorCode", graphql_name_from="value", description=(
@@ -20,6 +24,11 @@ strawberry.enum(ErrorCode, name="ErrorCode", graphql_name_from="value", descript
 class Error:
     code: ErrorCode = strawberry.field(description="Stable machine-readable code, e.g. slot_taken.")
     message: str = strawberry.field(description="A sentence for people (English).")
+
+    @classmethod
+    def of(cls, e: de.DomainError) -> Self:
+        """The refusal's code and message, for the types that carry nothing more."""
+        return cls(code=e.code, message=e.message)
 
 
 @strawberry.type(description="A free place in time that could be held instead.")
@@ -52,38 +61,68 @@ class SlotTaken(Error):
         default=None, description="With code slot_held (a counter booking over a customer's live hold, or one being "
         "verified): the hold to drop first with drop(bookingId).")
 
+    @classmethod
+    def from_domain(cls, e: de.SlotTaken) -> SlotTaken:
+        return cls(
+            code=e.code, message=e.message,
+            resource_ids=[strawberry.ID(str(r)) for r in e.resource_ids],
+            starts_at=e.starts_at, ends_at=e.ends_at,
+            alternatives=[SlotOption.from_domain(a) for a in e.alternatives],
+            waitlist=[WaitlistOption(resource_id=strawberry.ID(str(w.resource_id)), starts_at=w.starts_at,
+                                     ends_at=w.ends_at) for w in e.waitlist],
+            held_booking_id=strawberry.ID(str(e.booking_id)) if isinstance(e, de.SlotHeld) else None,
+        )
+
 
 @strawberry.type(description="The booking's current state does not allow this change.")
 class InvalidTransition(Error):
     current_state: str
     target_state: str
 
+    @classmethod
+    def from_domain(cls, e: de.InvalidTransition) -> InvalidTransition:
+        return cls(code=e.code, message=e.message, current_state=e.current_state, target_state=e.target_state)
+
 
 @strawberry.type(description="An argument is malformed or out of range; `field` names it.")
 class InvalidInput(Error):
     field: str
+
+    @classmethod
+    def from_domain(cls, e: de.InvalidInput) -> InvalidInput:
+        return cls(code=e.code, message=e.message, field=e.field)
 
 
 @strawberry.type(description="A referenced entity does not exist or is not visible to you.")
 class NotFound(Error):
     field: str
 
+    @classmethod
+    def from_domain(cls, e: de.NotFound) -> NotFound:
+        return cls(code=e.code, message=e.message, field=e.field)
+
 
 @strawberry.type(description="This idempotency key was already used for a different request.")
 class IdempotencyKeyReused(Error):
     key: str
+
+    @classmethod
+    def from_domain(cls, e: de.IdempotencyKeyReused) -> IdempotencyKeyReused:
+        return cls(code=e.code, message=e.message, key=e.key)
 
 
 @strawberry.type(description="A request with this idempotency key is still being processed; retry shortly.")
 class IdempotencyInProgress(Error):
     key: str
 
+    @classmethod
+    def from_domain(cls, e: de.IdempotencyInProgress) -> IdempotencyInProgress:
+        return cls(code=e.code, message=e.message, key=e.key)
+
 
 @strawberry.type(description="The system is busy with this slot; retry in a moment.")
 class Busy(Error):
     pass
-
-
 
 
 @strawberry.type(description="The bank could not create the Pix charge; the hold was cancelled: ask again.")
@@ -104,6 +143,12 @@ class HoldLimitReached(Error):
         "is on a record linked to them only by identifiers somebody typed (it still counts, but is not theirs to see).")
     swap_available: bool = strawberry.field(description="Always true: swapHold(bookingId) moves it to this slot.")
 
+    @classmethod
+    def from_domain(cls, e: de.HoldLimitReached) -> HoldLimitReached:
+        return cls(code=e.code, message=e.message, message_pt=e.message_pt,
+                   booking_id=strawberry.ID(str(e.booking_id)) if e.booking_id else None,
+                   swap_available=e.swap_available)
+
 
 @strawberry.type(description="Too many of the customer's holds expired lately (RN-HLD-05): only the counter can "
                  "book for them until `until`.")
@@ -111,64 +156,35 @@ class CooldownActive(Error):
     message_pt: str = strawberry.field(description="The same, for the customer (pt-BR).")
     until: datetime
 
+    @classmethod
+    def from_domain(cls, e: de.CooldownActive) -> CooldownActive:
+        return cls(code=e.code, message=e.message, message_pt=e.message_pt, until=e.until)
+
 
 @strawberry.type(description="The venue's open holds reached its ceiling for that day (RN-HLD-05): try again in a "
                  "few minutes.")
 class HoldCeilingReached(Error):
     message_pt: str = strawberry.field(description="The same, for the customer (pt-BR).")
 
+    @classmethod
+    def from_domain(cls, e: de.HoldCeilingReached) -> HoldCeilingReached:
+        return cls(code=e.code, message=e.message, message_pt=e.message_pt)
+
 
 @strawberry.type(description="The customer is blacklisted: no holds, no waitlists (RN-HLD-05).")
 class CustomerBlacklisted(Error):
     message_pt: str = strawberry.field(description="The same, for the customer (pt-BR).")
 
-
-def _antifraud(e: de.DomainError) -> Error | None:
-    if isinstance(e, de.HoldLimitReached):
-        return HoldLimitReached(code=e.code, message=e.message, message_pt=e.message_pt,
-                                booking_id=strawberry.ID(str(e.booking_id)) if e.booking_id else None,
-                                swap_available=e.swap_available)
-    if isinstance(e, de.CooldownActive):
-        return CooldownActive(code=e.code, message=e.message, message_pt=e.message_pt, until=e.until)
-    if isinstance(e, de.HoldCeilingReached):
-        return HoldCeilingReached(code=e.code, message=e.message, message_pt=e.message_pt)
-    if isinstance(e, de.CustomerBlacklisted):
-        return CustomerBlacklisted(code=e.code, message=e.message, message_pt=e.message_pt)
-    return None
+    @classmethod
+    def from_domain(cls, e: de.CustomerBlacklisted) -> CustomerBlacklisted:
+        return cls(code=e.code, message=e.message, message_pt=e.message_pt)
 
 
-def error_from_domain(e: de.DomainError) -> Error:
-    """The schema type for a domain refusal. Access refusals are not results: they propagate as top-level
-    errors with their code (resolvers/permissions.py)."""
-    if isinstance(e, Unauthenticated | Forbidden):
-        raise e
-    if isinstance(e, de.SlotTaken):
-        return SlotTaken(
-            code=e.code, message=e.message,
-            resource_ids=[strawberry.ID(str(r)) for r in e.resource_ids],
-            starts_at=e.starts_at, ends_at=e.ends_at,
-            alternatives=[SlotOption.from_domain(a) for a in e.alternatives],
-            waitlist=[WaitlistOption(resource_id=strawberry.ID(str(w.resource_id)), starts_at=w.starts_at,
-                                     ends_at=w.ends_at) for w in e.waitlist],
-            held_booking_id=strawberry.ID(str(e.booking_id)) if isinstance(e, de.SlotHeld) else None,
-        )
-    if isinstance(e, de.InvalidTransition):
-        return InvalidTransition(code=e.code, message=e.message, current_state=e.current_state,
-                                 target_state=e.target_state)
-    if isinstance(e, de.InvalidInput):
-        return InvalidInput(code=e.code, message=e.message, field=e.field)
-    if isinstance(e, de.NotFound):
-        return NotFound(code=e.code, message=e.message, field=e.field)
-    if isinstance(e, de.IdempotencyKeyReused):
-        return IdempotencyKeyReused(code=e.code, message=e.message, key=e.key)
-    if isinstance(e, de.IdempotencyInProgress):
-        return IdempotencyInProgress(code=e.code, message=e.message, key=e.key)
-    if isinstance(e, de.Busy):
-        return Busy(code=e.code, message=e.message)
-    if isinstance(e, de.PaymentUnavailable):
-        return PaymentUnavailable(code=e.code, message=e.message)
-    if isinstance(e, de.PaymentNotFound):
-        return PaymentNotFound(code=e.code, message=e.message)
-    if (refusal := _antifraud(e)) is not None:
-        return refusal
-    raise TypeError(f"no schema type for {type(e).__name__}")
+@strawberry.type(description="Too many codes asked for, or too many wrong codes: wait, then ask for a new code.")
+class TooManyAttempts(Error):
+    pass
+
+
+@strawberry.type(description="The code is wrong, already used or expired.")
+class WrongCode(Error):
+    pass

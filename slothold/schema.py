@@ -7,13 +7,12 @@ from collections.abc import Iterator
 
 import strawberry
 from graphql import GraphQLError, GraphQLSyntaxError
-from strawberry.exceptions import UnallowedReturnTypeForUnion
 from strawberry.extensions import AddValidationRules, MaskErrors, ParserCache, ValidationCache
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 from strawberry.types.execution import PreExecutionError
 
-from domain.errors import DomainError, InvalidInput, NotFound
+from domain.errors import DomainError, ErrorCode
 from resolvers.audit import AuditQuery
 from resolvers.auth import AuthMutation, AuthQuery
 from resolvers.customers import CustomerMutation
@@ -29,15 +28,13 @@ from resolvers.subscriptions import Subscription
 from resolvers.unit_settings import UnitSettingsMutation
 from resolvers.waitlists import WaitlistMutation, WaitlistQuery, WaitlistSubscription
 from resolvers.webhooks import WebhookMutation, WebhookQuery
-from schema.errors import Busy as SchemaBusy
+from schema.refusals import MEMBERS, top_level_extensions
 from slothold.executor import SharedEventExecutor
 from slothold.limits import CODES, DocumentSizeLimiter, QueryLimits, query_limit_rules
 from slothold.text_guard import UnstorableTextGuard
 from slothold.text_limits import guard_text_lengths
 
 log = logging.getLogger("slothold.limits")
-_BUSY_TYPE = f'"{SchemaBusy}"'
-BUSY_MESSAGE = "the booking system is busy right now; try again in a moment (with the same idempotency key)"
 
 
 class Masking(MaskErrors):
@@ -62,20 +59,12 @@ class Masking(MaskErrors):
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         refusal = error.original_error
         if isinstance(refusal, DomainError):
-            # A refusal raised where no union can carry it (a list field, a subscription): say it clearly,
-            # with its stable code and the field it names.
-            extensions: dict[str, object] = {"code": refusal.code}
-            if isinstance(refusal, InvalidInput | NotFound):
-                extensions["field"] = refusal.field
-            return GraphQLError(refusal.message, nodes=error.nodes, source=error.source,
-                                positions=error.positions, path=error.path, extensions=extensions)
-        if isinstance(refusal, UnallowedReturnTypeForUnion) and _BUSY_TYPE in str(refusal):
-            # Busy (a lock timeout, a lost database connection) can come from any unit of work; an operation whose
-            # result union has no Busy member answers it as a top-level, retryable error instead.
-            return GraphQLError(BUSY_MESSAGE, nodes=error.nodes, source=error.source, positions=error.positions,
-                                path=error.path, extensions={"code": "busy"})
+            # A refusal that no member of a result union carried (schema/refusals.py): a list field, a subscription,
+            # a union without its type (Busy from any unit of work): said clearly, with its code.
+            return GraphQLError(refusal.message, nodes=error.nodes, source=error.source, positions=error.positions,
+                                path=error.path, extensions=top_level_extensions(refusal))
         masked = super().anonymise_error(error)
-        masked.extensions = {"code": "internal_error"}
+        masked.extensions = {"code": str(ErrorCode.INTERNAL_ERROR)}
         return masked
 
 
@@ -85,19 +74,19 @@ def _give_code(error: GraphQLError, before_execution: bool) -> None:
     if (error.extensions or {}).get("code"):
         return
     if isinstance(error, GraphQLSyntaxError):
-        code = "invalid_syntax"
+        code = ErrorCode.INVALID_SYNTAX
     elif before_execution:
-        code = "invalid_document"
+        code = ErrorCode.INVALID_DOCUMENT
     elif error.path is None:
-        code = "invalid_variables"  # graphql-core coerces variable values before anything runs
+        code = ErrorCode.INVALID_VARIABLES  # graphql-core coerces variable values before anything runs
     else:
-        code = "field_error"
-    error.extensions = {**(error.extensions or {}), "code": code}
+        code = ErrorCode.FIELD_ERROR
+    error.extensions = {**(error.extensions or {}), "code": str(code)}
 
 
 def _is_internal(error: GraphQLError) -> bool:
     # Errors with an original exception came from our code (a bug or an outage): never show them —
-    # except the domain's refusals, which are rewritten as clear errors (see Masking.anonymise_error).
+    # and the domain's refusals, which Masking.anonymise_error rewrites as clear errors with their code.
     # Parse, validation and coercion errors have none and tell the client what to fix.
     return error.original_error is not None and not isinstance(error.original_error, GraphQLError)
 
@@ -132,6 +121,7 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
                                           SeatMapMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription)),
         execution_context_class=SharedEventExecutor,
+        exception_handlers=MEMBERS,  # a refusal becomes its member of the field's result union (schema/refusals.py)
         extensions=[
             lambda: Masking(should_mask_error=_is_internal,
                                error_message="Internal error; it has been logged. Quote the request id."),

@@ -15,8 +15,9 @@ nothing. Being checked before authorization, ``too_long`` answers before ``forbi
 
 **How it answers.** Like any other ``InvalidInput`` of the domain (`domain.errors.InvalidInput`, code ``too_long``,
 ``field`` the path of the input, e.g. ``input.customer.name`` or ``input.sections[0].rows[2].label``): when the
-field's result union has the ``InvalidInput`` member, the wrapper returns that typed result, as the resolvers'
-``_result``/``_run`` helpers do with `schema.errors.error_from_domain`; otherwise it raises the domain error and
+field's result union has the ``InvalidInput`` member, the wrapper returns that typed result (`schema.refusals`
+builds it, as it does for every refusal a resolver raises: the wrapper runs in front of strawberry's resolver, so
+strawberry's exception handlers do not see its refusal); otherwise it raises the domain error and
 `slothold.schema.Masking` answers it as a top-level error with ``extensions.code`` and ``extensions.field``, as for
 every refusal whose union lacks it. This was preferred to a schema extension walking the document before execution,
 which can only refuse the whole request with a top-level error (never the typed result the union offers), and to
@@ -45,8 +46,9 @@ from graphql import (
     get_named_type,
 )
 
+from domain.errors import ErrorCode
 from domain.errors import InvalidInput as DomainInvalidInput
-from schema.errors import InvalidInput
+from schema.refusals import member_for
 
 NAME: Final = 200
 EMAIL: Final = 254
@@ -77,7 +79,7 @@ LIMITS: Final[Mapping[str, int]] = {
 """The most characters a text input may have, by the name of the argument or input field."""
 
 TEXT_SCALARS: Final = frozenset({"String", "ID", "JSON"})
-CODE: Final = "too_long"
+CODE: Final = ErrorCode.TOO_LONG
 _GUARDED: Final = "_slothold_text_limits"
 
 
@@ -156,23 +158,23 @@ def over_long(arguments: Mapping[str, Any], definitions: Mapping[str, GraphQLArg
 # --- the schema ----------------------------------------------------------------------------------------------------
 
 
-def _typed(field: GraphQLField) -> bool:
-    """Whether the field's result union can carry an InvalidInput."""
+def _members(field: GraphQLField) -> frozenset[str]:
+    """The names of the types of the field's result union (none without a union)."""
     union = get_named_type(field.type)
-    name = InvalidInput.__strawberry_definition__.name  # type: ignore[attr-defined]
-    return isinstance(union, GraphQLUnionType) and any(t.name == name for t in union.types)
+    return frozenset(t.name for t in union.types) if isinstance(union, GraphQLUnionType) else frozenset()
 
 
-def _guarded(resolve: Callable[..., Any], field: GraphQLField, typed: bool) -> Callable[..., Any]:
+def _guarded(resolve: Callable[..., Any], field: GraphQLField, members: frozenset[str]) -> Callable[..., Any]:
     definitions = field.args
 
     def guarded(source: Any, info: Any, **arguments: Any) -> Any:
         refusal = over_long(arguments, definitions)
         if refusal is None:
             return resolve(source, info, **arguments)
-        if typed:
-            return InvalidInput(code=refusal.code, message=refusal.message, field=refusal.field)
-        raise refusal
+        member = member_for(refusal, members)
+        if member is None:
+            raise refusal
+        return member
 
     setattr(guarded, _GUARDED, True)
     return guarded
@@ -191,12 +193,12 @@ def guard_text_lengths(schema: GraphQLSchema) -> int:
                 continue
             if kind is subscription and field.subscribe is not None:
                 if not getattr(field.subscribe, _GUARDED, False):
-                    field.subscribe = _guarded(field.subscribe, field, False)
+                    field.subscribe = _guarded(field.subscribe, field, frozenset())
                     wrapped += 1
                 continue
             resolve = field.resolve or default_field_resolver
             if not getattr(resolve, _GUARDED, False):
-                field.resolve = _guarded(resolve, field, _typed(field))
+                field.resolve = _guarded(resolve, field, _members(field))
                 wrapped += 1
     return wrapped
 
