@@ -8,13 +8,11 @@ import strawberry
 
 from domain import errors as de
 from domain import seatmaps as ds
+from domain.bookings import slot_state
 from domain.hold_types import HoldTypeCatalog
 from schema.errors import Error
 from schema.hold_types import SeatState
 from schema.types import Booking
-
-_SLOT_STATE = {"held": "held", "pending_payment": "held", "verifying": "verifying", "confirmed": "booked",
-               "checked_in": "booked", "completed": "booked"}
 
 
 @strawberry.type(description="A seat map: numbered seats in sections and rows, each an exclusive resource.")
@@ -64,8 +62,7 @@ class Seat:
     @classmethod
     def from_domain(cls, v: ds.SeatView, catalog: HoldTypeCatalog, show_booking: bool) -> Seat:
         o = v.occupant if v.state in (ds.SeatState.LOCKED, ds.SeatState.SOLD, ds.SeatState.BLOCKED) else None
-        slot = ("blocked" if v.state is ds.SeatState.BLOCKED else _SLOT_STATE.get(o.status or "", "free")
-                if o else "free")
+        slot = ("blocked" if v.state is ds.SeatState.BLOCKED else slot_state(o.status, seat=True) if o else "free")
         hold_type = o.hold_type if o else None
         name, color = catalog.display(slot, hold_type)
         return cls(id=strawberry.ID(str(v.seat.id)), section=v.seat.section, row=v.seat.row, label=v.seat.label,

@@ -16,6 +16,8 @@ from datetime import datetime
 
 import asyncpg
 
+from domain.bookings import LOCKED, BookingStatus
+
 _OUTBOX = """
 SELECT (SELECT count(*) FROM outbox WHERE published_at IS NULL) AS backlog,
        coalesce(extract(epoch FROM now() - (
@@ -41,7 +43,7 @@ SELECT count(*) FROM booking_events
 WHERE id > $1::bigint AND id <= $2::bigint AND new_status = 'expired'
 """
 
-LOCKED_STATUSES = ("held", "pending_payment", "verifying")
+LOCKED_STATUSES = tuple(s.value for s in BookingStatus if s in LOCKED)  # held, pending_payment, verifying
 
 
 @dataclass(frozen=True)
