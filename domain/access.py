@@ -18,7 +18,7 @@ from enum import StrEnum
 from uuid import UUID
 
 from domain.customers import CustomerIdentity
-from domain.errors import DomainError
+from domain.errors import DomainError, ErrorCode
 from domain.hold_types import Releaser
 
 
@@ -62,13 +62,13 @@ SCOPES = frozenset(a.value for a in Action if a is not Action.PUBLIC)
 class Unauthenticated(DomainError):
     """No credentials, or credentials that are unknown, expired or revoked."""
 
-    code = "unauthenticated"
+    code = ErrorCode.UNAUTHENTICATED
 
 
 class Forbidden(DomainError):
     """The caller is known but may not do this here."""
 
-    code = "forbidden"
+    code = ErrorCode.FORBIDDEN
 
 
 @dataclass(frozen=True)

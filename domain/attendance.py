@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from domain.errors import InvalidInput, InvalidTransition
+from domain.errors import ErrorCode, InvalidInput, InvalidTransition
 from domain.services import BookingResult, Deps, released
 from domain.staff_queue import QueueItemType
 
@@ -21,7 +21,7 @@ async def mark_no_show(deps: Deps, booking_id: UUID, actor: str = "staff") -> Bo
         booking = await uow.bookings.get(booking_id)
         if now < booking.starts_at:
             raise InvalidInput("bookingId", "a booking can be marked as a no-show only after it starts",
-                               code="not_started")
+                               code=ErrorCode.NOT_STARTED)
         booking.mark_no_show(now, actor)
         await uow.bookings.save(booking)
         await uow.queue.resolve_for_booking(booking.id, QueueItemType.NO_SHOW_SUGGESTION, actor, now,

@@ -22,7 +22,7 @@ from typing import Protocol
 from uuid import UUID
 from zoneinfo import ZoneInfo
 
-from domain.errors import InvalidInput
+from domain.errors import ErrorCode, InvalidInput
 from domain.units import Unit
 
 MAX_RANGE = timedelta(days=366)
@@ -95,16 +95,16 @@ def check_range(start: datetime, end: datetime) -> tuple[datetime, datetime]:
     for name, value in (("from", start), ("to", end)):
         if value.tzinfo is None or value.utcoffset() is None:
             raise InvalidInput(name, f"{name} must carry a UTC offset (ISO 8601, e.g. 2026-12-01T00:00:00-03:00)",
-                               code="naive_datetime")
+                               code=ErrorCode.NAIVE_DATETIME)
         try:
             value.astimezone(UTC)
         except OverflowError:  # e.g. 0001-01-01T00:00:00+14:00: before year 1 in UTC
-            raise InvalidInput(name, f"{name} is out of range", code="datetime_out_of_range") from None
+            raise InvalidInput(name, f"{name} is out of range", code=ErrorCode.DATETIME_OUT_OF_RANGE) from None
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     if end <= start:
-        raise InvalidInput("to", "`to` must be after `from`", code="invalid_range")
+        raise InvalidInput("to", "`to` must be after `from`", code=ErrorCode.INVALID_RANGE)
     if end - start > MAX_RANGE:
-        raise InvalidInput("to", f"the range may span at most {MAX_RANGE.days} days", code="range_too_long")
+        raise InvalidInput("to", f"the range may span at most {MAX_RANGE.days} days", code=ErrorCode.RANGE_TOO_LONG)
     return start, end
 
 
@@ -114,7 +114,7 @@ def check_hold_type(hold_type: str | None) -> str | None:
         return None
     if not 1 <= len(hold_type) <= HOLD_TYPE_MAX_LENGTH or hold_type.strip() != hold_type:
         raise InvalidInput("holdType", f"holdType must be a hold type name (1 to {HOLD_TYPE_MAX_LENGTH} "
-                           "characters, no surrounding spaces)", code="invalid_hold_type")
+                           "characters, no surrounding spaces)", code=ErrorCode.INVALID_HOLD_TYPE)
     return hold_type
 
 

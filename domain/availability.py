@@ -14,7 +14,7 @@ from uuid import UUID
 from zoneinfo import ZoneInfo
 
 from domain.bookings import LOCKED, BookingStatus
-from domain.errors import InvalidInput, SlotOption
+from domain.errors import ErrorCode, InvalidInput, SlotOption
 from domain.units import OpeningWindow, Resource, ResourceKind, Unit
 
 _day = timedelta(days=1)
@@ -641,11 +641,11 @@ def check_on_grid(unit: Unit, resource: Resource, starts_at: datetime, ends_at: 
     """Refuse a range that is not whole consecutive slots inside one opening window; return slot count."""
     for name, value in (("startsAt", starts_at), ("endsAt", ends_at)):
         if value.tzinfo is None:
-            raise InvalidInput(name, "times must carry a UTC offset (ISO 8601)", code="naive_datetime")
+            raise InvalidInput(name, "times must carry a UTC offset (ISO 8601)", code=ErrorCode.NAIVE_DATETIME)
     # Compare instants in UTC: a ZoneInfo time in a repeated (fall-back) hour never equals another zone's.
     starts_at, ends_at = starts_at.astimezone(UTC), ends_at.astimezone(UTC)
     if ends_at <= starts_at:
-        raise InvalidInput("endsAt", "endsAt must be after startsAt", code="invalid_range")
+        raise InvalidInput("endsAt", "endsAt must be after startsAt", code=ErrorCode.INVALID_RANGE)
     for group in slot_ranges(unit, resource, starts_at - _day, ends_at + _day):
         starts = [s for s, _ in group]
         if starts_at in starts:
@@ -658,13 +658,13 @@ def check_on_grid(unit: Unit, resource: Resource, starts_at: datetime, ends_at: 
             raise InvalidInput(
                 "endsAt",
                 f"the range must end on the {unit.params.slot_minutes}-minute slot grid inside opening hours",
-                code="off_grid",
+                code=ErrorCode.OFF_GRID,
             )
     raise InvalidInput(
         "startsAt",
         f"{starts_at.isoformat()} is not the start of a {unit.params.slot_minutes}-minute slot "
         f"inside the opening hours of {resource.name}",
-        code="off_grid",
+        code=ErrorCode.OFF_GRID,
     )
 
 

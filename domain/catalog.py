@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from domain.errors import InvalidInput
+from domain.errors import ErrorCode, InvalidInput
 from domain.payments import PaymentRule, Price
 from domain.policies import CancellationPolicy, Tier
 from domain.services import Deps
@@ -14,17 +14,17 @@ async def publish_price(deps: Deps, unit_id: UUID, service_id: UUID, price_cents
                         deposit_percent: int | None = None, deposit_cents: int | None = None) -> Price:
     """Publish a service's new price and payment rule as its next version."""
     if price_cents < 0:
-        raise InvalidInput("priceCents", "a price cannot be negative", code="invalid_price")
+        raise InvalidInput("priceCents", "a price cannot be negative", code=ErrorCode.INVALID_PRICE)
     try:
         payment_rule = PaymentRule(rule)
     except ValueError:
         raise InvalidInput("paymentRule", f"payment rule must be one of {[r.value for r in PaymentRule]}",
-                           code="invalid_price") from None
+                           code=ErrorCode.INVALID_PRICE) from None
     # Checked whatever the rule (the database's CHECKs hold for every row, not only the rule's own field).
     if deposit_percent is not None and not 1 <= deposit_percent <= 100:
-        raise InvalidInput("depositPercent", "a deposit percentage must be 1–100", code="invalid_price")
+        raise InvalidInput("depositPercent", "a deposit percentage must be 1–100", code=ErrorCode.INVALID_PRICE)
     if deposit_cents is not None and deposit_cents < 0:
-        raise InvalidInput("depositCents", "a deposit in cents cannot be negative", code="invalid_price")
+        raise InvalidInput("depositCents", "a deposit in cents cannot be negative", code=ErrorCode.INVALID_PRICE)
     price = Price(service_id, 0, price_cents, payment_rule, deposit_percent, deposit_cents)
     price.due()  # refuses a deposit rule without its amount, naming the field
     async with deps.uow() as uow:

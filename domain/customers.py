@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from uuid import UUID
 
-from domain.errors import InvalidInput
+from domain.errors import ErrorCode, InvalidInput
 
 _E164 = re.compile(r"^\+[1-9][0-9]{7,14}$")  # ASCII digits only: \d would accept any script's digits
 
@@ -27,11 +27,11 @@ def normalize_cpf(raw: str, field: str = "cpf") -> str:
     """Return the 11 digits of a valid CPF, or refuse naming the field."""
     digits = re.sub(r"[.\-\s]", "", raw)
     if not re.fullmatch(r"[0-9]{11}", digits):
-        raise InvalidInput(field, "CPF must have 11 digits", code="invalid_cpf")
+        raise InvalidInput(field, "CPF must have 11 digits", code=ErrorCode.INVALID_CPF)
     if digits == digits[0] * 11:
-        raise InvalidInput(field, "CPF is not valid", code="invalid_cpf")
+        raise InvalidInput(field, "CPF is not valid", code=ErrorCode.INVALID_CPF)
     if complete_cpf(digits[:9]) != digits:
-        raise InvalidInput(field, "CPF check digits do not match", code="invalid_cpf")
+        raise InvalidInput(field, "CPF check digits do not match", code=ErrorCode.INVALID_CPF)
     return digits
 
 
@@ -48,7 +48,7 @@ def normalize_phone(raw: str, field: str = "phone") -> str:
     """Return a phone in E.164 (+5511999990000), or refuse naming the field."""
     compact = re.sub(r"[\s().\-]", "", raw)
     if not _E164.match(compact):
-        raise InvalidInput(field, "phone must be in E.164 form, e.g. +5511999990000", code="invalid_phone")
+        raise InvalidInput(field, "phone must be in E.164 form, e.g. +5511999990000", code=ErrorCode.INVALID_PHONE)
     return compact
 
 
@@ -56,7 +56,7 @@ class IdentityConflict(InvalidInput):
     """A customer's request gives a CPF or e-mail that belongs to another record of the tenant (or replaces one of
     their own that was proved). It names the field, never the other record."""
 
-    code = "identity_conflict"
+    code = ErrorCode.IDENTITY_CONFLICT
 
     def __init__(self, field: str, message: str | None = None) -> None:
         super().__init__(field, message or "this identifier cannot be used with your account: if it is yours, ask "
@@ -79,7 +79,7 @@ def normalize_email(raw: str, field: str = "customer.email") -> str:
     """An e-mail address in lower case, or refuse naming the field (records are matched case-insensitively)."""
     address = raw.strip().lower()
     if not _EMAIL.match(address) or len(address) > 254:
-        raise InvalidInput(field, f"{raw[:60]!r} is not an e-mail address", code="invalid_email")
+        raise InvalidInput(field, f"{raw[:60]!r} is not an e-mail address", code=ErrorCode.INVALID_EMAIL)
     return address
 
 
@@ -101,7 +101,7 @@ class CustomerIdentity:
         """Validate the raw identity fields of an input; a CPF or a phone is `required` unless the caller is a
         customer (their session says who they are)."""
         if required and not cpf and not phone:
-            raise InvalidInput("customer", "a customer needs a CPF or a phone", code="customer_required")
+            raise InvalidInput("customer", "a customer needs a CPF or a phone", code=ErrorCode.CUSTOMER_REQUIRED)
         return cls(
             cpf=normalize_cpf(cpf, "customer.cpf") if cpf else None,
             phone=normalize_phone(phone, "customer.phone") if phone else None,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from domain.errors import InvalidInput
+from domain.errors import ErrorCode, InvalidInput
 
 
 class SeatState(StrEnum):
@@ -130,29 +130,30 @@ class HoldType:
             allowed = ", ".join(sorted(self.release_api))
             who = " or ".join(sorted({releaser} if isinstance(releaser, Releaser) else releaser))
             raise InvalidInput(field_name, f"{self.name} holds are released by {allowed} only; this caller is "
-                               f"{who}", code="release_not_allowed")
+                               f"{who}", code=ErrorCode.RELEASE_NOT_ALLOWED)
 
     def check_target(self, target: SeatState, field_name: str = "holdType") -> None:
         """Refuse a type that is not valid for the lifecycle state a request moves to (seed 004)."""
         if target.value not in self.valid_states:
             valid = ", ".join(sorted(self.valid_states))
             raise InvalidInput(field_name, f"hold type {self.name} is not valid for {target.value} (valid: {valid})",
-                               code="hold_type_state_invalid")
+                               code=ErrorCode.HOLD_TYPE_STATE_INVALID)
 
     def check_placement(self, placer: Releaser | None, field_name: str = "holdType") -> None:
         """Who may place a hold of this type. Staff and the platform: any. A hold that needs no payment or skips the
         locked state gives a thing away, so integrators and customers may not place one; customers only place
         types they may release themselves. The engine's own types are never named by a caller."""
         if self.internal:
-            raise InvalidInput(field_name, f"{self.name} is placed by the waitlist only", code="internal_hold_type")
+            raise InvalidInput(field_name, f"{self.name} is placed by the waitlist only",
+                               code=ErrorCode.INTERNAL_HOLD_TYPE)
         if placer in (None, Releaser.ADMIN, Releaser.SYSTEM):
             return
         if not self.payment_required or self.skip_locked_state:
             raise InvalidInput(field_name, f"only staff may place {self.name} holds (no payment, or straight to "
-                               "sold)", code="hold_type_not_allowed")
+                               "sold)", code=ErrorCode.HOLD_TYPE_NOT_ALLOWED)
         if placer is Releaser.CUSTOMER and Releaser.CUSTOMER not in self.release_api:
             raise InvalidInput(field_name, f"customers may not place {self.name} holds (they could not release "
-                               "them)", code="hold_type_not_allowed")
+                               "them)", code=ErrorCode.HOLD_TYPE_NOT_ALLOWED)
 
     def as_definition(self) -> dict[str, Any]:
         """The type in the seed's configuration shape."""
@@ -217,7 +218,7 @@ class HoldTypeCatalog:
         ht = self._types.get(key)
         if ht is None:
             raise InvalidInput(field_name, f"unknown hold type {key!r}; defined here: {', '.join(self.names())}",
-                               code="unknown_hold_type")
+                               code=ErrorCode.UNKNOWN_HOLD_TYPE)
         return ht
 
     def for_release(self, name: str | None) -> HoldType:
@@ -239,18 +240,18 @@ PLATFORM_CATALOG = HoldTypeCatalog()
 
 # --- configuration -------------------------------------------------------------------------------------------
 
-def _bad(field_name: str, message: str, code: str) -> InvalidInput:
+def _bad(field_name: str, message: str, code: ErrorCode) -> InvalidInput:
     return InvalidInput(f"definition.{field_name}", message, code=code)
 
 
 def _states(value: Any) -> list[str]:
     if not isinstance(value, list | tuple) or not value:
-        raise _bad("validStates", "validStates must list at least one of LOCKED, SOLD", "invalid_valid_states")
+        raise _bad("validStates", "validStates must list at least one of LOCKED, SOLD", ErrorCode.INVALID_VALID_STATES)
     states = [str(v).upper() for v in value]
     wrong = [s for s in states if s not in ("LOCKED", "SOLD")]
     if wrong:
         raise _bad("validStates", f"{wrong[0]} is not a state a hold type can describe (LOCKED or SOLD: ACTIVE is "
-                   "free, BLOCKED is a block)", "invalid_valid_states")
+                   "free, BLOCKED is a block)", ErrorCode.INVALID_VALID_STATES)
     return sorted(set(states))
 
 
@@ -258,11 +259,12 @@ def _releasers(value: Any) -> list[str]:
     items = [p.strip() for p in value.split(",")] if isinstance(value, str) else value
     if not isinstance(items, list | tuple) or not [i for i in items if i]:
         raise _bad("releaseApi", "releaseApi must list at least one of CUSTOMER, ADMIN, SYSTEM, API",
-                   "invalid_release_api")
+                   ErrorCode.INVALID_RELEASE_API)
     names = [str(i).upper() for i in items if i]
     wrong = [n for n in names if n not in Releaser.__members__]
     if wrong:
-        raise _bad("releaseApi", f"{wrong[0]} is not a releaser (CUSTOMER, ADMIN, SYSTEM, API)", "invalid_release_api")
+        raise _bad("releaseApi", f"{wrong[0]} is not a releaser (CUSTOMER, ADMIN, SYSTEM, API)",
+                   ErrorCode.INVALID_RELEASE_API)
     return sorted(set(names))
 
 
@@ -274,33 +276,33 @@ def _field(name: str, value: Any) -> Any:
     if name == "ttlSeconds":
         if isinstance(value, bool) or not isinstance(value, int) or not (value == 0 or 60 <= value <= TTL_MAX):
             raise _bad("ttlSeconds", f"ttlSeconds must be 0 (no TTL of its own) or 60..{TTL_MAX} seconds",
-                       "invalid_ttl")
+                       ErrorCode.INVALID_TTL)
         return value
     if name in ("paymentRequired", "skipLockedState"):
         if not isinstance(value, bool):
-            raise _bad(name, f"{name} must be true or false", "invalid_flag")
+            raise _bad(name, f"{name} must be true or false", ErrorCode.INVALID_FLAG)
         return value
     if name == "displayName":
         if not isinstance(value, str) or not 1 <= len(value.strip()) <= 60:
-            raise _bad(name, "displayName must be 1 to 60 characters", "invalid_display_name")
+            raise _bad(name, "displayName must be 1 to 60 characters", ErrorCode.INVALID_DISPLAY_NAME)
         return value.strip()
     if name == "displayColor":
         if not isinstance(value, str) or not _COLOR.match(value):
-            raise _bad(name, "displayColor must be a hex colour like #8B008B", "invalid_color")
+            raise _bad(name, "displayColor must be a hex colour like #8B008B", ErrorCode.INVALID_COLOR)
         return value.upper()
     if name == "displayIcon":
         if not isinstance(value, str) or not 1 <= len(value) <= 500 or any(c.isspace() for c in value):
             raise _bad(name, "displayIcon must be an icon name or URL of 1 to 500 characters, without spaces",
-                       "invalid_display_icon")
+                       ErrorCode.INVALID_DISPLAY_ICON)
         return value
-    raise _bad(name, f"unknown field {name!r} (known: {', '.join(FIELDS)})", "unknown_field")
+    raise _bad(name, f"unknown field {name!r} (known: {', '.join(FIELDS)})", ErrorCode.UNKNOWN_FIELD)
 
 
 def check_name(name: str) -> str:
     """A hold type's name: upper case letters, digits and _, 2 to 32 characters, starting with a letter."""
     if not isinstance(name, str) or not _NAME.match(name):
         raise InvalidInput("name", "a hold type's name is 2 to 32 characters of A-Z, 0-9 and _, starting with a "
-                           "letter (e.g. PARTNER_HOLD)", code="invalid_hold_type_name")
+                           "letter (e.g. PARTNER_HOLD)", code=ErrorCode.INVALID_HOLD_TYPE_NAME)
     return name
 
 
@@ -308,17 +310,17 @@ def patch_layer(layer: Mapping[str, Any] | None, name: str, changes: Mapping[str
     """A layer's entry for `name` after `changes` (field → value; None removes the field: inherit it again)."""
     check_name(name)
     if not changes:
-        raise InvalidInput("definition", "give at least one field to set", code="empty_definition")
+        raise InvalidInput("definition", "give at least one field to set", code=ErrorCode.EMPTY_DEFINITION)
     if name in INTERNAL:
         locked = sorted(set(changes) - DISPLAY_FIELDS)
         if locked:
             raise InvalidInput(f"definition.{locked[0]}", f"{name} is the waitlist's own type: only its display "
-                               "fields may change", code="internal_hold_type")
+                               "fields may change", code=ErrorCode.INTERNAL_HOLD_TYPE)
     entry = dict(layer or {})
     for key, value in changes.items():
         if value is None:
             if key not in FIELDS:
-                raise _bad(key, f"unknown field {key!r} (known: {', '.join(FIELDS)})", "unknown_field")
+                raise _bad(key, f"unknown field {key!r} (known: {', '.join(FIELDS)})", ErrorCode.UNKNOWN_FIELD)
             entry.pop(key, None)
         else:
             entry[key] = _field(key, value)
@@ -329,10 +331,10 @@ def check_usable(ht: HoldType) -> None:
     """A merged type must be placeable somewhere: LOCKED, or SOLD when it skips the locked state."""
     if ht.skip_locked_state and "SOLD" not in ht.valid_states:
         raise _bad("skipLockedState", f"{ht.name} skips the locked state, so SOLD must be among its validStates",
-                   "skip_locked_needs_sold")
+                   ErrorCode.SKIP_LOCKED_NEEDS_SOLD)
     if not ht.skip_locked_state and "LOCKED" not in ht.valid_states:
         raise _bad("validStates", f"{ht.name} does not skip the locked state, so LOCKED must be among its "
-                   "validStates", "locked_state_required")
+                   "validStates", ErrorCode.LOCKED_STATE_REQUIRED)
 
 
 def check_layers(tenant: Mapping[str, Mapping[str, Any]], organizations: Iterable[Mapping[str, Mapping[str, Any]]],
@@ -364,7 +366,7 @@ def removal_edit(name: str, level: Level) -> Any:
     def edit(entry: Mapping[str, Any] | None) -> None:
         if entry is None:
             raise InvalidInput("name", f"{name} has no definition at the {level.value} level to remove",
-                               code="not_defined_here")
+                               code=ErrorCode.NOT_DEFINED_HERE)
         return None
 
     return edit
@@ -377,7 +379,7 @@ def layers_check(name: str) -> Any:
     def check(tenant: Layer, organizations: Mapping[Any, Layer]) -> None:
         if len(tenant) > MAX_DEFINED or any(len(o) > MAX_DEFINED for o in organizations.values()):
             raise InvalidInput("name", f"at most {MAX_DEFINED} hold types per tenant or organization",
-                               code="too_many_hold_types")
+                               code=ErrorCode.TOO_MANY_HOLD_TYPES)
         check_layers(tenant, organizations.values(), name)
 
     return check

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from domain.errors import InvalidInput
+from domain.errors import ErrorCode, InvalidInput
 from domain.units import UnitParameters
 
 
@@ -13,13 +13,13 @@ def check_booking_window(params: UnitParameters, now: datetime, starts_at: datet
     if starts_at < now + params.min_advance:
         minutes = int(params.min_advance.total_seconds() // 60)
         raise InvalidInput(
-            "startsAt", f"bookings must start at least {minutes} minutes from now", code="too_soon"
+            "startsAt", f"bookings must start at least {minutes} minutes from now", code=ErrorCode.TOO_SOON
         )
     if starts_at > now + params.max_advance:
         raise InvalidInput(
             "startsAt",
             f"bookings can be made at most {params.max_advance.days} days ahead",
-            code="too_far",
+            code=ErrorCode.TOO_FAR,
         )
 
 
@@ -36,7 +36,7 @@ def hold_deadline(
         raise InvalidInput(
             "startsAt",
             f"too close to the start: a hold would last less than the minimum of {minutes} minutes",
-            code="hold_too_short",
+            code=ErrorCode.HOLD_TOO_SHORT,
         )
     return deadline
 

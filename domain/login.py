@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from domain.customers import normalize_email, normalize_phone
-from domain.errors import DomainError, InvalidInput
+from domain.errors import DomainError, ErrorCode, InvalidInput
 from domain.events import LoginCodeSent
 from domain.services import Deps
 
@@ -32,19 +32,19 @@ LOGIN_TEXT = "Seu código de acesso é {code}. Ele vale 10 minutos; não o compa
 class TooManyAttempts(DomainError):
     """Too many codes asked for, or too many wrong guesses: wait, then ask for a new code."""
 
-    code = "too_many_attempts"
+    code = ErrorCode.TOO_MANY_ATTEMPTS
 
 
 class WrongCode(DomainError):
     """The code is wrong, used or expired."""
 
-    code = "wrong_code"
+    code = ErrorCode.WRONG_CODE
 
 
 def destination(phone: str | None, email: str | None) -> tuple[str, str]:
     """(channel, normalised address) from exactly one of phone and e-mail."""
     if bool(phone) == bool(email):
-        raise InvalidInput("phone", "give a phone or an e-mail (one of them)", code="destination_required")
+        raise InvalidInput("phone", "give a phone or an e-mail (one of them)", code=ErrorCode.DESTINATION_REQUIRED)
     if phone:
         return "whatsapp", normalize_phone(phone, "phone")
     assert email is not None

@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Any
 from uuid import UUID
 
-from domain.errors import InvalidInput
+from domain.errors import ErrorCode, InvalidInput
 
 
 class PaymentRule(StrEnum):
@@ -37,11 +37,11 @@ class Price:
             now = total
         elif self.rule is PaymentRule.DEPOSIT_PERCENT:
             if not self.deposit_percent or not 0 < self.deposit_percent <= 100:
-                raise InvalidInput("depositPercent", "a deposit percentage must be 1–100", code="invalid_price")
+                raise InvalidInput("depositPercent", "a deposit percentage must be 1–100", code=ErrorCode.INVALID_PRICE)
             now = total * self.deposit_percent // 100
         else:
             if self.deposit_cents is None or self.deposit_cents < 0:
-                raise InvalidInput("depositCents", "a deposit in cents must be given", code="invalid_price")
+                raise InvalidInput("depositCents", "a deposit in cents must be given", code=ErrorCode.INVALID_PRICE)
             now = min(self.deposit_cents * quantity, total)
         return now, total - now
 

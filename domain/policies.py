@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from domain.errors import InvalidInput
+from domain.errors import ErrorCode, InvalidInput
 
 
 @dataclass(frozen=True)
@@ -25,12 +25,12 @@ class CancellationPolicy:
 
     def __post_init__(self) -> None:
         if not self.tiers:
-            raise InvalidInput("tiers", "a policy needs at least one tier", code="invalid_policy")
+            raise InvalidInput("tiers", "a policy needs at least one tier", code=ErrorCode.INVALID_POLICY)
         for t in self.tiers:
             if not 0 <= t.percent <= 100 or t.min_hours < 0:
-                raise InvalidInput("tiers", "tiers need 0–100 % and non-negative hours", code="invalid_policy")
+                raise InvalidInput("tiers", "tiers need 0–100 % and non-negative hours", code=ErrorCode.INVALID_POLICY)
         if not any(t.min_hours == 0 for t in self.tiers):
-            raise InvalidInput("tiers", "one tier must start at 0 hours", code="invalid_policy")
+            raise InvalidInput("tiers", "one tier must start at 0 hours", code=ErrorCode.INVALID_POLICY)
 
     def refund_percent(self, starts_at: datetime, cancelled_at: datetime) -> int:
         """The refund percentage for a cancellation at `cancelled_at` of a booking starting at `starts_at`."""

@@ -9,7 +9,7 @@ from uuid import UUID
 from domain.availability import WindowRow, bookable_slots, grid_rows
 from domain.bookings import Booking
 from domain.customers import CustomerIdentity
-from domain.errors import InvalidInput, NotFound, SlotOption
+from domain.errors import ErrorCode, InvalidInput, NotFound, SlotOption
 from domain.payments import Charge
 from domain.services import Deps, require_aware
 from domain.staff_queue import QueueItem, QueueStatus
@@ -22,9 +22,9 @@ def _range(start: datetime, end: datetime, limit: timedelta) -> None:
     require_aware(start, "from")
     require_aware(end, "to")
     if end <= start:
-        raise InvalidInput("to", "`to` must be after `from`", code="invalid_range")
+        raise InvalidInput("to", "`to` must be after `from`", code=ErrorCode.INVALID_RANGE)
     if end - start > limit:
-        raise InvalidInput("to", f"the range may span at most {limit.days} days", code="range_too_long")
+        raise InvalidInput("to", f"the range may span at most {limit.days} days", code=ErrorCode.RANGE_TOO_LONG)
 
 
 def _select(resources: list[Resource], ids: list[UUID] | None) -> list[Resource]:
@@ -64,9 +64,9 @@ async def bookable(
     """Slots a customer may hold: free, inside hours and the booking window (SPEC §5)."""
     _range(start, end, timedelta(days=62))
     if not 1 <= slots <= 48:
-        raise InvalidInput("slots", "slots must be between 1 and 48", code="invalid_duration")
+        raise InvalidInput("slots", "slots must be between 1 and 48", code=ErrorCode.INVALID_DURATION)
     if quantity < 1:
-        raise InvalidInput("quantity", "quantity must be at least 1", code="invalid_quantity")
+        raise InvalidInput("quantity", "quantity must be at least 1", code=ErrorCode.INVALID_QUANTITY)
     now = deps.clock.now()
     async with deps.uow() as uow:
         unit = await uow.units.get(unit_id)
@@ -105,7 +105,7 @@ async def queue_items(deps: Deps, unit_id: UUID, statuses: list[str], limit: int
     """The unit's staff queue: its `limit` most urgent items."""
     bad = [s for s in statuses if s not in {q.value for q in QueueStatus}]
     if bad:
-        raise InvalidInput("statuses", f"unknown queue status {bad[0]!r}", code="invalid_status")
+        raise InvalidInput("statuses", f"unknown queue status {bad[0]!r}", code=ErrorCode.INVALID_STATUS)
     async with deps.uow() as uow:
         return await uow.queue.list(unit_id, statuses, limit)
 

@@ -8,7 +8,7 @@ from enum import StrEnum
 from uuid import UUID
 
 from domain.bookings import LOCKED, Booking, BookingStatus
-from domain.errors import InvalidInput, InvalidTransition, NotFound, PaymentNotFound, SlotTaken
+from domain.errors import ErrorCode, InvalidInput, InvalidTransition, NotFound, PaymentNotFound, SlotTaken
 from domain.events import PaymentReceived
 from domain.payments import Charge, ChargeStatus, ProviderUnavailable, ReceivedPix
 from domain.ports import UnitOfWork
@@ -152,7 +152,7 @@ async def link_payment(deps: Deps, booking_id: UUID, payment_id: UUID, actor: st
     async with deps.uow() as uow:
         payment = await uow.payments.payment(payment_id)
         if payment["outcome"] != "orphan":
-            raise InvalidInput("paymentId", "only an orphan payment can be linked", code="payment_not_orphan")
+            raise InvalidInput("paymentId", "only an orphan payment can be linked", code=ErrorCode.PAYMENT_NOT_ORPHAN)
         seen = await uow.bookings.find(booking_id)
         await uow.bookings.lock_resources(seen.unit_id, [a.resource_id for a in seen.allocations])
         booking = await uow.bookings.get(booking_id)

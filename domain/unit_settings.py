@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from domain.errors import InvalidInput
+from domain.errors import ErrorCode, InvalidInput
 from domain.notifications import LOCALES
 
 
@@ -58,13 +58,13 @@ def checked_changes(values: dict[str, object]) -> dict[str, object]:
         if name == "paymentRule":
             if value not in PAYMENT_RULES:
                 raise InvalidInput(name, f"paymentRule must be one of {', '.join(PAYMENT_RULES)}",
-                                   code="invalid_parameter")
+                                   code=ErrorCode.INVALID_PARAMETER)
             out["payment_rule"] = value
             continue
         if name == "notificationLocale":
             if value not in LOCALES:
                 raise InvalidInput(name, f"notificationLocale must be one of {', '.join(LOCALES)}",
-                                   code="invalid_parameter")
+                                   code=ErrorCode.INVALID_PARAMETER)
             out["notification_locale"] = value
             continue
         if name == "appointmentReminderMinutes":
@@ -74,16 +74,16 @@ def checked_changes(values: dict[str, object]) -> dict[str, object]:
             text = str(value).strip()
             if text and not _E164.match(text):
                 raise InvalidInput(name, "ownerAlertWhatsapp must be an E.164 phone such as +5511999990000, or \"\" "
-                                   "to clear it", code="invalid_parameter")
+                                   "to clear it", code=ErrorCode.INVALID_PARAMETER)
             out["owner_alert_whatsapp"] = text or None
             continue
         bound = PARAMETERS[name]
         if not isinstance(value, int) or isinstance(value, bool) or not bound.low <= value <= bound.high:
             raise InvalidInput(name, f"{name} must be between {bound.low} and {bound.high} {bound.unit}",
-                               code="invalid_parameter")
+                               code=ErrorCode.INVALID_PARAMETER)
         out[bound.column] = value
     if not out:
-        raise InvalidInput("input", "give at least one parameter to change", code="nothing_to_change")
+        raise InvalidInput("input", "give at least one parameter to change", code=ErrorCode.NOTHING_TO_CHANGE)
     return out
 
 
@@ -93,7 +93,8 @@ def _reminder_offsets(name: str, value: object) -> list[int]:
     if not isinstance(value, list | tuple) or len(value) > REMINDER_OFFSETS_MAX or any(
             not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high for v in value):
         raise InvalidInput(name, f"{name} takes at most {REMINDER_OFFSETS_MAX} offsets, each between {low} and "
-                           f"{high} minutes before the start ([] turns reminders off)", code="invalid_parameter")
+                           f"{high} minutes before the start ([] turns reminders off)",
+                           code=ErrorCode.INVALID_PARAMETER)
     if len(set(value)) != len(value):
-        raise InvalidInput(name, f"{name} lists an offset twice", code="invalid_parameter")
+        raise InvalidInput(name, f"{name} lists an offset twice", code=ErrorCode.INVALID_PARAMETER)
     return sorted(value, reverse=True)

@@ -27,7 +27,7 @@ from uuid import UUID, uuid5
 
 import httpx
 
-from domain.errors import InvalidInput
+from domain.errors import ErrorCode, InvalidInput
 from domain.events import BookingChanged, Fact, PaymentReceived
 
 log = logging.getLogger("slothold.webhooks")
@@ -65,23 +65,23 @@ def check_url(url: str, field: str = "url") -> str:
     """An endpoint URL: https, or http only to localhost / 127.0.0.1 (development)."""
     url = (url or "").strip()
     if len(url) > 2000:
-        raise InvalidInput(field, "the URL is longer than 2000 characters", code="invalid_url")
+        raise InvalidInput(field, "the URL is longer than 2000 characters", code=ErrorCode.INVALID_URL)
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
         _ = parts.port  # raises on a bad port
     except ValueError:
-        raise InvalidInput(field, "not a valid URL", code="invalid_url") from None
+        raise InvalidInput(field, "not a valid URL", code=ErrorCode.INVALID_URL) from None
     if parts.scheme not in ("https", "http") or not host:
-        raise InvalidInput(field, "an absolute https:// URL is needed", code="invalid_url")
+        raise InvalidInput(field, "an absolute https:// URL is needed", code=ErrorCode.INVALID_URL)
     if parts.username or parts.password:
         raise InvalidInput(field, "credentials in the URL are not accepted; verify the signature instead",
-                           code="invalid_url")
+                           code=ErrorCode.INVALID_URL)
     if parts.fragment:
-        raise InvalidInput(field, "a URL with a #fragment is not accepted", code="invalid_url")
+        raise InvalidInput(field, "a URL with a #fragment is not accepted", code=ErrorCode.INVALID_URL)
     if parts.scheme == "http" and host not in _LOCAL_HOSTS:
         raise InvalidInput(field, "webhooks need https (http only to localhost or 127.0.0.1, for development)",
-                           code="https_required")
+                           code=ErrorCode.HTTPS_REQUIRED)
     return url
 
 
@@ -91,11 +91,11 @@ def check_event_types(types: Sequence[str], field: str = "eventTypes") -> list[s
     for t in types:
         if t not in EVENT_TYPES:
             raise InvalidInput(field, f"unknown event type {str(t)[:60]!r}; known: {', '.join(EVENT_TYPES)}",
-                               code="unknown_event_type")
+                               code=ErrorCode.UNKNOWN_EVENT_TYPE)
         if t not in out:
             out.append(t)
     if not out:
-        raise InvalidInput(field, "name at least one event type", code="no_event_types")
+        raise InvalidInput(field, "name at least one event type", code=ErrorCode.NO_EVENT_TYPES)
     return out
 
 

@@ -49,7 +49,7 @@ from graphql.type.definition import GraphQLField, GraphQLInterfaceType, GraphQLO
 from strawberry.extensions import SchemaExtension
 
 from domain.customers import normalize_cpf, normalize_phone
-from domain.errors import DomainError, InvalidInput
+from domain.errors import DomainError, ErrorCode, InvalidInput
 from domain.services import IDEMPOTENCY_RETENTION, fingerprint
 
 if TYPE_CHECKING:
@@ -66,8 +66,8 @@ DEFAULT_LIST_SIZE: Final = 10
 PAGE_ARGUMENT: Final = "first"
 RETRY_RETENTION: Final = IDEMPOTENCY_RETENTION
 """How long a request sent under an idempotency key is known as counted: as long as the key's result is kept."""
-CODES: Final = frozenset({"query_too_deep", "query_too_costly", "too_many_aliases", "query_too_large",
-                          "rate_limited"})
+CODES: Final = frozenset({ErrorCode.QUERY_TOO_DEEP, ErrorCode.QUERY_TOO_COSTLY, ErrorCode.TOO_MANY_ALIASES,
+                          ErrorCode.QUERY_TOO_LARGE, ErrorCode.RATE_LIMITED})
 
 
 # --- query shape -----------------------------------------------------------------------------------------------
@@ -89,7 +89,7 @@ class QueryLimits:
                    max_aliases=settings.max_query_aliases, max_tokens=settings.max_query_tokens)
 
 
-def _refusal(message: str, code: str, nodes: Any = None, **extensions: object) -> GraphQLError:
+def _refusal(message: str, code: ErrorCode, nodes: Any = None, **extensions: object) -> GraphQLError:
     return GraphQLError(message, nodes, extensions={"code": code, **extensions})
 
 
@@ -214,17 +214,17 @@ def query_limit_rules(limits: QueryLimits) -> list[type[ASTValidationRule]]:
             if depth > limits.max_depth:
                 context.report_error(_refusal(
                     f"The query is too deep: {name} nests fields {depth} levels deep; at most {limits.max_depth} "
-                    "are allowed.", "query_too_deep", node, depth=depth, maxDepth=limits.max_depth))
+                    "are allowed.", ErrorCode.QUERY_TOO_DEEP, node, depth=depth, maxDepth=limits.max_depth))
             if aliases > limits.max_aliases:
                 context.report_error(_refusal(
                     f"Too many aliases: {name} uses {aliases}; at most {limits.max_aliases} are allowed.",
-                    "too_many_aliases", node, aliases=aliases, maxAliases=limits.max_aliases))
+                    ErrorCode.TOO_MANY_ALIASES, node, aliases=aliases, maxAliases=limits.max_aliases))
             if cost > limits.max_cost:
                 context.report_error(_refusal(
                     f"The query is too costly: {name} may return about {cost} fields (each field counts 1, a "
                     f"list its page size `first`, else {DEFAULT_LIST_SIZE}, times its fields); at most "
                     f"{limits.max_cost} are allowed. Ask for fewer fields, smaller pages or fewer aliases.",
-                    "query_too_costly", node, cost=cost, maxCost=limits.max_cost))
+                    ErrorCode.QUERY_TOO_COSTLY, node, cost=cost, maxCost=limits.max_cost))
 
     return [QueryShapeRule]
 
@@ -250,7 +250,7 @@ class DocumentSizeLimiter(SchemaExtension):
             error.message = (f"The query is too large: a document may have at most {self.max_tokens} tokens "
                              "(names, punctuation and values).")
             error.args = (error.message,)
-            error.extensions = {"code": "query_too_large", "maxTokens": self.max_tokens}
+            error.extensions = {"code": ErrorCode.QUERY_TOO_LARGE, "maxTokens": self.max_tokens}
 
 
 # --- page sizes ------------------------------------------------------------------------------------------------
@@ -260,9 +260,9 @@ def page_size(first: int, maximum: int = MAX_PAGE_SIZE) -> int:
     """`first` if it is a page size the API serves; else an InvalidInput naming `first`."""
     if first > maximum:
         raise InvalidInput(PAGE_ARGUMENT, f"`first` may be at most {maximum} (it was {first})",
-                           code="page_too_large")
+                           code=ErrorCode.PAGE_TOO_LARGE)
     if first < 1:
-        raise InvalidInput(PAGE_ARGUMENT, "`first` must be at least 1", code="invalid_page_size")
+        raise InvalidInput(PAGE_ARGUMENT, "`first` must be at least 1", code=ErrorCode.INVALID_PAGE_SIZE)
     return first
 
 
@@ -279,7 +279,7 @@ class RateLimited(GraphQLError):
     def __init__(self, who: str, limit: int, window_seconds: float, retry_after: int) -> None:
         super().__init__(
             f"Too many holds: at most {limit} per {window_seconds:g} s per {who}. Retry in {retry_after} s.",
-            extensions={"code": "rate_limited", "retryAfterSeconds": retry_after, "limit": limit,
+            extensions={"code": ErrorCode.RATE_LIMITED, "retryAfterSeconds": retry_after, "limit": limit,
                         "windowSeconds": window_seconds, "per": who})
 
 

@@ -14,6 +14,8 @@ from typing import Any
 from graphql import GraphQLError, StringValueNode, Visitor, visit
 from strawberry.extensions import SchemaExtension
 
+from domain.errors import ErrorCode
+
 
 def storable(text: str) -> bool:
     """True when PostgreSQL can store `text` (no NUL, valid UTF-8)."""
@@ -69,5 +71,5 @@ class UnstorableTextGuard(SchemaExtension):
             where = "a string literal" if node is not None else None
         if where is not None:
             raise GraphQLError(f"Text may not contain the NUL character or unpaired surrogates ({where}).",
-                               nodes=node, extensions={"code": "invalid_text"})
+                               nodes=node, extensions={"code": ErrorCode.INVALID_TEXT})
         yield

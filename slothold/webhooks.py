@@ -8,7 +8,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from domain.errors import Busy, InvalidInput
+from domain.errors import Busy, ErrorCode, InvalidInput
 from domain.payments import ProviderUnavailable, WebhookRejected
 from domain.ports import PaymentProvider
 from domain.services import Deps
@@ -61,5 +61,5 @@ async def sandbox_pay(deps: Deps, provider: Any, txid: str) -> list[str]:
     try:
         headers, body = await provider.pay(txid)
     except (ValueError, LookupError) as e:
-        raise InvalidInput("txid", str(e), code="sandbox_refused") from None
+        raise InvalidInput("txid", str(e), code=ErrorCode.SANDBOX_REFUSED) from None
     return await handle_webhook(deps, provider, headers, {}, body)

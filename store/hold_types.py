@@ -8,7 +8,7 @@ from uuid import UUID
 
 import asyncpg
 
-from domain.errors import InvalidInput, NotFound
+from domain.errors import ErrorCode, InvalidInput, NotFound
 from domain.hold_types import Level, merge
 from store.units import invalidate
 
@@ -56,7 +56,7 @@ async def change_layer(pool: asyncpg.Pool, unit_id: UUID, level: Level, name: st
         gone = [oid for oid, own in orgs.items() if merge(name, tenant.get(name), own.get(name)) is None]
         if gone and (count := int(await conn.fetchval(_IN_USE, gone, name))):
             raise InvalidInput("name", f"{count} live booking(s) are held or sold as {name}; release them before "
-                               "removing the type", code="hold_type_in_use")
+                               "removing the type", code=ErrorCode.HOLD_TYPE_IN_USE)
         if level is Level.TENANT:
             await conn.execute("UPDATE tenants SET hold_types = $2::jsonb WHERE id = $1::uuid", row["tenant_id"],
                                tenant)

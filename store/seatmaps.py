@@ -9,7 +9,7 @@ from uuid import UUID
 import asyncpg
 from asyncpg import Range
 
-from domain.errors import InvalidInput, NotFound, SlotTaken
+from domain.errors import ErrorCode, InvalidInput, NotFound, SlotTaken
 from domain.seatmaps import Occupant, Seat, SeatEvent, SeatMap
 from store.bookings import ConnGetter
 
@@ -57,7 +57,7 @@ class PgSeatMaps:
                     [s.sort for s in seat_map.seats])
         except asyncpg.UniqueViolationError:
             raise InvalidInput("name", f"the unit already has a seat map, resource group or resource named "
-                               f"{seat_map.name!r}", code="name_taken") from None
+                               f"{seat_map.name!r}", code=ErrorCode.NAME_TAKEN) from None
         except asyncpg.ForeignKeyViolationError:
             raise NotFound("unit", u, field="unitId") from None
 

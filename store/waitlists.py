@@ -8,7 +8,7 @@ from uuid import UUID, uuid4
 
 import asyncpg
 
-from domain.errors import InvalidInput, NotFound
+from domain.errors import ErrorCode, InvalidInput, NotFound
 from store.bookings import ConnGetter
 
 
@@ -39,7 +39,7 @@ class PgWaitlists:
                 uuid4(), unit_id, resource_id, starts_at, ends_at, customer_id, at)
         except asyncpg.UniqueViolationError:
             raise InvalidInput("customer", "this customer is already in the line for that slot",
-                               code="already_waiting") from None
+                               code=ErrorCode.ALREADY_WAITING) from None
         return _entry(r)
 
     async def slot_line(self, unit_id: UUID, resource_id: UUID, starts_at: datetime, ends_at: datetime

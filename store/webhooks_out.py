@@ -10,7 +10,7 @@ from uuid import UUID, uuid4
 import asyncpg
 
 from domain import webhooks_out as wh
-from domain.errors import InvalidInput
+from domain.errors import ErrorCode, InvalidInput
 from domain.events import MalformedEvent, WebhookDeliveryReplayed
 from store.outbox import OutboxEvent
 
@@ -91,7 +91,7 @@ class PgWebhooks:
             "SELECT count(*) FROM webhook_endpoints WHERE unit_id = $1 AND enabled", unit_id)
         if enabled >= wh.MAX_ENDPOINTS:
             raise InvalidInput("unitId", f"a unit may have at most {wh.MAX_ENDPOINTS} enabled webhook endpoints; "
-                               "disable one first", code="too_many_webhooks")
+                               "disable one first", code=ErrorCode.TOO_MANY_WEBHOOKS)
         row = await self._pool.fetchrow(
             f"INSERT INTO webhook_endpoints (id, unit_id, url, event_types, secret, description, created_by, "
             f"created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING {_ENDPOINT_COLUMNS}",
@@ -119,7 +119,7 @@ class PgWebhooks:
                     "SELECT count(*) FROM webhook_endpoints o JOIN webhook_endpoints e ON e.unit_id = o.unit_id "
                     "WHERE o.id = $1 AND e.enabled AND e.id <> o.id", endpoint_id) >= wh.MAX_ENDPOINTS:
                 raise InvalidInput("enabled", f"a unit may have at most {wh.MAX_ENDPOINTS} enabled webhook endpoints",
-                                   code="too_many_webhooks")
+                                   code=ErrorCode.TOO_MANY_WEBHOOKS)
             row = await conn.fetchrow(
                 f"UPDATE webhook_endpoints SET url = coalesce($2, url), event_types = coalesce($3, event_types), "
                 f"enabled = coalesce($4, enabled), description = coalesce($5, description), updated_at = $6 "
@@ -162,11 +162,13 @@ class PgWebhooks:
                 "SELECT d.status, d.attempts, d.next_attempt_at, d.unit_id, e.enabled FROM webhook_deliveries d "
                 "JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = $1 FOR UPDATE OF d", delivery_id)
             if row is None:
-                raise InvalidInput("deliveryId", "no such delivery", code="not_found")
+                raise InvalidInput("deliveryId", "no such delivery", code=ErrorCode.NOT_FOUND)
             if not row["enabled"]:
-                raise InvalidInput("deliveryId", "the endpoint is disabled: enable it first", code="webhook_disabled")
+                raise InvalidInput("deliveryId", "the endpoint is disabled: enable it first",
+                                   code=ErrorCode.WEBHOOK_DISABLED)
             if row["status"] == "sending" and row["next_attempt_at"] > now:
-                raise InvalidInput("deliveryId", "an attempt is being sent right now", code="delivery_in_progress")
+                raise InvalidInput("deliveryId", "an attempt is being sent right now",
+                                   code=ErrorCode.DELIVERY_IN_PROGRESS)
             await conn.execute(
                 "UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = $2 "
                 "WHERE id = $1", delivery_id, now)

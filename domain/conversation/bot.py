@@ -31,6 +31,7 @@ from domain.errors import (
     CooldownActive,
     CustomerBlacklisted,
     DomainError,
+    ErrorCode,
     HoldCeilingReached,
     HoldLimitReached,
     InvalidInput,
@@ -93,7 +94,7 @@ async def handle_pending(bot: Bot, unit_id: UUID, phone: str) -> int:
             except DomainError as e:  # a refusal nobody expected here: keep talking, never go silent
                 log.warning("whatsapp %s: %s (%s) in state %s", m.message_id, e.code, e.message,
                             s.conversation.state)
-                turn.say(t.BUSY if e.code == "busy" else t.NOT_UNDERSTOOD)
+                turn.say(t.BUSY if e.code == ErrorCode.BUSY else t.NOT_UNDERSTOOD)
             except Exception:  # a bug or an outage must not wedge the conversation on this message forever
                 log.exception("whatsapp %s: failed in state %s", m.message_id, s.conversation.state)
                 turn.out = [t.BUSY]
@@ -543,10 +544,10 @@ class Turn:
             await self.refused(e)
             return
         except InvalidInput as e:
-            if e.code == "customer_blocked":
+            if e.code == ErrorCode.CUSTOMER_BLOCKED:
                 await self.refused(CustomerBlacklisted())
                 return
-            self.say(t.WAITLIST_CLOSED if e.code == "waitlist_closed" else t.UNAVAILABLE)
+            self.say(t.WAITLIST_CLOSED if e.code == ErrorCode.WAITLIST_CLOSED else t.UNAVAILABLE)
             await self.show_days()
             return
         local = self.local(_dt(start))
