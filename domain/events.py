@@ -239,6 +239,10 @@ class WalkInAdded(Fact):
     area: str
 
 
+WaitlistFact = WaitlistJoined | WaitlistClosed | SlotOffered | CapacityOffered | WalkInAdded
+"""The facts of topic waitlist_changed (live on waitlistChanged)."""
+
+
 # --- notices to send (notification: told apart by kind; domain/notifications.py plans them) ---------------------
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from domain import queries
+from domain.events import Fact
 from domain.services import Deps
 
 RESYNC_SEQ = -1
@@ -29,6 +30,11 @@ class FeedEvent(Protocol):
 
     @property
     def payload(self) -> dict[str, Any]: ...
+
+    @property
+    def fact(self) -> Fact | None:
+        """The typed event (domain.events.parse_event); raises MalformedEvent on a malformed payload."""
+        ...
 
 
 class Inbox(Protocol):

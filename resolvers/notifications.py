@@ -13,6 +13,7 @@ from uuid import UUID
 
 import strawberry
 
+from domain import events
 from domain.access import Action
 from domain.errors import ErrorCode, InvalidInput
 from resolvers.context import Context, Info, parse_id
@@ -113,17 +114,13 @@ class NotificationSubscription:
             unit = info.context.principal.unit_id
             if unit is None:
                 raise InvalidInput("unitId", "this session belongs to no unit", code=ErrorCode.UNIT_REQUIRED)
-        mine = str(customer) if customer is not None else None
         assert unit is not None
         async for event in unit_events(info.context.deps, info.context.hub, unit, since):
-            if event.topic != "notification_added":
-                continue
-            p = event.payload
-            if (mine is not None and p.get("customer_id") != mine) or (mine is None and p.get("audience") != "staff"):
+            n = event.fact if event.topic == events.NotificationAdded.TOPIC else None
+            if not isinstance(n, events.NotificationAdded) or (
+                    n.customer_id != customer if customer is not None else n.audience != "staff"):
                 continue
             yield NotificationAdded(seq=event.seq, notification=Notification(
-                id=strawberry.ID(str(p["notification_id"])), unit_id=strawberry.ID(str(unit)),
-                audience=str(p["audience"]), kind=str(p.get("kind")),
-                booking_id=strawberry.ID(str(p["booking_id"])) if p.get("booking_id") else None,
-                title=str(p.get("title")), body=str(p.get("body")),
-                created_at=datetime.fromisoformat(p["created_at"]), read_at=None))
+                id=strawberry.ID(str(n.notification_id)), unit_id=strawberry.ID(str(unit)), audience=n.audience,
+                kind=n.kind, booking_id=strawberry.ID(str(n.booking_id)) if n.booking_id else None, title=n.title,
+                body=n.body, created_at=n.created_at, read_at=None))

@@ -12,18 +12,19 @@ import strawberry
 
 from domain.access import Action
 from domain.errors import ErrorCode, InvalidInput
+from domain.events import BookingChanged, QueueItemChanged, SeatsBlockChanged
 from domain.services import Deps, require_aware
 from resolvers.context import Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.permissions import authorize_booking, authorize_unit
 from schema.events import QueueChange, SlotChange
 
-SLOT_TOPICS = frozenset({"slot_changed", "block_changed"})
+SLOT_TOPICS = frozenset({BookingChanged.TOPIC, SeatsBlockChanged.TOPIC})
 """Bookings' changes, and seat blocks (domain/seatmaps.py), both shown on the grid."""
 _CHANGES: OrderedDict[tuple[UUID, int], SlotChange] = OrderedDict()
 
 
-async def _slot_change(deps: Deps, unit_id: UUID, seq: int, payload: dict[str, object]) -> SlotChange:
+async def _slot_change(deps: Deps, unit_id: UUID, seq: int, event: BookingChanged | SeatsBlockChanged) -> SlotChange:
     """The event as a SlotChange — one object per event, so that its execution is shared by subscribers. Hold
     types show with the unit's own names and colours (its organization's catalog, cached for seconds)."""
     key = (unit_id, seq)
@@ -31,17 +32,14 @@ async def _slot_change(deps: Deps, unit_id: UUID, seq: int, payload: dict[str, o
     if change is None:
         async with deps.uow() as uow:
             catalog = (await uow.units.get(unit_id)).hold_types
-        change = _CHANGES.setdefault(key, SlotChange.from_payload(seq, payload, catalog))
+        change = _CHANGES.setdefault(key, SlotChange.from_event(seq, event, catalog))
         if len(_CHANGES) > 1024:
             _CHANGES.popitem(last=False)
     return change
 
 
-def _overlaps(payload: dict[str, object], start: datetime, end: datetime) -> bool:
-    allocations = payload.get("allocations") or []
-    assert isinstance(allocations, list)
-    return any(datetime.fromisoformat(a["starts_at"]) < end and datetime.fromisoformat(a["ends_at"]) > start
-               for a in allocations)
+def _overlaps(event: BookingChanged | SeatsBlockChanged, start: datetime, end: datetime) -> bool:
+    return any(a.starts_at < end and a.ends_at > start for a in event.allocations)
 
 
 @strawberry.type
@@ -60,18 +58,19 @@ class Subscription:
         await authorize_unit(info.context, uid, Action.READ)
         start, end = from_.astimezone(UTC), to.astimezone(UTC)
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):
-            if event.topic in SLOT_TOPICS and _overlaps(event.payload, start, end):
-                yield await _slot_change(info.context.deps, uid, event.seq, event.payload)
+            if event.topic in SLOT_TOPICS and isinstance(fact := event.fact, BookingChanged | SeatsBlockChanged) \
+                    and _overlaps(fact, start, end):
+                yield await _slot_change(info.context.deps, uid, event.seq, fact)
 
     @strawberry.subscription(description="Every change of one booking.")
     async def booking_changed(
         self, info: Info, booking_id: strawberry.ID, since: int | None = None
     ) -> AsyncGenerator[SlotChange, None]:
         booking = await authorize_booking(info.context, parse_id(booking_id, "bookingId"), Action.READ)
-        wanted = str(booking.id)
         async for event in unit_events(info.context.deps, info.context.hub, booking.unit_id, since):
-            if event.topic == "slot_changed" and event.payload.get("booking_id") == wanted:
-                yield await _slot_change(info.context.deps, booking.unit_id, event.seq, event.payload)
+            if event.topic == BookingChanged.TOPIC and isinstance(fact := event.fact, BookingChanged) \
+                    and fact.booking_id == booking.id:
+                yield await _slot_change(info.context.deps, booking.unit_id, event.seq, fact)
 
     @strawberry.subscription(description="The unit's staff queue, live (items arrive with payments).")
     async def queue_changed(
@@ -80,10 +79,5 @@ class Subscription:
         uid = parse_id(unit_id, "unitId")
         await authorize_unit(info.context, uid, Action.READ)
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):
-            if event.topic == "queue_changed":
-                p = event.payload
-                yield QueueChange(
-                    seq=event.seq, unit_id=strawberry.ID(str(uid)), kind=str(p.get("kind")),
-                    item_id=strawberry.ID(str(p["item_id"])) if p.get("item_id") else None, type=p.get("type"),
-                    title=p.get("title"), priority=p.get("priority"),
-                    booking_id=strawberry.ID(str(p["booking_id"])) if p.get("booking_id") else None)
+            if event.topic == QueueItemChanged.TOPIC and isinstance(fact := event.fact, QueueItemChanged):
+                yield QueueChange.from_event(event.seq, uid, fact)

@@ -12,6 +12,7 @@ from domain import waitlist
 from domain.access import Action, Forbidden
 from domain.errors import ErrorCode
 from domain.errors import InvalidInput as DomainInvalidInput
+from domain.events import WaitlistFact, WaitlistJoined
 from resolvers.context import Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.mutations import CustomerInput
@@ -155,9 +156,5 @@ class WaitlistSubscription:
         uid = parse_id(unit_id, "unitId")
         await authorize_unit(info.context, uid, Action.READ)
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):
-            if event.topic == "waitlist_changed":
-                p = event.payload
-                yield WaitlistChange(
-                    seq=event.seq, kind=str(p.get("kind")),
-                    entry_id=strawberry.ID(str(p["entry_id"])) if p.get("entry_id") else None,
-                    booking_id=strawberry.ID(str(p["booking_id"])) if p.get("booking_id") else None)
+            if event.topic == WaitlistJoined.TOPIC and isinstance(fact := event.fact, WaitlistFact):
+                yield WaitlistChange.from_event(event.seq, fact)

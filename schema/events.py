@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from uuid import UUID
 
 import strawberry
 
 from domain import hold_types as dh
+from domain.events import BookingChanged, QueueItemChanged, SeatsBlockChanged
 from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
 from schema.hold_types import SeatState
 from schema.types import BookingStatus, SlotState
@@ -45,20 +46,21 @@ class SlotChange:
     """One object per event, shared by every subscriber (see slothold/executor.py)."""
 
     @classmethod
-    def from_payload(cls, seq: int, p: dict[str, Any], catalog: HoldTypeCatalog = PLATFORM_CATALOG) -> SlotChange:
-        name, color = catalog.display(p["state"], p.get("hold_type"))
+    def from_event(cls, seq: int, e: BookingChanged | SeatsBlockChanged,
+                   catalog: HoldTypeCatalog = PLATFORM_CATALOG) -> SlotChange:
+        """A booking's change, or a seat block (no booking)."""
+        b = e if isinstance(e, BookingChanged) else None
+        hold_type = b.hold_type if b else None
+        name, color = catalog.display(e.state, hold_type)
         return cls(
-            seq=seq, unit_id=strawberry.ID(p["unit_id"]), event=p["event"],
-            booking_id=strawberry.ID(p["booking_id"]) if p.get("booking_id") else None,
-            status=BookingStatus(p["status"]) if p.get("status") else None, seat_state=SEAT_STATES[p["state"]],
-            old_status=BookingStatus(p["old_status"]) if p.get("old_status") else None,
-            state=SlotState(p["state"]), hold_type=p.get("hold_type"), hold_type_name=name, display_color=color,
-            hold_expires_at=datetime.fromisoformat(p["hold_expires_at"]) if p.get("hold_expires_at") else None,
-            at=datetime.fromisoformat(p["at"]),
-            slots=[SlotRange(resource_id=strawberry.ID(a["resource_id"]),
-                             starts_at=datetime.fromisoformat(a["starts_at"]),
-                             ends_at=datetime.fromisoformat(a["ends_at"]), quantity=a["quantity"])
-                   for a in p["allocations"]],
+            seq=seq, unit_id=strawberry.ID(str(e.unit_id)), event=e.name,
+            booking_id=strawberry.ID(str(b.booking_id)) if b else None,
+            status=BookingStatus(b.status) if b else None, seat_state=SEAT_STATES[e.state],
+            old_status=BookingStatus(b.old_status) if b and b.old_status else None,
+            state=SlotState(e.state), hold_type=hold_type, hold_type_name=name, display_color=color,
+            hold_expires_at=b.hold_expires_at if b else None, at=e.at,
+            slots=[SlotRange(resource_id=strawberry.ID(str(a.resource_id)), starts_at=a.starts_at,
+                             ends_at=a.ends_at, quantity=a.quantity) for a in e.allocations],
         )
 
 
@@ -72,3 +74,9 @@ class QueueChange:
     title: str | None
     priority: str | None
     booking_id: strawberry.ID | None
+
+    @classmethod
+    def from_event(cls, seq: int, unit_id: UUID, e: QueueItemChanged) -> QueueChange:
+        return cls(seq=seq, unit_id=strawberry.ID(str(unit_id)), kind=e.kind, item_id=strawberry.ID(str(e.item_id)),
+                   type=e.type, title=e.title, priority=e.priority,
+                   booking_id=strawberry.ID(str(e.booking_id)) if e.booking_id else None)

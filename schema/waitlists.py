@@ -7,6 +7,8 @@ from typing import Any
 
 import strawberry
 
+from domain.events import CapacityOffered, SlotOffered, WaitlistClosed, WaitlistFact
+
 
 @strawberry.type(description="A place in the line of one resource and slot (RN-ATD-08).")
 class SlotWaitlistEntry:
@@ -82,3 +84,10 @@ class WaitlistChange:
     kind: str
     entry_id: strawberry.ID | None
     booking_id: strawberry.ID | None
+
+    @classmethod
+    def from_event(cls, seq: int, e: WaitlistFact) -> WaitlistChange:
+        entry = None if isinstance(e, WaitlistClosed) else e.entry_id
+        booking = e.booking_id if isinstance(e, SlotOffered | CapacityOffered) else None
+        return cls(seq=seq, kind=str(e.KIND), entry_id=strawberry.ID(str(entry)) if entry else None,
+                   booking_id=strawberry.ID(str(booking)) if booking else None)

@@ -12,11 +12,13 @@ import contextlib
 import json
 import logging
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 from uuid import UUID
 
 from broadcaster import Broadcast
 
+from domain.events import Fact, parse_event
 from resolvers.feed import RESYNC_SEQ
 from store.outbox import EVENTS_CHANNEL
 
@@ -32,6 +34,11 @@ class LiveEvent:
     seq: int
     topic: str
     payload: dict[str, Any]
+
+    @cached_property
+    def fact(self) -> Fact | None:
+        """The typed event, read once for every subscriber of this process (domain.events.parse_event)."""
+        return parse_event(self.topic, self.payload)
 
 
 RESYNC = LiveEvent(UUID(int=0), RESYNC_SEQ, "resync", {})
