@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from uuid import UUID, uuid4
 
 from domain.bookings import Booking, BookingStatus, booking_from_snapshot, booking_snapshot
-from domain.errors import InvalidInput, InvalidTransition, PaymentUnavailable
+from domain.errors import ErrorCode, InvalidInput, InvalidTransition, PaymentUnavailable
 from domain.events import ChargeCancelRequested, OwnerAlerted
 from domain.hold_types import Releaser
 from domain.payments import Acceptance, Charge, ChargeStatus, ProviderUnavailable, charge_expiry, summary_pt
@@ -156,7 +156,7 @@ async def _open_charge(deps: Deps, uow: UnitOfWork, unit: Unit, booking: Booking
     expires = charge_expiry(booking.hold_expires_at, unit.params.charge_margin)
     if expires <= now + timedelta(seconds=30):
         raise InvalidInput("bookingId", "the hold ends too soon to pay by Pix; ask for the slot again",
-                           code="hold_too_short")
+                           code=ErrorCode.HOLD_TOO_SHORT)
     booking.await_payment(now, actor, deadline=booking.hold_expires_at)
     charge = Charge(id=uuid4(), unit_id=unit.id, booking_id=booking.id, provider=deps.provider.name,
                     txid=uuid4().hex, amount_cents=amount_cents, expires_at=expires, created_at=now)
@@ -254,7 +254,8 @@ async def swap(deps: Deps, cmd: SwapCommand) -> CheckoutResult:
     async def release_old(uow: UnitOfWork, new: Booking) -> None:
         old = await uow.bookings.get(cmd.booking_id)
         if old.unit_id != new.unit_id:
-            raise InvalidInput("bookingId", "a hold can only be swapped for a slot of the same unit", code="other_unit")
+            raise InvalidInput("bookingId", "a hold can only be swapped for a slot of the same unit",
+                               code=ErrorCode.OTHER_UNIT)
         if old.status not in (BookingStatus.HELD, BookingStatus.PENDING_PAYMENT) or old.is_lapsed(now):
             current = "expired" if old.is_lapsed(now) else old.status.value
             raise InvalidTransition(current, BookingStatus.CANCELLED.value, "swap")

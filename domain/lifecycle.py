@@ -25,7 +25,7 @@ from domain.availability import check_on_grid, slot_starts
 from domain.bookings import Allocation, Booking, BookingStatus
 from domain.checkout import CheckoutResult, ConfirmCommand, confirm
 from domain.customers import CustomerIdentity
-from domain.errors import HoldCeilingReached, InvalidInput, InvalidTransition, NotFound, SlotTaken
+from domain.errors import ErrorCode, HoldCeilingReached, InvalidInput, InvalidTransition, NotFound, SlotTaken
 from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import UnitOfWork
 from domain.services import (
@@ -81,14 +81,14 @@ def _validated(cmd: RescheduleCommand) -> RescheduleCommand:
     check_key(cmd.idempotency_key)
     cmd = replace(cmd, starts_at=cmd.starts_at.astimezone(UTC), ends_at=cmd.ends_at.astimezone(UTC))
     if cmd.ends_at <= cmd.starts_at:
-        raise InvalidInput("endsAt", "endsAt must be after startsAt", code="invalid_range")
+        raise InvalidInput("endsAt", "endsAt must be after startsAt", code=ErrorCode.INVALID_RANGE)
     if cmd.quantity is not None and cmd.quantity < 1:
-        raise InvalidInput("quantity", "quantity must be at least 1", code="invalid_quantity")
+        raise InvalidInput("quantity", "quantity must be at least 1", code=ErrorCode.INVALID_QUANTITY)
     if cmd.resource_ids is not None and not cmd.resource_ids:
         raise InvalidInput("resourceIds", "give at least one resource, or none for the booking's own",
-                           code="no_resource")
+                           code=ErrorCode.NO_RESOURCE)
     if len(set(cmd.resource_ids or ())) != len(cmd.resource_ids or ()):
-        raise InvalidInput("resourceIds", "a resource is listed twice", code="duplicate_resource")
+        raise InvalidInput("resourceIds", "a resource is listed twice", code=ErrorCode.DUPLICATE_RESOURCE)
     return cmd
 
 
@@ -171,7 +171,7 @@ async def _move(
                 raise _Started(old.status.value)
             if sorted(old.allocations, key=lambda a: a.resource_id) == sorted(allocations,
                                                                                key=lambda a: a.resource_id):
-                raise InvalidInput("startsAt", "that is the booking's current slot", code="same_slot")
+                raise InvalidInput("startsAt", "that is the booking's current slot", code=ErrorCode.SAME_SLOT)
             new = await _replacement(uow, unit, old, deps.new_id(), allocations, cmd, now)
             old.rescheduled_to = new.id
             old.cancel(now, cmd.actor, REASON)
@@ -196,10 +196,10 @@ async def _replacement(uow: UnitOfWork, unit: Unit, old: Booking, new_id: UUID, 
     starts_at = cmd.starts_at
     if cmd.staff:
         if starts_at <= now:
-            raise InvalidInput("startsAt", "a booking cannot be moved into the past", code="in_the_past")
+            raise InvalidInput("startsAt", "a booking cannot be moved into the past", code=ErrorCode.IN_THE_PAST)
         if starts_at > now + unit.params.max_advance:
             raise InvalidInput("startsAt", f"bookings can be made at most {unit.params.max_advance.days} days ahead",
-                               code="too_far")
+                               code=ErrorCode.TOO_FAR)
     else:
         check_booking_window(unit.params, now, starts_at)
     details = {"customer_id": old.customer_id, "service_id": old.service_id, "hold_type": old.hold_type,
@@ -215,7 +215,7 @@ async def _replacement(uow: UnitOfWork, unit: Unit, old: Booking, new_id: UUID, 
         if accepted and not cmd.staff and _size(allocations) != _size(old.allocations):
             # What was accepted and paid was for that length and quantity; the venue may change them (staff).
             raise InvalidInput("endsAt", "a reschedule keeps the length and quantity that were accepted and paid; "
-                               "ask the venue to change them", code="accepted_size_changed")
+                               "ask the venue to change them", code=ErrorCode.ACCEPTED_SIZE_CHANGED)
         # The money follows the booking: what was accepted, due and paid (the old one keeps its acceptance).
         new = Booking.confirmed(new_id, unit.id, allocations, now, cmd.actor, acceptance=old.acceptance,
                                 due_now_cents=old.due_now_cents, paid_cents=old.paid_cents, **details)

@@ -20,7 +20,7 @@ from domain import refunds
 from domain.access import Forbidden
 from domain.bookings import Allocation, Booking
 from domain.customers import CustomerIdentity
-from domain.errors import InvalidInput, NotFound, SeatConflict, SeatsUnavailable, SlotTaken
+from domain.errors import ErrorCode, InvalidInput, NotFound, SeatConflict, SeatsUnavailable, SlotTaken
 from domain.events import SeatsBlockChanged, SlotSpan
 from domain.hold_types import Releaser, SeatState
 from domain.services import (
@@ -148,7 +148,7 @@ class SectionSpec:
 def _text(value: str, field_name: str, what: str, limit: int) -> str:
     text = (value or "").strip()
     if not 1 <= len(text) <= limit:
-        raise InvalidInput(field_name, f"{what} must be 1 to {limit} characters", code="invalid_label")
+        raise InvalidInput(field_name, f"{what} must be 1 to {limit} characters", code=ErrorCode.INVALID_LABEL)
     return text
 
 
@@ -157,27 +157,28 @@ def plan_seats(sections: Sequence[SectionSpec], new_id: object) -> list[Seat]:
     seats: list[Seat] = []
     seen: set[tuple[str, str, str]] = set()
     if not sections:
-        raise InvalidInput("sections", "a seat map needs at least one section", code="no_seats")
+        raise InvalidInput("sections", "a seat map needs at least one section", code=ErrorCode.NO_SEATS)
     for si, section in enumerate(sections):
         s_name = _text(section.name, f"sections[{si}].name", "a section's name", 60)
         if not section.rows:
-            raise InvalidInput(f"sections[{si}].rows", f"section {s_name} has no rows", code="no_seats")
+            raise InvalidInput(f"sections[{si}].rows", f"section {s_name} has no rows", code=ErrorCode.NO_SEATS)
         for ri, row in enumerate(section.rows):
             r_label = _text(row.label, f"sections[{si}].rows[{ri}].label", "a row's label", LABEL_MAX)
             if not row.seats:
                 raise InvalidInput(f"sections[{si}].rows[{ri}].seats", f"row {r_label} of {s_name} has no seats",
-                                   code="no_seats")
+                                   code=ErrorCode.NO_SEATS)
             for k, raw in enumerate(row.seats):
                 label = _text(raw, f"sections[{si}].rows[{ri}].seats[{k}]", "a seat's label", LABEL_MAX)
                 key = (s_name, r_label, label)
                 if key in seen:
                     raise InvalidInput(f"sections[{si}].rows[{ri}].seats[{k}]",
-                                       f"seat {s_name} {r_label}-{label} is listed twice", code="duplicate_seat")
+                                       f"seat {s_name} {r_label}-{label} is listed twice",
+                                       code=ErrorCode.DUPLICATE_SEAT)
                 seen.add(key)
                 seats.append(Seat(new_id(), s_name, r_label, label, len(seats)))  # type: ignore[operator]
                 if len(seats) > MAX_SEATS_PER_MAP:
                     raise InvalidInput("sections", f"a seat map has at most {MAX_SEATS_PER_MAP} seats",
-                                       code="too_many_seats")
+                                       code=ErrorCode.TOO_MANY_SEATS)
     return seats
 
 
@@ -200,11 +201,11 @@ async def create_event(deps: Deps, seat_map_id: UUID, name: str, starts_at: date
     require_aware(ends_at, "endsAt")
     starts_at, ends_at = starts_at.astimezone(UTC), ends_at.astimezone(UTC)
     if ends_at <= starts_at:
-        raise InvalidInput("endsAt", "endsAt must be after startsAt", code="invalid_range")
+        raise InvalidInput("endsAt", "endsAt must be after startsAt", code=ErrorCode.INVALID_RANGE)
     if (ends_at - starts_at).days >= MAX_EVENT_DAYS:
-        raise InvalidInput("endsAt", f"an event lasts less than {MAX_EVENT_DAYS} days", code="invalid_range")
+        raise InvalidInput("endsAt", f"an event lasts less than {MAX_EVENT_DAYS} days", code=ErrorCode.INVALID_RANGE)
     if ends_at <= deps.clock.now():
-        raise InvalidInput("endsAt", "the event would be over already", code="in_the_past")
+        raise InvalidInput("endsAt", "the event would be over already", code=ErrorCode.IN_THE_PAST)
     title = _text(name, "name", "an event's name", 100)
     async with deps.uow() as uow:
         seat_map = await uow.seatmaps.seat_map(seat_map_id)
@@ -283,11 +284,11 @@ class SeatCommand:
 
 def _check_seats(cmd: SeatCommand, seat_map: SeatMap) -> list[Seat]:
     if not cmd.seat_ids:
-        raise InvalidInput("seatIds", "give at least one seat", code="no_seat")
+        raise InvalidInput("seatIds", "give at least one seat", code=ErrorCode.NO_SEAT)
     if len(cmd.seat_ids) > MAX_SEATS_PER_OPERATION:
-        raise InvalidInput("seatIds", f"at most {MAX_SEATS_PER_OPERATION} seats at once", code="too_many_seats")
+        raise InvalidInput("seatIds", f"at most {MAX_SEATS_PER_OPERATION} seats at once", code=ErrorCode.TOO_MANY_SEATS)
     if len(set(cmd.seat_ids)) != len(cmd.seat_ids):
-        raise InvalidInput("seatIds", "a seat is listed twice", code="duplicate_seat")
+        raise InvalidInput("seatIds", "a seat is listed twice", code=ErrorCode.DUPLICATE_SEAT)
     by_id = {s.id: s for s in seat_map.seats}
     for sid in cmd.seat_ids:
         if sid not in by_id:
@@ -315,7 +316,7 @@ async def _views(deps: Deps, cmd: SeatCommand) -> tuple[SeatEvent, list[SeatView
 
 def _open(event: SeatEvent, now: datetime) -> None:
     if event.ends_at <= now:
-        raise InvalidInput("eventId", "the event is over", code="event_over")
+        raise InvalidInput("eventId", "the event is over", code=ErrorCode.EVENT_OVER)
 
 
 async def _taken(deps: Deps, cmd: SeatCommand, wanted: SeatState, doing: str) -> SeatsUnavailable:
@@ -360,7 +361,7 @@ async def sell_seats(deps: Deps, cmd: SeatCommand) -> list[Booking]:
     if states != {SeatState.LOCKED}:
         if states <= {SeatState.ACTIVE, SeatState.LOCKED}:
             raise InvalidInput("seatIds", "sell either free seats or locked seats in one request, not both",
-                               code="mixed_seat_states")
+                               code=ErrorCode.MIXED_SEAT_STATES)
         _require(views, SeatState.LOCKED, "sell")
     return await _on_bookings(deps, cmd, event, views, SeatState.LOCKED, "sell", lambda b: b.confirm(now, cmd.actor),
                               retype=True)
@@ -399,7 +400,7 @@ async def _on_bookings(deps: Deps, cmd: SeatCommand, event: SeatEvent, views: li
             seats = {a.resource_id for a in b.allocations}
             if not seats <= asked:
                 raise InvalidInput("seatIds", f"booking {b.id} holds {len(seats)} seats together; {doing} all of "
-                                   "them in one request", code="partial_booking")
+                                   "them in one request", code=ErrorCode.PARTIAL_BOOKING)
             if cmd.owns is not None and not await cmd.owns(b.customer_id):
                 raise Forbidden("customers may only change their own bookings")
             state = seat_state(Occupant(b.id, b.status.value, b.hold_type, b.hold_expires_at), now)

@@ -19,7 +19,7 @@ from domain import fraud
 from domain.availability import check_on_grid, slot_starts
 from domain.bookings import Allocation, Booking
 from domain.customers import CustomerIdentity
-from domain.errors import DomainError, InvalidInput, NotFound, PaymentUnavailable, SlotTaken
+from domain.errors import DomainError, ErrorCode, InvalidInput, NotFound, PaymentUnavailable, SlotTaken
 from domain.events import (
     CapacityOffered,
     CapacityOfferSent,
@@ -59,7 +59,7 @@ async def _unit_and_resource(deps: Deps, unit_id: UUID, resource_id: UUID) -> tu
 def _check_open(unit: Unit, starts_at: datetime, now: datetime) -> None:
     if now >= starts_at - unit.params.min_advance:
         raise InvalidInput("startsAt", "the waitlist of this slot is closed: it starts in less than the minimum "
-                           "advance", code="waitlist_closed")
+                           "advance", code=ErrorCode.WAITLIST_CLOSED)
 
 
 async def join_slot_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, starts_at: datetime, ends_at: datetime,
@@ -70,14 +70,14 @@ async def join_slot_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, start
     require_aware(ends_at, "endsAt")
     starts_at, ends_at = starts_at.astimezone(UTC), ends_at.astimezone(UTC)
     if not customer.cpf:
-        raise InvalidInput("customer.cpf", "the waitlist is joined by CPF", code="cpf_required")
+        raise InvalidInput("customer.cpf", "the waitlist is joined by CPF", code=ErrorCode.CPF_REQUIRED)
     unit, resource = await _unit_and_resource(deps, unit_id, resource_id)
     check_on_grid(unit, resource, starts_at, ends_at)
     _check_open(unit, starts_at, now)
     async with deps.uow() as uow:
         known = await uow.customers.identify(unit.tenant_id, customer)
         if known.blacklisted:
-            raise InvalidInput("customer", "this customer cannot join waitlists", code="customer_blocked")
+            raise InvalidInput("customer", "this customer cannot join waitlists", code=ErrorCode.CUSTOMER_BLOCKED)
         await fraud.check_standing_of(uow, unit, customer, now)  # cooldown, blacklist by phone (RN-HLD-05)
         entry = await uow.waitlists.join_slot(unit_id, resource_id, starts_at, ends_at, known.id, now)
         if service_id is not None:
@@ -179,19 +179,19 @@ async def join_capacity_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, s
     require_aware(ends_at, "endsAt")
     starts_at, ends_at = starts_at.astimezone(UTC), ends_at.astimezone(UTC)
     if not user_ref:
-        raise InvalidInput("user", "joining a capacity waitlist needs a signed-in user", code="user_required")
+        raise InvalidInput("user", "joining a capacity waitlist needs a signed-in user", code=ErrorCode.USER_REQUIRED)
     unit, resource = await _unit_and_resource(deps, unit_id, resource_id)
     if resource.kind is not ResourceKind.POOLED:
         raise InvalidInput("resourceId", f"{resource.name} is not sold by places; join its slot waitlist",
-                           code="not_pooled")
+                           code=ErrorCode.NOT_POOLED)
     if not 1 <= party_size <= resource.capacity:
-        raise InvalidInput("partySize", f"a party must be 1 to {resource.capacity}", code="invalid_party_size")
+        raise InvalidInput("partySize", f"a party must be 1 to {resource.capacity}", code=ErrorCode.INVALID_PARTY_SIZE)
     check_on_grid(unit, resource, starts_at, ends_at)
     _check_open(unit, starts_at, now)
     async with deps.uow() as uow:
         known = await uow.customers.identify(unit.tenant_id, customer) if customer else None
         if known is not None and known.blacklisted:
-            raise InvalidInput("customer", "this customer cannot join waitlists", code="customer_blocked")
+            raise InvalidInput("customer", "this customer cannot join waitlists", code=ErrorCode.CUSTOMER_BLOCKED)
         if customer is not None:
             await fraud.check_standing_of(uow, unit, customer, now)  # cooldown, blacklist by phone (RN-HLD-05)
         entry = await uow.waitlists.join_capacity(unit_id, resource_id, starts_at, ends_at, user_ref,
@@ -245,7 +245,7 @@ async def claim_capacity_offer(deps: Deps, unit_id: UUID, token: str, user_ref: 
         if entry is None or entry["status"] != "offered":
             raise NotFound("waitlist offer", "with that token", field="token")
         if entry["user_ref"] != user_ref:
-            raise InvalidInput("token", "this offer belongs to another user", code="offer_of_another_user")
+            raise InvalidInput("token", "this offer belongs to another user", code=ErrorCode.OFFER_OF_ANOTHER_USER)
         unit = await uow.units.get(unit_id)
         booking = await uow.bookings.get(entry["booking_id"])
         ttl_deadline = min(now + unit.params.hold_ttl, booking.starts_at - unit.params.min_advance)
@@ -264,7 +264,7 @@ async def decline_capacity_offer(deps: Deps, unit_id: UUID, token: str, user_ref
         if entry is None or entry["status"] not in ("offered", "claimed"):
             raise NotFound("waitlist offer", "with that token", field="token")
         if entry["user_ref"] != user_ref:
-            raise InvalidInput("token", "this offer belongs to another user", code="offer_of_another_user")
+            raise InvalidInput("token", "this offer belongs to another user", code=ErrorCode.OFFER_OF_ANOTHER_USER)
         booking = await uow.bookings.get(entry["booking_id"])
         booking.cancel(now, user_ref, "waitlist offer declined")
         await uow.bookings.save(booking)
@@ -283,9 +283,9 @@ async def add_walk_in(deps: Deps, unit_id: UUID, area: str, name: str, phone: st
     from domain.customers import normalize_phone
 
     if not area.strip() or not name.strip():
-        raise InvalidInput("name" if area.strip() else "area", "area and name are required", code="required")
+        raise InvalidInput("name" if area.strip() else "area", "area and name are required", code=ErrorCode.REQUIRED)
     if party_size < 1:
-        raise InvalidInput("partySize", "a party has at least 1 person", code="invalid_party_size")
+        raise InvalidInput("partySize", "a party has at least 1 person", code=ErrorCode.INVALID_PARTY_SIZE)
     phone = normalize_phone(phone)
     async with deps.uow() as uow:
         await uow.units.get(unit_id)
@@ -301,7 +301,7 @@ async def offer_walk_in(deps: Deps, entry_id: UUID) -> dict[str, Any]:
     async with deps.uow() as uow:
         entry = await uow.waitlists.walk_in(entry_id)
         if entry["status"] != "waiting":
-            raise InvalidInput("entryId", f"the party is {entry['status']}, not waiting", code="not_waiting")
+            raise InvalidInput("entryId", f"the party is {entry['status']}, not waiting", code=ErrorCode.NOT_WAITING)
         token = secrets.token_hex(32)
         entry = await uow.waitlists.set_walk_in(entry_id, "offered", deps.clock.now(), token)
         await uow.events.notify(entry["unit_id"], WalkInOfferSent(
@@ -327,7 +327,7 @@ async def seat_walk_in(deps: Deps, entry_id: UUID) -> dict[str, Any]:
     async with deps.uow() as uow:
         entry = await uow.waitlists.walk_in(entry_id)
         if entry["status"] not in ("waiting", "offered", "claimed"):
-            raise InvalidInput("entryId", f"the party is {entry['status']}", code="not_waiting")
+            raise InvalidInput("entryId", f"the party is {entry['status']}", code=ErrorCode.NOT_WAITING)
         entry = await uow.waitlists.set_walk_in(entry_id, "seated", deps.clock.now())
         await uow.commit()
     return entry

@@ -9,7 +9,7 @@ from uuid import UUID
 
 from domain import refunds
 from domain.bookings import Booking, BookingStatus
-from domain.errors import InvalidInput, InvalidTransition
+from domain.errors import ErrorCode, InvalidInput, InvalidTransition
 from domain.hold_types import Releaser
 from domain.ports import UnitOfWork
 from domain.services.checks import check_key
@@ -82,7 +82,7 @@ async def cancel(deps: Deps, cmd: ChangeCommand) -> BookingResult:
 async def drop(deps: Deps, cmd: ChangeCommand) -> BookingResult:
     """Staff drop a hold ("Derrubar hold") with a reason."""
     if not cmd.reason or not cmd.reason.strip():
-        raise InvalidInput("reason", "dropping a hold needs a reason", code="reason_required")
+        raise InvalidInput("reason", "dropping a hold needs a reason", code=ErrorCode.REASON_REQUIRED)
     return await _change(deps, cmd, "drop", lambda b, now: b.drop(now, cmd.actor, cmd.reason or ""))
 
 

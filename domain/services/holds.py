@@ -21,7 +21,7 @@ from domain import fraud
 from domain.availability import bookable_slots, check_on_grid, slot_starts
 from domain.bookings import LOCKED, Allocation, Booking
 from domain.customers import Customer, CustomerIdentity
-from domain.errors import HoldCeilingReached, InvalidInput, NotFound, SlotHeld, SlotTaken
+from domain.errors import ErrorCode, HoldCeilingReached, InvalidInput, NotFound, SlotHeld, SlotTaken
 from domain.hold_types import HoldType, Releaser, SeatState
 from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import UnitOfWork
@@ -138,14 +138,14 @@ async def _book(deps: Deps, cmd: BookingRequest, before_insert: BeforeInsert | N
     check_key(cmd.idempotency_key)
     cmd = replace(cmd, starts_at=starts_at, ends_at=ends_at)
     if cmd.quantity < 1:
-        raise InvalidInput("quantity", "quantity must be at least 1", code="invalid_quantity")
+        raise InvalidInput("quantity", "quantity must be at least 1", code=ErrorCode.INVALID_QUANTITY)
     if cmd.resource_ids is not None and not cmd.resource_ids:
-        raise InvalidInput("resourceIds", "give at least one resource, or none for any", code="no_resource")
+        raise InvalidInput("resourceIds", "give at least one resource, or none for any", code=ErrorCode.NO_RESOURCE)
     if len(set(cmd.resource_ids or ())) != len(cmd.resource_ids or ()):
-        raise InvalidInput("resourceIds", "a resource is listed twice", code="duplicate_resource")
+        raise InvalidInput("resourceIds", "a resource is listed twice", code=ErrorCode.DUPLICATE_RESOURCE)
     if (isinstance(cmd, HoldCommand | SeatHoldCommand) and cmd.customer is None
             and cmd.placed_by is not Releaser.ADMIN):
-        raise InvalidInput("customer", "a hold needs the customer's CPF or phone", code="customer_required")
+        raise InvalidInput("customer", "a hold needs the customer's CPF or phone", code=ErrorCode.CUSTOMER_REQUIRED)
     async with deps.uow() as uow:
         unit = await uow.units.get(cmd.unit_id)
         if isinstance(cmd, HoldCommand | SeatHoldCommand):
@@ -205,7 +205,7 @@ async def _any_free(
     fitting = [r for r in resources if (r.kind is ResourceKind.EXCLUSIVE and cmd.quantity == 1)
                or (r.kind is ResourceKind.POOLED and r.capacity >= cmd.quantity)]
     if not fitting:
-        raise InvalidInput("quantity", f"no resource of the unit holds {cmd.quantity}", code="invalid_quantity")
+        raise InvalidInput("quantity", f"no resource of the unit holds {cmd.quantity}", code=ErrorCode.INVALID_QUANTITY)
     async with deps.uow() as uow:
         occ = await uow.bookings.occupancy(unit.id, None, cmd.starts_at, cmd.ends_at)
     step = timedelta(minutes=unit.params.slot_minutes)
@@ -244,19 +244,19 @@ async def _held_in_the_way(
 
 def check_quantity(r: Resource, quantity: int) -> None:
     if r.kind is ResourceKind.EXCLUSIVE and quantity != 1:
-        raise InvalidInput("quantity", f"{r.name} is exclusive: quantity must be 1", code="invalid_quantity")
+        raise InvalidInput("quantity", f"{r.name} is exclusive: quantity must be 1", code=ErrorCode.INVALID_QUANTITY)
     if quantity > r.capacity:
-        raise InvalidInput("quantity", f"{r.name} holds at most {r.capacity}", code="invalid_quantity")
+        raise InvalidInput("quantity", f"{r.name} holds at most {r.capacity}", code=ErrorCode.INVALID_QUANTITY)
 
 
 async def _birth(deps: Deps, unit: Unit, cmd: BookingRequest, now: datetime) -> _Birth:
     """How the booking of this request is born."""
     if isinstance(cmd, CounterCommand):
         if cmd.ends_at <= now:
-            raise InvalidInput("endsAt", "a counter booking cannot end in the past", code="in_the_past")
+            raise InvalidInput("endsAt", "a counter booking cannot end in the past", code=ErrorCode.IN_THE_PAST)
         if cmd.starts_at > now + unit.params.max_advance:
             raise InvalidInput("startsAt", f"bookings can be made at most {unit.params.max_advance.days} "
-                               "days ahead", code="too_far")
+                               "days ahead", code=ErrorCode.TOO_FAR)
         return _Birth(confirmed=True)
     if isinstance(cmd, SaleCommand):  # a sale: born confirmed, with the hold type it was sold as (if any)
         if cmd.hold_type is None:
@@ -342,7 +342,7 @@ def hold_deadline_for(unit: Unit, ht: HoldType, cmd: BookingRequest, now: dateti
     deadline = min(now + ttl, until)
     if deadline - now < unit.params.hold_min:
         raise InvalidInput("eventId", "the event starts too soon to hold seats; sell them instead",
-                           code="hold_too_short")
+                           code=ErrorCode.HOLD_TOO_SHORT)
     return deadline
 
 
