@@ -8,13 +8,11 @@ from uuid import UUID
 import strawberry
 
 from domain import hold_types as dh
+from domain.bookings import seat_state
 from domain.events import BookingChanged, QueueItemChanged, SeatsBlockChanged
 from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
 from schema.hold_types import SeatState
 from schema.types import BookingStatus, SlotState
-
-SEAT_STATES = {"free": dh.SeatState.ACTIVE, "held": dh.SeatState.LOCKED, "verifying": dh.SeatState.LOCKED,
-               "booked": dh.SeatState.SOLD, "blocked": dh.SeatState.BLOCKED, "closed": dh.SeatState.BLOCKED}
 
 
 @strawberry.type(description="One resource's range touched by a change.")
@@ -52,10 +50,13 @@ class SlotChange:
         b = e if isinstance(e, BookingChanged) else None
         hold_type = b.hold_type if b else None
         name, color = catalog.display(e.state, hold_type)
+        # A seat's state comes from the status (a completed booking's seat stays sold; its grid slot is free).
+        seat = seat_state(b.status) if b else dh.SeatState.BLOCKED if e.state == "blocked" else dh.SeatState.ACTIVE
         return cls(
             seq=seq, unit_id=strawberry.ID(str(e.unit_id)), event=e.name,
             booking_id=strawberry.ID(str(b.booking_id)) if b else None,
-            status=BookingStatus(b.status) if b else None, seat_state=SEAT_STATES[e.state],
+            status=BookingStatus(b.status) if b else None,
+            seat_state=seat,
             old_status=BookingStatus(b.old_status) if b and b.old_status else None,
             state=SlotState(e.state), hold_type=hold_type, hold_type_name=name, display_color=color,
             hold_expires_at=b.hold_expires_at if b else None, at=e.at,

@@ -12,7 +12,9 @@ import pytest
 from domain import seatmaps
 from domain.availability import Occupancy, SlotState, _state_of
 from domain.bookings import LOCKED, OCCUPYING, SOLD, BookingStatus, seat_state, slot_state
+from domain.events import BookingChanged, SeatsBlockChanged, SlotSpan
 from domain.hold_types import SeatState
+from schema.events import SlotChange
 
 S = BookingStatus
 EXPECTED = {  # status: (grid slot, seat map cell, seat lifecycle state)
@@ -54,3 +56,15 @@ def test_a_seat_map_shows_a_booking_that_takes_a_seat_with_its_seat_state(status
 
 def test_the_locked_states_are_the_ones_with_a_deadline() -> None:
     assert {s for s in BookingStatus if seat_state(s) is SeatState.LOCKED} == LOCKED
+
+
+@pytest.mark.parametrize("status", list(BookingStatus))
+def test_a_slot_change_names_the_state_of_its_slot_and_of_its_seat(status: BookingStatus) -> None:
+    t = datetime(2026, 12, 8, 12, 0, tzinfo=UTC)
+    span = (SlotSpan(UUID(int=1), t, t),)
+    change = SlotChange.from_event(1, BookingChanged(UUID(int=2), UUID(int=3), None, status.value, slot_state(status),
+                                                     "CART", None, None, None, None, t, span))
+    assert (str(change.state), change.seat_state) == (slot_state(status), seat_state(status))
+    blocked = SlotChange.from_event(2, SeatsBlockChanged(UUID(int=3), True, t, "camera", span))
+    unblocked = SlotChange.from_event(3, SeatsBlockChanged(UUID(int=3), False, t, "", span))
+    assert (blocked.seat_state, unblocked.seat_state) == (SeatState.BLOCKED, SeatState.ACTIVE)
