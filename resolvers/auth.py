@@ -7,7 +7,7 @@ from typing import Annotated
 
 import strawberry
 
-from domain import login
+from domain import events, login
 from domain.access import Action, Forbidden
 from domain.errors import ErrorCode
 from domain.errors import InvalidInput as DomainInvalidInput
@@ -117,6 +117,6 @@ class AuthQuery:
             "AND o.payload->>'to' = $1 AND ($3::uuid IS NULL OR g.tenant_id = $3) AND ($4::uuid IS NULL OR u.id = $4) "
             "ORDER BY o.id DESC LIMIT $2", to.strip().lower() if "@" in to else to.strip(), max(1, min(limit, 50)),
             p.tenant_id, p.unit_id)
-        return [SandboxMessage(to=r["payload"]["to"], channel=r["payload"].get("channel", ""),
-                               kind=r["payload"].get("kind", ""), text=r["payload"].get("text", ""),
-                               sent_at=r["created_at"]) for r in rows]
+        sent = [(events.parse_event("notification", r["payload"]), r["created_at"]) for r in rows]
+        return [SandboxMessage(to=n.to or "", channel=n.channel or "", kind=str(n.KIND), text=n.text, sent_at=at)
+                for n, at in sent if isinstance(n, events.OwnerAlerted | events.WalkInOfferSent | events.LoginCodeSent)]
