@@ -21,7 +21,7 @@ from uuid import UUID
 from domain.fact import Fact as Fact  # re-exported: what a fact is belongs with the facts for their readers
 from domain.fact import MalformedEvent as MalformedEvent
 from domain.fact import SlotSpan as SlotSpan
-from domain.fact import encode, read_spans, read_str, read_time
+from domain.fact import read_spans, read_str, read_time, write_spans
 
 AUDIT_SESSION: ContextVar[str | None] = ContextVar("audit_session", default=None)
 """The credential the current request came through (`staff:<token id>`, `customer:<session id>`, ...), recorded
@@ -103,7 +103,7 @@ class SeatsBlockChanged(Fact):
     def to_json(self) -> dict[str, Any]:
         return {"topic": self.TOPIC, "event": self.name, "unit_id": str(self.unit_id), "booking_id": None,
                 "status": None, "old_status": None, "state": self.state, "hold_type": None, "hold_expires_at": None,
-                "at": self.at.isoformat(), "reason": self.reason, "allocations": encode(self.allocations)}
+                "at": self.at.isoformat(), "reason": self.reason, "allocations": write_spans(self.allocations)}
 
     @classmethod
     def from_json(cls, p: Mapping[str, Any]) -> Self:

@@ -32,18 +32,19 @@ class SlotSpan:
 
 # --- JSON values --------------------------------------------------------------------------------------------------
 
-def encode(v: Any) -> Any:
-    """A field's JSON value."""
-    if isinstance(v, UUID):
-        return str(v)
-    if isinstance(v, datetime):
-        return v.isoformat()
-    if isinstance(v, tuple):
-        return [encode(x) for x in v]
-    if isinstance(v, SlotSpan):
-        return {"resource_id": str(v.resource_id), "starts_at": v.starts_at.isoformat(),
-                "ends_at": v.ends_at.isoformat(), "quantity": v.quantity}
-    return v
+def _span_json(v: SlotSpan) -> dict[str, Any]:
+    return {"resource_id": str(v.resource_id), "starts_at": v.starts_at.isoformat(),
+            "ends_at": v.ends_at.isoformat(), "quantity": v.quantity}
+
+
+def write_spans(v: tuple[SlotSpan, ...]) -> list[dict[str, Any]]:
+    """Slot spans as their JSON list."""
+    return [_span_json(a) for a in v]
+
+
+_ENCODERS: dict[Any, Callable[[Any], Any] | None] = {
+    str: None, int: None, bool: None, UUID: str, datetime: datetime.isoformat, tuple[SlotSpan, ...]: write_spans,
+}
 
 
 def _typed(kind: type) -> Callable[[Any], Any]:
@@ -82,13 +83,14 @@ _DECODERS: dict[Any, Callable[[Any], Any]] = {
 }
 
 
-def _decoder(hint: Any) -> tuple[Callable[[Any], Any], bool]:
-    """How a field of this type is read, and whether it may be None (or missing)."""
+def _codec(hint: Any) -> tuple[Callable[[Any], Any] | None, Callable[[Any], Any], bool]:
+    """How a field of this type is written (None: as it is) and read, and whether it may be None (or missing)."""
     if get_origin(hint) in (Union, types.UnionType) and type(None) in get_args(hint):
         (inner,) = (a for a in get_args(hint) if a is not type(None))
-        decode = _DECODERS[inner]
-        return (lambda v: None if v is None else decode(v)), True
-    return _DECODERS[hint], False
+        write, read = _ENCODERS[inner], _DECODERS[inner]
+        return ((None if write is None else lambda v: None if v is None else write(v)),
+                (lambda v: None if v is None else read(v)), True)
+    return _ENCODERS[hint], _DECODERS[hint], False
 
 
 class Fact:
@@ -112,13 +114,16 @@ class Fact:
             head["kind"] = self.KIND
         if self.name is not None:
             head["event"] = self.name
-        return {**head, **{f.name: encode(getattr(self, f.name)) for f in fields(self)}}
+        for name, write, _, _, _ in _codecs(type(self)):
+            value = getattr(self, name)
+            head[name] = value if write is None else write(value)
+        return head
 
     @classmethod
     def from_json(cls, p: Mapping[str, Any]) -> Self:
         """The fact a payload holds; raises KeyError/TypeError/ValueError when it is not this fact's shape."""
         values = {}
-        for name, decode, optional, default in _reading(cls):
+        for name, _, decode, optional, default in _codecs(cls):
             if name in p:
                 values[name] = decode(p[name])
             elif optional:
@@ -128,13 +133,14 @@ class Fact:
         return cls(**values)
 
 
-_READING: dict[type[Fact], tuple[tuple[str, Callable[[Any], Any], bool, Any], ...]] = {}
+_Codec = tuple[str, Callable[[Any], Any] | None, Callable[[Any], Any], bool, Any]
+_CODECS: dict[type[Fact], tuple[_Codec, ...]] = {}
 
 
-def _reading(cls: type[Fact]) -> tuple[tuple[str, Callable[[Any], Any], bool, Any], ...]:
-    """Each field's (name, decoder, may be None, default), worked out once per fact."""
-    found = _READING.get(cls)
+def _codecs(cls: type[Fact]) -> tuple[_Codec, ...]:
+    """Each field's (name, writer, reader, may be None, default), worked out once per fact."""
+    found = _CODECS.get(cls)
     if found is None:
         hints = get_type_hints(cls)
-        found = _READING[cls] = tuple((f.name, *_decoder(hints[f.name]), f.default) for f in fields(cls))
+        found = _CODECS[cls] = tuple((f.name, *_codec(hints[f.name]), f.default) for f in fields(cls))
     return found
