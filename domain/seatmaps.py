@@ -19,6 +19,7 @@ from uuid import UUID
 from domain import refunds
 from domain.access import Forbidden
 from domain.bookings import Allocation, Booking
+from domain.bookings import seat_state as booking_seat_state
 from domain.customers import CustomerIdentity
 from domain.errors import ErrorCode, InvalidInput, NotFound, SeatConflict, SeatsUnavailable, SlotTaken
 from domain.events import SeatsBlockChanged, SlotSpan
@@ -41,8 +42,6 @@ MAX_SEATS_PER_OPERATION = 500
 MAX_EVENT_DAYS = 14
 LABEL_MAX = 20
 
-LOCKED_STATUSES = frozenset({"held", "pending_payment", "verifying"})
-SOLD_STATUSES = frozenset({"confirmed", "checked_in", "completed"})
 
 
 @dataclass(frozen=True)
@@ -104,12 +103,9 @@ def seat_state(o: Occupant | None, now: datetime) -> SeatState:
         return SeatState.ACTIVE
     if o.block_id is not None:
         return SeatState.BLOCKED
-    if o.status in LOCKED_STATUSES:
-        lapsed = o.hold_expires_at is not None and o.hold_expires_at <= now
-        return SeatState.ACTIVE if lapsed else SeatState.LOCKED
-    if o.status in SOLD_STATUSES:
-        return SeatState.SOLD
-    return SeatState.ACTIVE
+    state = booking_seat_state(o.status)  # the one status → seat state map (domain/bookings.py)
+    lapsed = o.hold_expires_at is not None and o.hold_expires_at <= now
+    return SeatState.ACTIVE if state is SeatState.LOCKED and lapsed else state
 
 
 class SeatMapRepository(Protocol):
