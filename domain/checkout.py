@@ -60,8 +60,11 @@ def _charge_from_json(d: dict[str, object]) -> Charge:
     return Charge(id=UUID(str(d["id"])), unit_id=UUID(str(d["unit_id"])), booking_id=UUID(str(d["booking_id"])),
                   provider=str(d["provider"]), txid=str(d["txid"]), amount_cents=int(str(d["amount_cents"])),
                   expires_at=datetime.fromisoformat(str(d["expires_at"])), status=ChargeStatus(str(d["status"])),
-                  brcode=d.get("brcode") and str(d["brcode"]),
-                  provider_ref=d.get("provider_ref") and str(d["provider_ref"]))
+                  brcode=_text(d.get("brcode")), provider_ref=_text(d.get("provider_ref")))
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
 def _replay(stored: dict[str, object]) -> CheckoutResult:

@@ -10,16 +10,13 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 from uuid import UUID
 
 from domain.customers import normalize_email, normalize_phone
 from domain.errors import DomainError, ErrorCode, InvalidInput
 from domain.events import LoginCodeSent
+from domain.ports import LoginAccess
 from domain.services import Deps
-
-if TYPE_CHECKING:
-    from store.access import PgAccess
 
 CODE_TTL = timedelta(minutes=10)
 SESSION_TTL = timedelta(days=30)
@@ -65,7 +62,7 @@ class Session:
     expires_at: datetime
 
 
-async def request_code(deps: Deps, access: PgAccess, unit_id: UUID, phone: str | None, email: str | None
+async def request_code(deps: Deps, access: LoginAccess, unit_id: UUID, phone: str | None, email: str | None
                        ) -> CodeSent:
     """Send a new code. For an e-mail nobody in the tenant has, nothing is sent but the answer is the same
     (so that the question cannot be used to learn who is a customer)."""
@@ -83,7 +80,7 @@ async def request_code(deps: Deps, access: PgAccess, unit_id: UUID, phone: str |
     return CodeSent(channel, now + CODE_TTL)
 
 
-async def verify_code(deps: Deps, access: PgAccess, unit_id: UUID, phone: str | None, email: str | None,
+async def verify_code(deps: Deps, access: LoginAccess, unit_id: UUID, phone: str | None, email: str | None,
                       code: str) -> Session:
     """Open a customer session with the code just sent."""
     channel, to = destination(phone, email)

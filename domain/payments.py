@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 from uuid import UUID
 
 from domain.errors import ErrorCode, InvalidInput
@@ -151,6 +151,23 @@ class ReceivedPix:
     txid: str | None
     amount_cents: int
     paid_at: datetime
+
+
+class PaymentRow(TypedDict):
+    """A received payment as stored (the `payments` table): what refunds and late confirmations read."""
+
+    id: UUID
+    unit_id: UUID | None
+    charge_id: UUID | None
+    booking_id: UUID | None
+    provider: str
+    provider_payment_id: str
+    txid: str | None
+    amount_cents: int
+    paid_at: datetime
+    outcome: str
+    """confirmed, late_confirmed, refund_due, credited, orphan or refunded."""
+    created_at: datetime
 
 
 @dataclass(frozen=True)

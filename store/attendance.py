@@ -105,3 +105,19 @@ async def send_appointment_reminders(pool: asyncpg.Pool, now: datetime, limit: i
     at those still ahead; a sweep that was down sends one reminder, the nearest, rather than several at once.
     Returns how many were written."""
     return int(await pool.fetchval(_REMIND, now, limit))
+
+
+class PgAttendance:
+    """The attendance sweeps on the pool (domain.ports.AttendanceSweeps): each call one statement, committed."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def raise_no_show_suggestions(self, now: datetime, limit: int = 500) -> int:
+        return await raise_no_show_suggestions(self._pool, now, limit)
+
+    async def stale_suggestions(self, limit: int = 500) -> list[tuple[UUID, str]]:
+        return await stale_suggestions(self._pool, limit)
+
+    async def send_appointment_reminders(self, now: datetime, limit: int = 500) -> int:
+        return await send_appointment_reminders(self._pool, now, limit)

@@ -103,7 +103,9 @@ class PgCustomers:
         if channel == "whatsapp":
             row = await conn.fetchrow(_BY_PHONE, tenant_id, address)
             if row is None and create:
-                return (await self._insert(conn, tenant_id, CustomerIdentity(phone=address), now, proved=True))["id"]
+                created: UUID = (await self._insert(conn, tenant_id, CustomerIdentity(phone=address), now,
+                                                    proved=True))["id"]
+                return created
             if row is not None and row["phone_proved_at"] is None:
                 await conn.execute("UPDATE customers SET phone_proved_at = $2 WHERE id = $1", row["id"], now)
         else:

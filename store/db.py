@@ -29,4 +29,4 @@ async def create_pool(database_url: str, min_size: int = 2, max_size: int = 20,
         database_url, min_size=min_size, max_size=max_size, init=_init_connection,
         server_settings={**SERVER_SETTINGS, "application_name": application_name},
     )
-    return pool  # type: ignore[no-any-return]
+    return pool

@@ -106,7 +106,7 @@ def replay(status: str, olds: list[str | None], news: list[str | None], reasons:
         legal = (new is not None and BookingStatus(new) in TRANSITIONS[BookingStatus(old)]) or (
             old == new == "held" and reason == OFFER_CLAIMED) or (
             old in ("expired", "cancelled") and new == "confirmed" and reason == LATE_PAYMENT)
-        if not legal:
+        if not legal or new is None:  # (a legal move always names its new state)
             return f"illegal move {old} → {new}"
         state = new
     if state != status:

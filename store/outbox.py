@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from functools import cached_property
 from typing import Any
 from uuid import UUID
 
 import asyncpg
 
-from domain.events import Fact, parse_event
+from domain.events import Fact
+from domain.outbox import OutboxEvent as OutboxEvent  # re-exported: the store reads and writes them
 from store.bookings import ConnGetter
 
 RELAY_LOCK_KEY = 0x51070D0000000001  # one relay leader at a time, across all workers
@@ -46,24 +45,6 @@ ORDER BY seq LIMIT $3::int
 """
 
 
-@dataclass(frozen=True)
-class OutboxEvent:
-    """One committed event of a unit with its sequence number."""
-
-    id: int
-    unit_id: UUID
-    seq: int
-    topic: str
-    payload: dict[str, Any]
-    """The row's JSON as stored (and as published): `fact` reads it."""
-
-    @cached_property
-    def fact(self) -> Fact | None:
-        """The typed event (None: a topic no fact defines); raises domain.events.MalformedEvent when the payload
-        is not its fact's shape."""
-        return parse_event(self.topic, self.payload)
-
-
 def _event(r: Any) -> OutboxEvent:
     return OutboxEvent(r["id"], r["unit_id"], r["seq"], r["topic"], r["payload"])
 
@@ -90,6 +71,17 @@ async def prune(conn: asyncpg.Connection, published_before: datetime, now: datet
         "DELETE FROM outbox WHERE published_at IS NOT NULL AND created_at < $1", published_before)
     b = await conn.execute("DELETE FROM idempotency_keys WHERE expires_at < $1", now)
     return int(a.split()[-1]), int(b.split()[-1])
+
+
+class PgRetention:
+    """domain.ports.Retention on the pool: `prune` on one of its connections."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def prune(self, published_before: datetime, now: datetime) -> tuple[int, int]:
+        async with self._pool.acquire() as conn:
+            return await prune(conn, published_before, now)
 
 
 class PgEvents:

@@ -7,7 +7,7 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from domain.errors import NotFound
-from domain.payments import Charge, ChargeStatus, PaymentRule, Price, ReceivedPix
+from domain.payments import Charge, ChargeStatus, PaymentRow, PaymentRule, Price, ReceivedPix
 from domain.policies import CancellationPolicy, Tier
 from domain.refunds import Refund, RefundStatus
 from store.bookings import ConnGetter
@@ -21,6 +21,13 @@ def _charge(r: Any) -> Charge:
                   txid=r["txid"], amount_cents=r["amount_cents"], expires_at=r["expires_at"],
                   status=ChargeStatus(r["status"]), brcode=r["brcode"], provider_ref=r["provider_ref"],
                   created_at=r["created_at"])
+
+
+def _payment(r: Any) -> PaymentRow:
+    return PaymentRow(id=r["id"], unit_id=r["unit_id"], charge_id=r["charge_id"], booking_id=r["booking_id"],
+                      provider=r["provider"], provider_payment_id=r["provider_payment_id"], txid=r["txid"],
+                      amount_cents=r["amount_cents"], paid_at=r["paid_at"], outcome=r["outcome"],
+                      created_at=r["created_at"])
 
 
 def _refund(r: Any) -> Refund:
@@ -68,14 +75,14 @@ class PgPayments:
             raise NotFound("cancellation policy version", version, field="unitId")
         return CancellationPolicy(r["version"], tuple(Tier(t["min_hours"], t["percent"]) for t in r["tiers"]))
 
-    async def refundable_payments(self, booking_id: UUID) -> list[dict[str, Any]]:
+    async def refundable_payments(self, booking_id: UUID) -> list[PaymentRow]:
         """The payments that paid this booking (confirmed it, in time or late) and have no refund row yet."""
         conn = await self._conn()
         rows = await conn.fetch(
             "SELECT p.* FROM payments p WHERE p.booking_id = $1 AND p.outcome IN ('confirmed', 'late_confirmed') "
             "AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id) ORDER BY p.paid_at, p.id",
             booking_id)
-        return [dict(r) for r in rows]
+        return [_payment(r) for r in rows]
 
     async def add_refund(self, r: Refund) -> bool:
         """Record a refund (once per payment); False when that payment already has one."""
@@ -187,13 +194,13 @@ class PgPayments:
             "booking_id = coalesce($5, booking_id) WHERE id = $1", payment_id, outcome, unit_id, charge_id,
             booking_id)
 
-    async def payment(self, payment_id: UUID) -> dict[str, Any]:
+    async def payment(self, payment_id: UUID) -> PaymentRow:
         """One payment, locked."""
         conn = await self._conn()
         r = await conn.fetchrow("SELECT * FROM payments WHERE id = $1 FOR UPDATE", payment_id)
         if r is None:
             raise NotFound("payment", payment_id, field="paymentId")
-        return dict(r)
+        return _payment(r)
 
     async def add_credit(self, unit_id: UUID, customer_id: UUID | None, payment_id: UUID, amount_cents: int) -> None:
         """Keep a payment as the customer's credit."""

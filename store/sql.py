@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import asyncpg
-from sqlalchemy.dialects.postgresql.asyncpg import dialect as _asyncpg_dialect
+from sqlalchemy.engine import make_url
 from sqlalchemy.sql import Executable
 
-_DIALECT = _asyncpg_dialect()
+_DIALECT = make_url("postgresql+asyncpg://").get_dialect()()
+"""SQLAlchemy's asyncpg dialect (named by URL: its class's constructor is not annotated, `Dialect`'s is)."""
 
 
 def compiled(stmt: Executable) -> tuple[str, list[Any]]:

@@ -74,7 +74,7 @@ class _Cache:
             return hit[1]  # type: ignore[no-any-return]
         pending = self._loading.get(key)
         if pending is not None:
-            return await asyncio.shield(pending)  # type: ignore[no-any-return]
+            return await asyncio.shield(pending)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._loading[key] = future
         try:

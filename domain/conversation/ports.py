@@ -87,6 +87,10 @@ class ConversationStore(Protocol):
         """(unit, phone, booking) of live slot-waitlist offers with their Pix that no conversation shows yet."""
         ...
 
+    async def prune(self, before: datetime) -> int:
+        """Forget handled messages and sent replies older than `before` (conversations stay); how many went."""
+        ...
+
 
 class Sender(Protocol):
     """Sends one text to one phone from the unit's WhatsApp number; raises when it did not go out."""
