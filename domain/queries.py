@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 from uuid import UUID
 
 from domain.availability import WindowRow, bookable_slots, grid_rows
@@ -130,3 +130,23 @@ async def charges_of(deps: Deps, booking_id: UUID, limit: int | None = None) -> 
     """A booking's Pix charges, newest first (the `limit` newest; None: all)."""
     async with deps.uow() as uow:
         return await uow.payments.charges_of(booking_id, limit)
+
+
+async def unit(deps: Deps, unit_id: UUID) -> Unit:
+    """A unit: its parameters and its organization's hold-type catalog."""
+    async with deps.uow() as uow:
+        return await uow.units.get(unit_id)
+
+
+OwnedRow = Literal["slot_waitlist", "capacity_waitlist", "walk_in", "queue_item"]
+"""A row of a unit that authorization looks up: waitlist entries (a customer's own), walk-ins, staff-queue items."""
+
+
+async def row_owner(deps: Deps, kind: OwnedRow, row_id: UUID) -> tuple[UUID, UUID | None] | None:
+    """(unit, customer) of a waitlist entry, a walk-in or a staff-queue item (None: there is no such row)."""
+    async with deps.uow() as uow:
+        if kind == "queue_item":
+            unit_id = await uow.queue.unit_of(row_id)
+            return (unit_id, None) if unit_id is not None else None
+        found: tuple[UUID, UUID | None] | None = await uow.waitlists.owner(kind, row_id)
+        return found

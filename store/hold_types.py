@@ -64,3 +64,15 @@ async def change_layer(pool: asyncpg.Pool, unit_id: UUID, level: Level, name: st
             await conn.execute("UPDATE organizations SET hold_types = $2::jsonb WHERE id = $1::uuid", row["org_id"],
                                layer)
     invalidate()
+
+
+class PgHoldTypeLayers:
+    """The hold-type layers of tenants and organizations on the pool (each change one transaction)."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def change_layer(self, unit_id: UUID, level: Level, name: str,
+                           edit: Callable[[dict[str, Any] | None], dict[str, Any] | None], check: Check) -> None:
+        """As change_layer: replace the entry `name` of the unit's organization's (or tenant's) layer."""
+        await change_layer(self._pool, unit_id, level, name, edit, check)

@@ -159,3 +159,34 @@ async def mark_read(pool: asyncpg.Pool, ids: list[UUID], now: datetime, *, custo
             "UPDATE notifications SET read_at = $3 WHERE id = ANY($1::uuid[]) AND unit_id = $2 AND audience = 'staff' "
             "AND read_at IS NULL RETURNING id", ids, unit_id, now)
     return [r["id"] for r in rows]
+
+
+class PgNotifications:
+    """In-app notifications on the pool, for their readers: lists and marking as read (one statement each)."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def for_customer(self, customer_id: UUID, first: int, unread_only: bool) -> list[dict[str, Any]]:
+        """The customer's own, newest first."""
+        return await for_customer(self._pool, customer_id, first, unread_only)
+
+    async def for_staff(self, unit_id: UUID, first: int, unread_only: bool) -> list[dict[str, Any]]:
+        """The unit's staff notifications, newest first."""
+        return await for_staff(self._pool, unit_id, first, unread_only)
+
+    async def mark_read(self, ids: list[UUID], now: datetime, *, customer_id: UUID | None = None,
+                        unit_id: UUID | None = None) -> list[UUID]:
+        """Mark as read the given notifications of the customer, or of the unit's staff; returns those marked."""
+        return await mark_read(self._pool, ids, now, customer_id=customer_id, unit_id=unit_id)
+
+    async def sent_to(self, to: str, limit: int, tenant_id: UUID | None, unit_id: UUID | None
+                      ) -> list[dict[str, Any]]:
+        """The newest notifications sent to an address (its outbox rows, {payload, created_at}) from the units of the
+        tenant (None: any) or of one unit (None: any): the sandbox channel's message box."""
+        rows = await self._pool.fetch(
+            "SELECT o.payload, o.created_at FROM outbox o JOIN units u ON u.id = o.unit_id "
+            "JOIN organizations g ON g.id = u.organization_id WHERE o.topic = 'notification' "
+            "AND o.payload->>'to' = $1 AND ($3::uuid IS NULL OR g.tenant_id = $3) AND ($4::uuid IS NULL OR u.id = $4) "
+            "ORDER BY o.id DESC LIMIT $2", to, limit, tenant_id, unit_id)
+        return [dict(r) for r in rows]

@@ -70,6 +70,12 @@ class PgQueue:
         await self._changed(item, "opened")
         return item
 
+    async def unit_of(self, item_id: UUID) -> UUID | None:
+        """The unit of a queue item (None: there is no such item)."""
+        conn = await self._conn()
+        unit_id: UUID | None = await conn.fetchval("SELECT unit_id FROM queue_items WHERE id = $1", item_id)
+        return unit_id
+
     async def get(self, item_id: UUID) -> QueueItem:
         """One item, locked."""
         conn = await self._conn()

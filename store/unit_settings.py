@@ -23,3 +23,14 @@ async def update_parameters(pool: asyncpg.Pool, unit_id: UUID, changes: dict[str
     status = await pool.execute(f"UPDATE units SET {sets} WHERE id = $1", unit_id, *(changes[c] for c in columns))
     invalidate(unit_id)
     return bool(status.endswith(" 1"))
+
+
+class PgUnitParameters:
+    """Units' parameters on the pool."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def update(self, unit_id: UUID, changes: dict[str, object]) -> bool:
+        """As update_parameters: apply `changes` (column → value); False when the unit does not exist."""
+        return await update_parameters(self._pool, unit_id, changes)

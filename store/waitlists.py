@@ -20,11 +20,25 @@ def _entry(r: Any) -> dict[str, Any]:
     return d
 
 
+_OWNER = {
+    "slot_waitlist": "SELECT unit_id, customer_id FROM slot_waitlist WHERE id = $1",
+    "capacity_waitlist": "SELECT unit_id, customer_id FROM capacity_waitlist WHERE id = $1",
+    "walk_in": "SELECT unit_id, NULL::uuid AS customer_id FROM walkin_queue WHERE id = $1",
+}
+
+
 class PgWaitlists:
     """Waitlists on the unit of work's connection."""
 
     def __init__(self, conn: ConnGetter) -> None:
         self._conn = conn
+
+    async def owner(self, line: str, entry_id: UUID) -> tuple[UUID, UUID | None] | None:
+        """(unit, customer) of an entry of a slot waitlist, a capacity waitlist or the walk-in queue (`line`:
+        slot_waitlist, capacity_waitlist, walk_in; walk-ins name no customer); None when there is no such entry."""
+        conn = await self._conn()
+        r = await conn.fetchrow(_OWNER[line], entry_id)
+        return (r["unit_id"], r["customer_id"]) if r is not None else None
 
     # --- slot waitlist -------------------------------------------------------------------------------
 
