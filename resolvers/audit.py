@@ -19,7 +19,6 @@ from schema.audit import (
     HoldConversion,
     HoldConversionResult,
 )
-from store.audit_reports import PgAuditReports
 
 From = Annotated[datetime, strawberry.argument(name="from", description="Start of the range (with a UTC offset).")]
 To = Annotated[datetime, strawberry.argument(description="End of the range, excluded; at most 366 days after from.")]
@@ -35,8 +34,7 @@ class AuditQuery:
                               hold_type: HoldType = None) -> HoldConversionResult:
         uid = parse_id(unit_id, "unitId")
         unit = await authorize_unit(info.context, uid, Action.READ)
-        counts = await audit_reports.hold_conversion(PgAuditReports(info.context.access.pool), unit, from_, to,
-                                                     hold_type)
+        counts = await audit_reports.hold_conversion(info.context.stores.audit_reports, unit, from_, to, hold_type)
         return HoldConversion.from_domain(str(uid), from_, to, hold_type, counts)
 
     @strawberry.field(description="Staff: the unit's holds born, sales, moves, expirations, no-shows and "
@@ -46,7 +44,7 @@ class AuditQuery:
                             hold_type: HoldType = None) -> AuditPeriodsResult:
         uid = parse_id(unit_id, "unitId")
         unit = await authorize_unit(info.context, uid, Action.READ)
-        periods = await audit_reports.audit_periods(PgAuditReports(info.context.access.pool), unit, from_, to,
-                                                    bucket, hold_type)
+        periods = await audit_reports.audit_periods(info.context.stores.audit_reports, unit, from_, to, bucket,
+                                                    hold_type)
         return AuditPeriods(unit_id=strawberry.ID(str(uid)), time_zone=unit.timezone, bucket=bucket,
                             hold_type=hold_type, periods=[AuditPeriod.from_domain(p) for p in periods])

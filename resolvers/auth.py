@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated
-
 import strawberry
 
 from domain import events, login
@@ -13,52 +10,7 @@ from domain.errors import ErrorCode
 from domain.errors import InvalidInput as DomainInvalidInput
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit, signed_in
-from schema.errors import InvalidInput, NotFound, TooManyAttempts, WrongCode
-
-
-@strawberry.type(description="A one-time code is on its way (to WhatsApp or e-mail).")
-class LoginCodeSent:
-    channel: str
-    expires_at: datetime
-
-
-@strawberry.type(description="A customer session: send `Authorization: Bearer <token>` (or, on websockets, "
-                 "{\"authorization\": \"Bearer <token>\"} in connection_init) to act as this customer.")
-class CustomerSession:
-    token: str
-    customer_id: strawberry.ID
-    expires_at: datetime
-
-
-@strawberry.type(description="Who the caller is.")
-class Me:
-    kind: str = strawberry.field(description="anonymous, staff, client (integrator) or customer.")
-    role: str | None = strawberry.field(description="Staff: operator, manager or owner.")
-    scopes: list[str] = strawberry.field(description="Integrators: the actions the token may perform.")
-    tenant_id: strawberry.ID | None
-    unit_id: strawberry.ID | None = strawberry.field(description="The unit the token is bound to (null: every "
-                                                     "unit of the tenant; customers: where they signed in).")
-    customer_id: strawberry.ID | None
-    name: str
-
-
-@strawberry.type(description="A message the sandbox notification channel would have delivered.")
-class SandboxMessage:
-    to: str
-    channel: str
-    kind: str
-    text: str
-    sent_at: datetime
-
-
-CodeResult = Annotated[LoginCodeSent | InvalidInput | NotFound | TooManyAttempts,
-                       strawberry.union("LoginCodeResult")]
-SessionResult = Annotated[CustomerSession | InvalidInput | NotFound | TooManyAttempts | WrongCode,
-                          strawberry.union("CustomerSessionResult")]
-
-
-def _id(value: object | None) -> strawberry.ID | None:
-    return strawberry.ID(str(value)) if value is not None else None
+from schema.auth import CodeResult, CustomerSession, LoginCodeSent, Me, SandboxMessage, SessionResult
 
 
 @strawberry.type
@@ -97,9 +49,7 @@ class AuthQuery:
     @strawberry.field(description="Who the caller is (from the bearer token).")
     def me(self, info: Info) -> Me:
         signed_in(info.context, Action.PUBLIC)
-        p = info.context.principal
-        return Me(kind=p.kind, role=p.role.value if p.role else None, scopes=sorted(p.scopes),
-                  tenant_id=_id(p.tenant_id), unit_id=_id(p.unit_id), customer_id=_id(p.customer_id), name=p.name)
+        return Me.from_domain(info.context.principal)
 
     @strawberry.field(description="Sandbox notification channel only (development and tests), for staff and the "
                       "system: the newest messages sent to an address (a phone in E.164 or an e-mail) from the "
@@ -111,12 +61,8 @@ class AuthQuery:
             raise Forbidden("sandbox messages are for staff (of the units they were sent from) and the system")
         if info.context.sandbox_pay is None:
             raise DomainInvalidInput("to", "the sandbox is not the configured provider", code=ErrorCode.NOT_SANDBOX)
-        rows = await info.context.access.pool.fetch(
-            "SELECT o.payload, o.created_at FROM outbox o JOIN units u ON u.id = o.unit_id "
-            "JOIN organizations g ON g.id = u.organization_id WHERE o.topic = 'notification' "
-            "AND o.payload->>'to' = $1 AND ($3::uuid IS NULL OR g.tenant_id = $3) AND ($4::uuid IS NULL OR u.id = $4) "
-            "ORDER BY o.id DESC LIMIT $2", to.strip().lower() if "@" in to else to.strip(), max(1, min(limit, 50)),
-            p.tenant_id, p.unit_id)
+        to = to.strip().lower() if "@" in to else to.strip()
+        rows = await info.context.stores.notifications.sent_to(to, max(1, min(limit, 50)), p.tenant_id, p.unit_id)
         sent = [(events.parse_event("notification", r["payload"]), r["created_at"]) for r in rows]
         return [SandboxMessage(to=n.to or "", channel=n.channel or "", kind=str(n.KIND), text=n.text, sent_at=at)
                 for n, at in sent if isinstance(n, events.OwnerAlerted | events.WalkInOfferSent | events.LoginCodeSent)]

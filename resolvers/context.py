@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 from uuid import UUID
 
 import strawberry
@@ -12,6 +12,8 @@ from strawberry.types import Info as StrawberryInfo
 from domain.access import ANONYMOUS, Principal, Unauthenticated
 from domain.errors import ErrorCode, InvalidInput
 from domain.services import Deps
+from resolvers.feed import EventHub
+from resolvers.ports import Access, Authenticator, HoldLimiter, Stores
 
 
 @dataclass
@@ -20,26 +22,29 @@ class Context:
 
     deps: Deps
     request_id: str
+    hub: EventHub
+    """The process's live-event hub (slothold/hub.py)."""
+    access: Access
+    """Customer sessions and who they stand for (store/access.py)."""
+    authenticator: Authenticator
+    """For websockets that authenticate in connection_init (slothold/auth.py)."""
+    stores: Stores
+    """The stores whose every call commits on its own: webhooks, notifications, hold-type layers, unit parameters,
+    audit reports (store/stores.py)."""
     headers: dict[str, str] = field(default_factory=dict)
-    hub: Any = None
-    """The process's live-event hub (resolvers.feed.EventHub)."""
-    qr: Any = None
+    qr: Callable[[str], str] | None = None
     """Renders a BR Code as a PNG data URI."""
-    sandbox_pay: Any = None
+    sandbox_pay: Callable[[str], Awaitable[list[str]]] | None = None
     """Pays a sandbox charge by txid (None unless the sandbox provider is configured)."""
     client_host: str | None = None
     """The peer address of the request or websocket."""
-    hold_limiter: Any = None
-    """slothold.limits.HoldRateLimiter: holds per caller and per customer (None: unlimited)."""
+    hold_limiter: HoldLimiter | None = None
+    """Holds per caller and per customer (slothold/limits.py; None: unlimited)."""
     principal: Principal = ANONYMOUS
     """Who is calling (slothold/auth.py)."""
     auth_failure: Unauthenticated | None = None
     """Set when the caller sent a token that is not valid: every operation is then refused with it."""
-    access: Any = None
-    """Tokens, login codes and customer sessions (store.access.PgAccess)."""
-    authenticator: Any = None
-    """slothold.auth.Authenticator, for websockets that authenticate in connection_init."""
-    connection_params: Any = None
+    connection_params: object = None
     """The graphql-transport-ws connection_init payload (set by strawberry)."""
 
     def rate_subject(self) -> str:
@@ -65,7 +70,7 @@ class Context:
         return argument if argument is not None else header
 
 
-Info = StrawberryInfo[Context, Any]
+Info = StrawberryInfo[Context, None]
 
 
 def parse_id(value: strawberry.ID | str, field_name: str) -> UUID:

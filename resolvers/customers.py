@@ -1,20 +1,13 @@
-"""Customer resolvers: the blacklist (RN-HLD-05)."""
+"""Customers: staff put them on the tenant's blacklist and take them off it (RN-HLD-05)."""
 
 from __future__ import annotations
-
-from typing import Annotated
 
 import strawberry
 
 from domain import fraud
 from resolvers.context import Info, parse_id
-from resolvers.mutations import CustomerInput
 from resolvers.permissions import authorize_unit
-from schema.customers import Customer, CustomerBlacklistPayload
-from schema.errors import InvalidInput, NotFound
-
-BlacklistResult = Annotated[CustomerBlacklistPayload | InvalidInput | NotFound,
-                            strawberry.union("CustomerBlacklistResult")]
+from schema.customers import BlacklistResult, Customer, CustomerBlacklistPayload, CustomerInput
 
 
 @strawberry.type

@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Annotated
 from uuid import UUID
 
 import strawberry
 
 from domain import hold_types as dh
+from domain import queries
 from domain.access import Action, Forbidden
 from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_unit
-from schema.errors import InvalidInput, NotFound
-from schema.hold_types import HoldTypeDefinition, HoldTypeFieldsInput, HoldTypeList, HoldTypeScope
-from store.hold_types import change_layer
-
-HoldTypesResult = Annotated[HoldTypeList | NotFound | InvalidInput, strawberry.union("HoldTypesResult")]
-HoldTypeResult = Annotated[HoldTypeDefinition | NotFound | InvalidInput, strawberry.union("HoldTypeResult")]
+from schema.hold_types import (
+    HoldTypeDefinition,
+    HoldTypeFieldsInput,
+    HoldTypeList,
+    HoldTypeResult,
+    HoldTypeScope,
+    HoldTypesResult,
+)
 
 
 async def _catalog(ctx: Context, unit_id: UUID) -> HoldTypeList:
-    async with ctx.deps.uow() as uow:
-        unit = await uow.units.get(unit_id)
+    unit = await queries.unit(ctx.deps, unit_id)
     return HoldTypeList(unit_id=strawberry.ID(str(unit.id)),
                         hold_types=[HoldTypeDefinition.from_domain(ht) for ht in unit.hold_types.all()])
 
@@ -54,8 +55,8 @@ class HoldTypeMutation:
     async def define_hold_type(self, info: Info, unit_id: strawberry.ID, scope: HoldTypeScope, name: str,
                                fields: HoldTypeFieldsInput) -> HoldTypeResult:
         uid, level = await _configure(info.context, unit_id, scope)
-        await change_layer(info.context.access.pool, uid, level, name, dh.definition_edit(name, fields.changes()),
-                           dh.layers_check(name))
+        await info.context.stores.hold_types.change_layer(uid, level, name, dh.definition_edit(name, fields.changes()),
+                                                          dh.layers_check(name))
         listed = await _catalog(info.context, uid)
         return next(h for h in listed.hold_types if h.name == name)
 
@@ -65,6 +66,6 @@ class HoldTypeMutation:
     async def remove_hold_type(self, info: Info, unit_id: strawberry.ID, scope: HoldTypeScope, name: str
                                ) -> HoldTypesResult:
         uid, level = await _configure(info.context, unit_id, scope)
-        await change_layer(info.context.access.pool, uid, level, name, dh.removal_edit(name, level),
-                           dh.layers_check(name))
+        await info.context.stores.hold_types.change_layer(uid, level, name, dh.removal_edit(name, level),
+                                                          dh.layers_check(name))
         return await _catalog(info.context, uid)

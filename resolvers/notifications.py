@@ -7,8 +7,7 @@ part of reading: it changes nothing but the reader's unread badge.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 from uuid import UUID
 
 import strawberry
@@ -19,39 +18,8 @@ from domain.errors import ErrorCode, InvalidInput
 from resolvers.context import Context, Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.permissions import authorize_unit, signed_in
-from slothold.limits import page_description, page_size
-from store import notifications as store
-
-
-@strawberry.type(description="An in-app notification, to a customer or to a unit's staff.")
-class Notification:
-    id: strawberry.ID
-    unit_id: strawberry.ID
-    audience: str = strawberry.field(description="customer | staff")
-    kind: str = strawberry.field(description="created, hold_reminder, payment_confirmed, confirmed, "
-                                             "cancelled_by_customer, dropped, cancelled, expired, completed, "
-                                             "owner_alert, …")
-    booking_id: strawberry.ID | None
-    title: str
-    body: str
-    created_at: datetime
-    read_at: datetime | None
-
-    @classmethod
-    def from_row(cls, r: dict[str, Any]) -> Notification:
-        return cls(id=strawberry.ID(str(r["id"])), unit_id=strawberry.ID(str(r["unit_id"])), audience=r["audience"],
-                   kind=r["kind"], booking_id=strawberry.ID(str(r["booking_id"])) if r.get("booking_id") else None,
-                   title=r["title"], body=r["body"], created_at=r["created_at"], read_at=r.get("read_at"))
-
-
-@strawberry.type(description="A notification that just arrived, with the unit's event sequence number.")
-class NotificationAdded:
-    seq: int
-    notification: Notification
-
-
-def _pool(context: Context) -> Any:
-    return context.access.pool
+from schema.notifications import Notification, NotificationAdded
+from schema.pages import page_description, page_size
 
 
 async def _whose(context: Context, unit_id: strawberry.ID | None) -> tuple[UUID | None, UUID | None]:
@@ -79,10 +47,10 @@ class NotificationQuery:
         limit = page_size(first)
         customer, unit = await _whose(info.context, unit_id)
         if customer is not None:
-            rows = await store.for_customer(_pool(info.context), customer, limit, unread_only)
+            rows = await info.context.stores.notifications.for_customer(customer, limit, unread_only)
         else:
             assert unit is not None
-            rows = await store.for_staff(_pool(info.context), unit, limit, unread_only)
+            rows = await info.context.stores.notifications.for_staff(unit, limit, unread_only)
         return [Notification.from_row(r) for r in rows]
 
 
@@ -97,8 +65,8 @@ class NotificationMutation:
         if len(ids) > 500:
             raise InvalidInput("ids", "at most 500 ids at a time", code=ErrorCode.TOO_MANY_IDS)
         wanted = [parse_id(i, "ids") for i in ids]
-        done = await store.mark_read(_pool(info.context), wanted, info.context.deps.clock.now(),
-                                     customer_id=customer, unit_id=unit)
+        done = await info.context.stores.notifications.mark_read(wanted, info.context.deps.clock.now(),
+                                                                customer_id=customer, unit_id=unit)
         return [strawberry.ID(str(i)) for i in done]
 
 
@@ -120,7 +88,4 @@ class NotificationSubscription:
             if not isinstance(n, events.NotificationAdded) or (
                     n.customer_id != customer if customer is not None else n.audience != "staff"):
                 continue
-            yield NotificationAdded(seq=event.seq, notification=Notification(
-                id=strawberry.ID(str(n.notification_id)), unit_id=strawberry.ID(str(unit)), audience=n.audience,
-                kind=n.kind, booking_id=strawberry.ID(str(n.booking_id)) if n.booking_id else None, title=n.title,
-                body=n.body, created_at=n.created_at, read_at=None))
+            yield NotificationAdded(seq=event.seq, notification=Notification.from_event(unit, n))

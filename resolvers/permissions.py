@@ -8,6 +8,7 @@ Nested fields never take ids, so a check on the operation's unit or booking cove
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import overload
 from uuid import UUID
 
 from domain import queries
@@ -16,7 +17,7 @@ from domain.bookings import Booking
 from domain.customers import CustomerIdentity, Proof
 from domain.errors import NotFound
 from domain.units import Unit
-from resolvers.context import Context
+from resolvers.context import Context, Info
 
 
 def _action(action: Action | str) -> Action:
@@ -54,6 +55,14 @@ async def authorize_booking(context: Context, booking_id: UUID, action: Action |
     return booking
 
 
+@overload
+def customer_for(context: Context, given: CustomerIdentity) -> CustomerIdentity: ...
+
+
+@overload
+def customer_for(context: Context, given: CustomerIdentity | None) -> CustomerIdentity | None: ...
+
+
 def customer_for(context: Context, given: CustomerIdentity | None) -> CustomerIdentity | None:
     """Who a booking request is for. A signed-in customer books only as their own record (the session's proof
     goes with the identity: store/customers.py attaches a CPF or e-mail only if no other record holds it, else
@@ -81,24 +90,28 @@ def booking_customer(context: Context, booking: Booking, identity: CustomerIdent
     return replace(identity, proof=Proof(customer_id=booking.customer_id))
 
 
-_OWNED_ROWS = {"slot_waitlist": True, "capacity_waitlist": True, "walkin_queue": False, "queue_items": False}
-
-
-async def authorize_row(context: Context, table: str, row_id: UUID, action: Action | str, field: str) -> UUID:
-    """Refuse unless the caller may `action` the unit of a row of `table` (waitlist entries, walk-ins, queue
-    items; customers: only their own entries). Returns the unit id; NotFound names `field`."""
+async def authorize_row(context: Context, kind: queries.OwnedRow, row_id: UUID, action: Action | str, field: str
+                        ) -> UUID:
+    """Refuse unless the caller may `action` the unit of a row (waitlist entries, walk-ins, queue items;
+    customers: only their own entries). Returns the unit id; NotFound names `field`."""
     act = _action(action)
     signed_in(context, act)
     principal = context.principal
-    owned = _OWNED_ROWS[table]  # a fixed set of table names: never from the request
-    row = await context.access.pool.fetchrow(
-        f"SELECT unit_id, {'customer_id' if owned else 'NULL::uuid AS customer_id'} FROM {table} WHERE id = $1",
-        row_id)
-    if row is None:
+    found = await queries.row_owner(context.deps, kind, row_id)
+    if found is None:
         raise NotFound(field.removesuffix("Id") if field.endswith("Id") else field, row_id, field=field)
-    unit, _ = await queries.unit_with_resources(context.deps, row["unit_id"])
+    unit_id, customer_id = found
+    unit, _ = await queries.unit_with_resources(context.deps, unit_id)
     own = None
     if principal.is_customer and principal.tenant_id == unit.tenant_id:
-        own = await context.access.is_same_person(principal, row["customer_id"])
+        own = await context.access.is_same_person(principal, customer_id)
     authorize(principal, act, unit.tenant_id, unit.id, own_booking=own)
     return unit.id
+
+
+async def limit_holds(info: Info, customer: CustomerIdentity | None) -> None:
+    """Count a hold against the caller and the customer (the Context's hold limiter; none: unlimited). Call it
+    after authorization — a refused caller must not spend a customer's allowance — and before the use case."""
+    limiter = info.context.hold_limiter
+    if limiter is not None:
+        await limiter.limit_holds(info, customer)

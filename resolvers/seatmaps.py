@@ -4,62 +4,38 @@ block and unblock — many seats at once, all or nothing."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
 
 import strawberry
 
 from domain import seatmaps
 from domain.access import Action
+from domain.bookings import Booking as DomainBooking
+from domain.customers import CustomerIdentity
 from domain.errors import DomainError
 from resolvers.context import Context, Info, parse_id
-from resolvers.mutations import CustomerInput
 from resolvers.permissions import authorize_unit, customer_for
-from schema.errors import (
-    Busy,
-    IdempotencyInProgress,
-    IdempotencyKeyReused,
-    InvalidInput,
-    InvalidTransition,
-    NotFound,
+from schema.seatmaps import (
+    LockSeatsInput,
+    LockSeatsResult,
+    SeatBookingsPayload,
+    SeatBookingsResult,
+    SeatEvent,
+    SeatEventResult,
+    SeatMap,
+    SeatMapInput,
+    SeatMapResult,
+    SeatMapView,
+    SeatMapViewResult,
+    SeatsChanged,
+    SeatsChangedResult,
+    SellSeatsInput,
 )
-from schema.seatmaps import SeatBookingsPayload, SeatEvent, SeatMap, SeatMapInput, SeatMapView, SeatsChanged
-from schema.seatmaps import SeatsUnavailable as SeatsUnavailableType
 from schema.types import Booking, BookingPayload
 
-SeatMapResult = Annotated[SeatMap | InvalidInput | NotFound, strawberry.union("SeatMapResult")]
-SeatEventResult = Annotated[SeatEvent | InvalidInput | NotFound, strawberry.union("SeatEventResult")]
-SeatMapViewResult = Annotated[SeatMapView | InvalidInput | NotFound, strawberry.union("SeatMapViewResult")]
-LockSeatsResult = Annotated[
-    BookingPayload | SeatsUnavailableType | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress
-    | Busy, strawberry.union("LockSeatsResult")]
-SeatBookingsResult = Annotated[
-    SeatBookingsPayload | SeatsUnavailableType | InvalidInput | NotFound | InvalidTransition | IdempotencyKeyReused
-    | IdempotencyInProgress | Busy, strawberry.union("SeatBookingsResult")]
-SeatsChangedResult = Annotated[SeatsChanged | SeatsUnavailableType | InvalidInput | NotFound | Busy,
-                               strawberry.union("SeatsChangedResult")]
 
-
-@strawberry.input(description="Lock seats of an event for a customer with a hold type (CART when omitted); a type "
-                  "that skips the locked state sells them at once (box office, staff only).")
-class LockSeatsInput:
-    event_id: strawberry.ID
-    seat_ids: list[strawberry.ID]
-    customer: CustomerInput | None = None
-    hold_type: str | None = None
-    channel: str = "api"
-
-
-@strawberry.input(description="Sell seats: free ones become one sale (with a hold type valid in SOLD, if given); "
-                  "locked ones have their bookings confirmed.")
-class SellSeatsInput:
-    event_id: strawberry.ID
-    seat_ids: list[strawberry.ID]
-    customer: CustomerInput | None = None
-    hold_type: str | None = None
-
-
-async def _command(ctx: Context, event_id: strawberry.ID, seat_ids: list[strawberry.ID], action: Action,
-                   **extra: Any) -> seatmaps.SeatCommand:
+async def _command(ctx: Context, event_id: strawberry.ID, seat_ids: list[strawberry.ID], action: Action, *,
+                   hold_type: str | None = None, customer: CustomerIdentity | None = None, channel: str = "api",
+                   reason: str = "", idempotency_key: str | None = None) -> seatmaps.SeatCommand:
     eid = parse_id(event_id, "eventId")
     seats = tuple(parse_id(s, "seatIds") for s in seat_ids)
     await authorize_unit(ctx, await seatmaps.event_unit(ctx.deps, eid), action)
@@ -67,10 +43,11 @@ async def _command(ctx: Context, event_id: strawberry.ID, seat_ids: list[strawbe
     owns = (lambda cid: ctx.access.is_same_person(principal, cid)) if principal.is_customer else None
     return seatmaps.SeatCommand(eid, seats, actor="staff" if principal.is_staff else principal.actor,
                                 releaser=principal.releasers(action), placed_by=principal.releaser, owns=owns,
-                                **extra)
+                                hold_type=hold_type, customer=customer, channel=channel, reason=reason,
+                                idempotency_key=idempotency_key)
 
 
-def _bookings(found: list[Any]) -> SeatBookingsPayload:
+def _bookings(found: list[DomainBooking]) -> SeatBookingsPayload:
     return SeatBookingsPayload(bookings=[Booking.from_domain(b) for b in found])
 
 
@@ -121,9 +98,10 @@ class SeatMapMutation:
     async def lock_seats(self, info: Info, input: LockSeatsInput, idempotency_key: str | None = None
                          ) -> LockSeatsResult:
         ctx = info.context
+        customer = customer_for(ctx, input.customer.for_caller(ctx.principal) if input.customer else None)
         cmd = await _command(ctx, input.event_id, input.seat_ids, Action.BOOK, hold_type=input.hold_type,
-                             customer=customer_for(ctx, input.customer.for_caller(ctx) if input.customer else None),
-                             channel=input.channel, idempotency_key=ctx.idempotency_key(idempotency_key))
+                             customer=customer, channel=input.channel,
+                             idempotency_key=ctx.idempotency_key(idempotency_key))
         r = await seatmaps.lock_seats(ctx.deps, cmd)
         return BookingPayload(booking=Booking.from_domain(r.booking), replayed=r.replayed)
 

@@ -1,4 +1,5 @@
-"""Subscription resolvers: live slot, booking and queue changes over graphql-transport-ws."""
+"""Subscriptions: live slot, booking and staff-queue changes over graphql-transport-ws (waitlists and
+notifications have theirs in their own modules)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from uuid import UUID
 
 import strawberry
 
+from domain import queries
 from domain.access import Action
 from domain.errors import ErrorCode, InvalidInput
 from domain.events import BookingChanged, QueueItemChanged, SeatsBlockChanged
@@ -30,8 +32,7 @@ async def _slot_change(deps: Deps, unit_id: UUID, seq: int, event: BookingChange
     key = (unit_id, seq)
     change = _CHANGES.get(key)
     if change is None:
-        async with deps.uow() as uow:
-            catalog = (await uow.units.get(unit_id)).hold_types
+        catalog = (await queries.unit(deps, unit_id)).hold_types
         change = _CHANGES.setdefault(key, SlotChange.from_event(seq, event, catalog))
         if len(_CHANGES) > 1024:
             _CHANGES.popitem(last=False)

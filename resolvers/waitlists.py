@@ -1,4 +1,4 @@
-"""Waitlist resolvers: join, place in line, offers and claims, the walk-in queue, live lists."""
+"""Waitlists: join, place in line, offers and claims, the walk-in queue, live lists (RN-ATD-08)."""
 
 from __future__ import annotations
 
@@ -15,25 +15,21 @@ from domain.errors import InvalidInput as DomainInvalidInput
 from domain.events import WaitlistFact, WaitlistJoined
 from resolvers.context import Info, parse_id
 from resolvers.feed import unit_events
-from resolvers.mutations import CustomerInput
 from resolvers.permissions import authorize_row, authorize_unit, customer_for
-from schema.errors import (
-    CooldownActive,
-    CustomerBlacklisted,
-    InvalidInput,
-    InvalidTransition,
-    NotFound,
-)
+from schema.customers import CustomerInput
+from schema.pages import page_description, page_size
 from schema.types import Booking
-from schema.waitlists import CapacityWaitlistEntry, SlotWaitlistEntry, UnitWaitlists, WaitlistChange, WalkIn
-from slothold.limits import page_description, page_size
-
-SlotEntryResult = Annotated[SlotWaitlistEntry | InvalidInput | NotFound | CooldownActive | CustomerBlacklisted,
-                            strawberry.union("SlotWaitlistResult")]
-CapacityEntryResult = Annotated[CapacityWaitlistEntry | InvalidInput | NotFound | CooldownActive | CustomerBlacklisted,
-                                strawberry.union("CapacityWaitlistResult")]
-ClaimResult = Annotated[Booking | InvalidInput | NotFound | InvalidTransition, strawberry.union("OfferClaimResult")]
-WalkInResult = Annotated[WalkIn | InvalidInput | NotFound, strawberry.union("WalkInResult")]
+from schema.waitlists import (
+    CapacityEntryResult,
+    CapacityWaitlistEntry,
+    ClaimResult,
+    SlotEntryResult,
+    SlotWaitlistEntry,
+    UnitWaitlists,
+    WaitlistChange,
+    WalkIn,
+    WalkInResult,
+)
 
 
 def _user(info: Info, given: str | None) -> str:
@@ -63,7 +59,7 @@ class WaitlistMutation:
         await authorize_unit(info.context, uid, Action.BOOK)
         row = await waitlist.join_slot_waitlist(
             info.context.deps, uid, parse_id(resource_id, "resourceId"), starts_at,
-            ends_at, customer_for(info.context, customer.for_caller(info.context)),
+            ends_at, customer_for(info.context, customer.for_caller(info.context.principal)),
             parse_id(service_id, "serviceId") if service_id else None)
         return SlotWaitlistEntry.from_row(row)
 
@@ -77,7 +73,7 @@ class WaitlistMutation:
         row = await waitlist.join_capacity_waitlist(
             info.context.deps, uid, parse_id(resource_id, "resourceId"), starts_at,
             ends_at, party_size, _user(info, user),
-            customer_for(info.context, customer.for_caller(info.context) if customer else None))
+            customer_for(info.context, customer.for_caller(info.context.principal) if customer else None))
         return CapacityWaitlistEntry.from_row(row)
 
     @strawberry.mutation(description="Claim a capacity offer by its token (the same user who joined).")
@@ -107,7 +103,7 @@ class WaitlistMutation:
     @strawberry.mutation(description="Staff: offer a place to a walk-in party (a message with a claim token).")
     async def offer_walk_in(self, info: Info, entry_id: strawberry.ID) -> WalkInResult:
         eid = parse_id(entry_id, "entryId")
-        await authorize_row(info.context, "walkin_queue", eid, Action.COUNTER, "entryId")
+        await authorize_row(info.context, "walk_in", eid, Action.COUNTER, "entryId")
         return WalkIn.from_row(await waitlist.offer_walk_in(info.context.deps, eid))
 
     @strawberry.mutation(description="A walk-in party confirms with the token of its message (no account).")
@@ -118,7 +114,7 @@ class WaitlistMutation:
     @strawberry.mutation(description="Staff: seat a walk-in party.")
     async def seat_walk_in(self, info: Info, entry_id: strawberry.ID) -> WalkInResult:
         eid = parse_id(entry_id, "entryId")
-        await authorize_row(info.context, "walkin_queue", eid, Action.COUNTER, "entryId")
+        await authorize_row(info.context, "walk_in", eid, Action.COUNTER, "entryId")
         return WalkIn.from_row(await waitlist.seat_walk_in(info.context.deps, eid))
 
 

@@ -13,21 +13,22 @@ from domain.access import Action
 from domain.errors import NotFound
 from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_unit, signed_in
-from schema.errors import InvalidInput
-from schema.errors import NotFound as NotFoundType
-from schema.webhooks import WebhookDelivery, WebhookEndpoint, WebhookSecret
-from slothold.limits import page_description, page_size
-from store.webhooks_out import PgWebhooks
-
-WebhookSecretResult = Annotated[WebhookSecret | InvalidInput | NotFoundType, strawberry.union("WebhookSecretResult")]
-WebhookResult = Annotated[WebhookEndpoint | InvalidInput | NotFoundType, strawberry.union("WebhookResult")]
-ReplayResult = Annotated[WebhookDelivery | InvalidInput | NotFoundType, strawberry.union("WebhookReplayResult")]
+from resolvers.ports import WebhookStore
+from schema.pages import page_description, page_size
+from schema.webhooks import (
+    ReplayResult,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookResult,
+    WebhookSecret,
+    WebhookSecretResult,
+)
 
 _TYPES = "Event types: " + ", ".join(wh.EVENT_TYPES) + "."
 
 
-def _store(context: Context) -> PgWebhooks:
-    return PgWebhooks(context.access.pool)
+def _store(context: Context) -> WebhookStore:
+    return context.stores.webhooks
 
 
 async def _authorize_row(context: Context, kind: str, row_id: UUID, field: str) -> None:

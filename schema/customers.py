@@ -3,9 +3,28 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
+
+from domain.access import Principal
+from domain.customers import CustomerIdentity
+from schema.errors import InvalidInput, NotFound
+
+
+@strawberry.input(description="Who the booking is for: a CPF (with check digits) and/or an E.164 phone.")
+class CustomerInput:
+    cpf: str | None = None
+    phone: str | None = None
+    name: str | None = None
+    email: str | None = None
+
+    def to_domain(self) -> CustomerIdentity:
+        return CustomerIdentity.parse(self.cpf, self.phone, self.name, self.email)
+
+    def for_caller(self, principal: Principal) -> CustomerIdentity:
+        """As `to_domain`; a signed-in customer may leave out CPF and phone (their session says who they are)."""
+        return CustomerIdentity.parse(self.cpf, self.phone, self.name, self.email, required=not principal.is_customer)
 
 
 @strawberry.type(description="A customer record of the tenant (one CPF and/or phone).")
@@ -28,3 +47,7 @@ class Customer:
 @strawberry.type(description="The records the blacklist change applied to: every one with the CPF or phone.")
 class CustomerBlacklistPayload:
     customers: list[Customer]
+
+
+BlacklistResult = Annotated[CustomerBlacklistPayload | InvalidInput | NotFound,
+                            strawberry.union("CustomerBlacklistResult")]

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Annotated
 
 import strawberry
 
 from domain import hold_types as dh
+from schema.errors import InvalidInput, NotFound
 
-SeatState = strawberry.enum(dh.SeatState, description="A seat's lifecycle state on a seat map (seed 004): ACTIVE "
-                            "free, LOCKED held (held, pending_payment, verifying), SOLD (confirmed, checked_in, "
-                            "completed), BLOCKED (a block).")
-HoldReleaser = strawberry.enum(dh.Releaser, description="Who may release a hold: CUSTOMER (a customer session), "
-                               "ADMIN (staff), SYSTEM (the platform's own expiry), API (integrator tokens).")
-HoldTypeLevel = strawberry.enum(dh.Level, description="Where a hold type definition lives; lookups merge "
-                                "ORGANIZATION over TENANT over PLATFORM field by field.")
+# The domain's enums are the schema's: strawberry.enum registers each (and returns it unchanged).
+SeatState = dh.SeatState
+HoldReleaser = dh.Releaser
+HoldTypeLevel = dh.Level
+strawberry.enum(SeatState, description="A seat's lifecycle state on a seat map (seed 004): ACTIVE free, LOCKED held "
+                "(held, pending_payment, verifying), SOLD (confirmed, checked_in, completed), BLOCKED (a block).")
+strawberry.enum(HoldReleaser, description="Who may release a hold: CUSTOMER (a customer session), ADMIN (staff), "
+                "SYSTEM (the platform's own expiry), API (integrator tokens).")
+strawberry.enum(HoldTypeLevel, description="Where a hold type definition lives; lookups merge ORGANIZATION over "
+                "TENANT over PLATFORM field by field.")
 
 
 @strawberry.enum(description="Where defineHoldType writes: the unit's organization, or its whole tenant.")
@@ -83,3 +88,7 @@ class HoldTypeFieldsInput:
                 continue
             out[key] = [v.value for v in value] if isinstance(value, list) else value
         return out
+
+
+HoldTypesResult = Annotated[HoldTypeList | NotFound | InvalidInput, strawberry.union("HoldTypesResult")]
+HoldTypeResult = Annotated[HoldTypeDefinition | NotFound | InvalidInput, strawberry.union("HoldTypeResult")]

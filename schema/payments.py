@@ -1,17 +1,16 @@
-"""Types for payments and the staff queue."""
+"""Types of payments: Pix charges, what the customer accepted, refunds, what a received payment did."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from enum import Enum
 from typing import Any
 
 import strawberry
-from strawberry.scalars import JSON
 
 from domain import payments as dp
 from domain import refunds as dr
-from domain import staff_queue as dq
 
 
 @strawberry.enum(description="A Pix charge's life.")
@@ -24,7 +23,8 @@ class ChargeStatus(Enum):
     FAILED = "failed"
 
 
-RefundStatus = strawberry.enum(dr.RefundStatus, description=(
+RefundStatus = dr.RefundStatus  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
+strawberry.enum(RefundStatus, description=(
     "not_due: the policy gives nothing back (0 %); requested: the provider is being asked; succeeded: the money was "
     "sent back; failed: the provider refused or kept failing, a person handles it (queue item)."))
 
@@ -68,7 +68,7 @@ class Charge:
     qr_code_png: str | None = strawberry.field(description="The QR image as a data: URI (PNG).")
 
     @classmethod
-    def from_domain(cls, c: dp.Charge, qr: Any = None) -> Charge:
+    def from_domain(cls, c: dp.Charge, qr: Callable[[str], str] | None = None) -> Charge:
         return cls(id=strawberry.ID(str(c.id)), txid=c.txid, provider=c.provider, amount_cents=c.amount_cents,
                    status=ChargeStatus(c.status.value), copia_e_cola=c.brcode, expires_at=c.expires_at,
                    qr_code_png=qr(c.brcode) if qr and c.brcode else None)
@@ -99,28 +99,3 @@ class Acceptance:
 class PaymentOutcome:
     outcome: str = strawberry.field(description="confirmed, late_confirmed, refund_due, credited, orphan or duplicate.")
     booking_id: strawberry.ID | None
-
-
-@strawberry.type(description="An item of the staff queue (Tratativas).")
-class QueueItem:
-    id: strawberry.ID
-    unit_id: strawberry.ID
-    type: str
-    title: str
-    priority: str
-    status: str
-    booking_id: strawberry.ID | None
-    payload: JSON
-    created_at: datetime
-    acknowledged_by: str | None
-    acknowledged_at: datetime | None
-    resolved_by: str | None
-    resolved_at: datetime | None
-
-    @classmethod
-    def from_domain(cls, q: dq.QueueItem) -> QueueItem:
-        return cls(id=strawberry.ID(str(q.id)), unit_id=strawberry.ID(str(q.unit_id)), type=q.type.value,
-                   title=q.title, priority=q.priority, status=q.status.value,
-                   booking_id=strawberry.ID(str(q.booking_id)) if q.booking_id else None, payload=q.payload,
-                   created_at=q.created_at, acknowledged_by=q.acknowledged_by, acknowledged_at=q.acknowledged_at,
-                   resolved_by=q.resolved_by, resolved_at=q.resolved_at)

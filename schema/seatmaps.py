@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import strawberry
 
@@ -10,9 +11,18 @@ from domain import errors as de
 from domain import seatmaps as ds
 from domain.bookings import slot_state
 from domain.hold_types import HoldTypeCatalog
-from schema.errors import Error
+from schema.customers import CustomerInput
+from schema.errors import (
+    Busy,
+    Error,
+    IdempotencyInProgress,
+    IdempotencyKeyReused,
+    InvalidInput,
+    InvalidTransition,
+    NotFound,
+)
 from schema.hold_types import SeatState
-from schema.types import Booking
+from schema.types import Booking, BookingPayload
 
 
 @strawberry.type(description="A seat map: numbered seats in sections and rows, each an exclusive resource.")
@@ -61,13 +71,13 @@ class Seat:
 
     @classmethod
     def from_domain(cls, v: ds.SeatView, catalog: HoldTypeCatalog, show_booking: bool) -> Seat:
-        o = v.occupant if v.state in (ds.SeatState.LOCKED, ds.SeatState.SOLD, ds.SeatState.BLOCKED) else None
-        slot = ("blocked" if v.state is ds.SeatState.BLOCKED else slot_state(o.status, seat=True) if o else "free")
+        o = v.occupant if v.state in (SeatState.LOCKED, SeatState.SOLD, SeatState.BLOCKED) else None
+        slot = ("blocked" if v.state is SeatState.BLOCKED else slot_state(o.status, seat=True) if o else "free")
         hold_type = o.hold_type if o else None
         name, color = catalog.display(slot, hold_type)
         return cls(id=strawberry.ID(str(v.seat.id)), section=v.seat.section, row=v.seat.row, label=v.seat.label,
                    state=v.state, hold_type=hold_type, hold_type_name=name, display_color=color,
-                   hold_expires_at=o.hold_expires_at if o and v.state is ds.SeatState.LOCKED else None,
+                   hold_expires_at=o.hold_expires_at if o and v.state is SeatState.LOCKED else None,
                    booking_id=strawberry.ID(str(o.booking_id)) if show_booking and o and o.booking_id else None)
 
 
@@ -110,8 +120,8 @@ class SeatMapView:
         return cls(event=SeatEvent.from_domain(v.event), seat_map=SeatMap.from_domain(v.seat_map),
                    sections=[SeatSection(name=s, rows=[SeatRow(label=r, seats=seats) for r, seats in rows.items()])
                              for s, rows in sections.items()],
-                   counts=SeatCounts(active=c[ds.SeatState.ACTIVE], locked=c[ds.SeatState.LOCKED],
-                                     sold=c[ds.SeatState.SOLD], blocked=c[ds.SeatState.BLOCKED]))
+                   counts=SeatCounts(active=c[SeatState.ACTIVE], locked=c[SeatState.LOCKED],
+                                     sold=c[SeatState.SOLD], blocked=c[SeatState.BLOCKED]))
 
 
 @strawberry.type(description="A seat and the state it was in.")
@@ -130,7 +140,7 @@ class SeatsUnavailable(Error):
     def from_domain(cls, e: de.SeatsUnavailable) -> SeatsUnavailable:
         return cls(code=e.code, message=e.message,
                    seats=[SeatConflict(seat_id=strawberry.ID(str(s.seat_id)), label=s.label,
-                                       state=ds.SeatState(s.state)) for s in e.seats])
+                                       state=SeatState(s.state)) for s in e.seats])
 
 
 @strawberry.type(description="The bookings a seat operation changed (unlocked, sold, reverted).")
@@ -164,3 +174,35 @@ class SeatMapInput:
     def specs(self) -> list[ds.SectionSpec]:
         return [ds.SectionSpec(s.name, tuple(ds.RowSpec(r.label, tuple(r.seats)) for r in s.rows))
                 for s in self.sections]
+
+
+@strawberry.input(description="Lock seats of an event for a customer with a hold type (CART when omitted); a type "
+                  "that skips the locked state sells them at once (box office, staff only).")
+class LockSeatsInput:
+    event_id: strawberry.ID
+    seat_ids: list[strawberry.ID]
+    customer: CustomerInput | None = None
+    hold_type: str | None = None
+    channel: str = "api"
+
+
+@strawberry.input(description="Sell seats: free ones become one sale (with a hold type valid in SOLD, if given); "
+                  "locked ones have their bookings confirmed.")
+class SellSeatsInput:
+    event_id: strawberry.ID
+    seat_ids: list[strawberry.ID]
+    customer: CustomerInput | None = None
+    hold_type: str | None = None
+
+
+SeatMapResult = Annotated[SeatMap | InvalidInput | NotFound, strawberry.union("SeatMapResult")]
+SeatEventResult = Annotated[SeatEvent | InvalidInput | NotFound, strawberry.union("SeatEventResult")]
+SeatMapViewResult = Annotated[SeatMapView | InvalidInput | NotFound, strawberry.union("SeatMapViewResult")]
+LockSeatsResult = Annotated[
+    BookingPayload | SeatsUnavailable | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress
+    | Busy, strawberry.union("LockSeatsResult")]
+SeatBookingsResult = Annotated[
+    SeatBookingsPayload | SeatsUnavailable | InvalidInput | NotFound | InvalidTransition | IdempotencyKeyReused
+    | IdempotencyInProgress | Busy, strawberry.union("SeatBookingsResult")]
+SeatsChangedResult = Annotated[SeatsChanged | SeatsUnavailable | InvalidInput | NotFound | Busy,
+                               strawberry.union("SeatsChangedResult")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 from uuid import UUID
 
 import strawberry
@@ -12,11 +13,17 @@ from domain import availability as av
 from domain import bookings as db
 from domain import units as du
 from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
+from schema.errors import InvalidInput, NotFound
+from schema.pages import page_size
 from schema.payments import Acceptance, Charge, Refund
 
-BookingStatus = strawberry.enum(db.BookingStatus, description="Where a booking is in its lifecycle (SPEC §3).")
-SlotState = strawberry.enum(av.SlotState, description="What the staff grid shows for a slot (SPEC §5).")
-ResourceKind = strawberry.enum(du.ResourceKind, description="Exclusive: one at a time. Pooled: capacity at a time.")
+# The domain's enums are the schema's: strawberry.enum registers each (and returns it unchanged).
+BookingStatus = db.BookingStatus
+SlotState = av.SlotState
+ResourceKind = du.ResourceKind
+strawberry.enum(BookingStatus, description="Where a booking is in its lifecycle (SPEC §3).")
+strawberry.enum(SlotState, description="What the staff grid shows for a slot (SPEC §5).")
+strawberry.enum(ResourceKind, description="Exclusive: one at a time. Pooled: capacity at a time.")
 
 
 @strawberry.type(description="One resource occupied by a booking over a range.")
@@ -101,7 +108,6 @@ class Booking:
                       "Rows are append-only and hash-chained per unit (`slothold audit verify`).")
     async def history(self, info: strawberry.Info, first: int = 100) -> list[BookingHistoryEntry]:
         from domain.services import HISTORY_MAX, booking_history
-        from slothold.limits import page_size
 
         found = await booking_history(info.context.deps, UUID(str(self.id)), page_size(first, HISTORY_MAX))
         return [BookingHistoryEntry.from_domain(e) for e in found]
@@ -293,7 +299,7 @@ class Grid:
                     first = iso[w.first] = w.first.isoformat()
                 windows.append([first, w.codes.decode()])
             rows.append({"resourceId": str(row.resource.id), "name": row.resource.name, "windows": windows})
-        return {"slotMinutes": self.slot_minutes, "rows": rows}
+        return JSON({"slotMinutes": self.slot_minutes, "rows": rows})
 
 
 @strawberry.type(description="A slot a customer may hold now.")
@@ -307,3 +313,8 @@ class BookableSlot:
 class BookableSlots:
     unit_id: strawberry.ID
     slots: list[BookableSlot]
+
+
+UnitResult = Annotated[Unit | NotFound | InvalidInput, strawberry.union("UnitResult")]
+GridResult = Annotated[Grid | NotFound | InvalidInput, strawberry.union("GridResult")]
+BookableSlotsResult = Annotated[BookableSlots | NotFound | InvalidInput, strawberry.union("BookableSlotsResult")]

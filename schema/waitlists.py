@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
 from domain.events import CapacityOffered, SlotOffered, WaitlistClosed, WaitlistFact
+from schema.errors import CooldownActive, CustomerBlacklisted, InvalidInput, InvalidTransition, NotFound
+from schema.types import Booking
 
 
 @strawberry.type(description="A place in the line of one resource and slot (RN-ATD-08).")
@@ -91,3 +93,11 @@ class WaitlistChange:
         booking = e.booking_id if isinstance(e, SlotOffered | CapacityOffered) else None
         return cls(seq=seq, kind=str(e.KIND), entry_id=strawberry.ID(str(entry)) if entry else None,
                    booking_id=strawberry.ID(str(booking)) if booking else None)
+
+
+SlotEntryResult = Annotated[SlotWaitlistEntry | InvalidInput | NotFound | CooldownActive | CustomerBlacklisted,
+                            strawberry.union("SlotWaitlistResult")]
+CapacityEntryResult = Annotated[CapacityWaitlistEntry | InvalidInput | NotFound | CooldownActive | CustomerBlacklisted,
+                                strawberry.union("CapacityWaitlistResult")]
+ClaimResult = Annotated[Booking | InvalidInput | NotFound | InvalidTransition, strawberry.union("OfferClaimResult")]
+WalkInResult = Annotated[WalkIn | InvalidInput | NotFound, strawberry.union("WalkInResult")]

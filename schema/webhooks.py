@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
+
+from schema.errors import InvalidInput, NotFound
 
 
 @strawberry.type(description="Where the unit's events are POSTed (README \"Outgoing webhooks\"). Its secret is shown "
@@ -61,3 +63,8 @@ class WebhookDelivery:
                    latency_ms=r["latency_ms"], last_error=r["last_error"], last_attempt_at=r["last_attempt_at"],
                    next_attempt_at=r["next_attempt_at"] if waiting else None, delivered_at=r["delivered_at"],
                    created_at=r["created_at"])
+
+
+WebhookSecretResult = Annotated[WebhookSecret | InvalidInput | NotFound, strawberry.union("WebhookSecretResult")]
+WebhookResult = Annotated[WebhookEndpoint | InvalidInput | NotFound, strawberry.union("WebhookResult")]
+ReplayResult = Annotated[WebhookDelivery | InvalidInput | NotFound, strawberry.union("WebhookReplayResult")]

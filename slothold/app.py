@@ -49,6 +49,7 @@ from slothold.webhooks import sandbox_pay, webhook_endpoint
 from slothold.whatsapp import whatsapp_routes
 from store.access import PgAccess
 from store.db import create_pool
+from store.stores import PgStores
 from store.uow import PgUnitOfWork
 from store.whatsapp import PgConversations
 
@@ -91,7 +92,7 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
                           hub=self._state["hub"], qr=qr_png_data_uri, sandbox_pay=self._state["sandbox_pay"],
                           client_host=request.client.host if request.client else None,
                           access=self._state["access"], authenticator=self._state["authenticator"],
-                          hold_limiter=self._state["hold_limiter"])
+                          hold_limiter=self._state["hold_limiter"], stores=PgStores(self._state["pool"]))
         await _authenticate(context, bearer(headers.get("authorization")))
         return context
 

@@ -5,7 +5,7 @@ Every refusal is a GraphQL error that names the problem in ``extensions.code``:
 * ``query_too_deep``, ``query_too_costly``, ``too_many_aliases`` (validation rules, checked once per distinct
   document thanks to the validation cache) and ``query_too_large`` (more tokens than allowed: parsing stops);
   all four are request errors, so nothing runs;
-* ``page_too_large`` / ``invalid_page_size`` (``page_size``): an ``InvalidInput`` on the ``first`` argument;
+* ``page_too_large`` / ``invalid_page_size`` (``schema/pages.py``'s ``page_size``): an ``InvalidInput`` on ``first``;
 * ``rate_limited`` with ``retryAfterSeconds`` (``limit_holds``): hold creation per caller (token, else client
   address) and per customer (CPF and phone, each), counted in Redis. It is checked before the use case runs, so
   a refused request writes nothing. When Redis is unreachable the limiter steps aside (logged once per outage):
@@ -48,9 +48,11 @@ from graphql.execution.values import VariableValues, get_argument_values
 from graphql.type.definition import GraphQLField, GraphQLInterfaceType, GraphQLObjectType
 from strawberry.extensions import SchemaExtension
 
-from domain.customers import normalize_cpf, normalize_phone
-from domain.errors import DomainError, ErrorCode, InvalidInput
+from domain.customers import CustomerIdentity, normalize_cpf, normalize_phone
+from domain.errors import DomainError, ErrorCode
 from domain.services import IDEMPOTENCY_RETENTION, fingerprint
+from schema.pages import MAX_PAGE_SIZE as MAX_PAGE_SIZE
+from schema.pages import PAGE_ARGUMENT
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -59,11 +61,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("slothold.limits")
 
-MAX_PAGE_SIZE: Final = 500
-"""The most items one `first` argument may ask for."""
 DEFAULT_LIST_SIZE: Final = 10
 """How many items the cost estimate assumes for a list without a page-size argument (e.g. a grid's rows)."""
-PAGE_ARGUMENT: Final = "first"
 RETRY_RETENTION: Final = IDEMPOTENCY_RETENTION
 """How long a request sent under an idempotency key is known as counted: as long as the key's result is kept."""
 CODES: Final = frozenset({ErrorCode.QUERY_TOO_DEEP, ErrorCode.QUERY_TOO_COSTLY, ErrorCode.TOO_MANY_ALIASES,
@@ -253,23 +252,6 @@ class DocumentSizeLimiter(SchemaExtension):
             error.extensions = {"code": ErrorCode.QUERY_TOO_LARGE, "maxTokens": self.max_tokens}
 
 
-# --- page sizes ------------------------------------------------------------------------------------------------
-
-
-def page_size(first: int, maximum: int = MAX_PAGE_SIZE) -> int:
-    """`first` if it is a page size the API serves; else an InvalidInput naming `first`."""
-    if first > maximum:
-        raise InvalidInput(PAGE_ARGUMENT, f"`first` may be at most {maximum} (it was {first})",
-                           code=ErrorCode.PAGE_TOO_LARGE)
-    if first < 1:
-        raise InvalidInput(PAGE_ARGUMENT, "`first` must be at least 1", code=ErrorCode.INVALID_PAGE_SIZE)
-    return first
-
-
-def page_description(default: int) -> str:
-    return f"How many items to return at most (default {default}, at most {MAX_PAGE_SIZE})."
-
-
 # --- hold rates ------------------------------------------------------------------------------------------------
 
 
@@ -349,6 +331,15 @@ class HoldRateLimiter:
     def enabled(self) -> bool:
         return self.per_caller > 0 or self.per_customer > 0
 
+    async def limit_holds(self, info: Info, customer: CustomerIdentity | None = None) -> None:
+        """Count a hold against the caller (and the customer, when given); raise RateLimited when either is over
+        its limit. Call it after authorization (a refused caller must not spend a customer's allowance) and before
+        the use case (resolvers.permissions.limit_holds). System tokens (the platform's own operations, tests,
+        benchmarks) are not limited. A retry under an idempotency key (the `idempotencyKey` argument or the
+        Idempotency-Key header) with the same arguments is not counted again (`retry_of`)."""
+        if self.enabled and info.context.principal.kind != "system":
+            await self.check(info.context.rate_subject(), customer_keys(customer), retry_of(info))
+
     async def check(self, caller: str, customers: Sequence[str] = (), retry: tuple[str, str] | None = None) -> None:
         """Count one hold for `caller` and each of `customers`, or raise RateLimited (counting nothing).
 
@@ -401,17 +392,6 @@ def customer_keys(customer: Any) -> list[str]:
                 continue
             keys.append(hashlib.sha256(f"{kind}:{value}".encode()).hexdigest()[:32])
     return keys
-
-
-async def limit_holds(info: Info, customer: Any = None) -> None:
-    """Count a hold against the caller (and the customer, a CustomerInput or CustomerIdentity, when given);
-    raise RateLimited when either is over its limit. Call it after authorization (a refused caller must not
-    spend a customer's allowance) and before the use case. System tokens (the platform's own operations,
-    tests, benchmarks) are not limited. A retry under an idempotency key (the `idempotencyKey` argument or the
-    Idempotency-Key header) with the same arguments is not counted again (`retry_of`)."""
-    limiter: HoldRateLimiter | None = info.context.hold_limiter
-    if limiter is not None and limiter.enabled and info.context.principal.kind != "system":
-        await limiter.check(info.context.rate_subject(), customer_keys(customer), retry_of(info))
 
 
 IDEMPOTENCY_ARGUMENT: Final = "idempotencyKey"

@@ -15,17 +15,17 @@ from strawberry.types.execution import PreExecutionError
 from domain.errors import DomainError, ErrorCode
 from resolvers.audit import AuditQuery
 from resolvers.auth import AuthMutation, AuthQuery
+from resolvers.availability import AvailabilityQuery
+from resolvers.bookings import BookingMutation, BookingQuery, NoShowMutation, RescheduleMutation
+from resolvers.catalog import CatalogMutation
+from resolvers.checkout import CheckoutMutation, CheckoutQuery
 from resolvers.customers import CustomerMutation
 from resolvers.hold_types import HoldTypeMutation, HoldTypeQuery
-from resolvers.lifecycle import LifecycleMutation
-from resolvers.mutations import Mutation
-from resolvers.noshow import NoShowMutation
 from resolvers.notifications import NotificationMutation, NotificationQuery, NotificationSubscription
-from resolvers.payments import CatalogMutation, PaymentMutation, PaymentQuery
-from resolvers.queries import Query
+from resolvers.queue import QueueMutation, QueueQuery
 from resolvers.seatmaps import SeatMapMutation, SeatMapQuery
 from resolvers.subscriptions import Subscription
-from resolvers.unit_settings import UnitSettingsMutation
+from resolvers.units import UnitQuery, UnitSettingsMutation
 from resolvers.waitlists import WaitlistMutation, WaitlistQuery, WaitlistSubscription
 from resolvers.webhooks import WebhookMutation, WebhookQuery
 from schema.refusals import MEMBERS, top_level_extensions
@@ -113,12 +113,14 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     limits = limits or QueryLimits()
     rules = query_limit_rules(limits)  # once per schema: the validation cache is keyed by these classes
     built = SlotholdSchema(
-        query=merge_types("Query", (Query, PaymentQuery, WaitlistQuery, AuthQuery, WebhookQuery,
-                                    NotificationQuery, AuditQuery, HoldTypeQuery, SeatMapQuery)),
-        mutation=merge_types("Mutation", (Mutation, PaymentMutation, CatalogMutation, WaitlistMutation, AuthMutation,
-                                          CustomerMutation, UnitSettingsMutation, WebhookMutation,
-                                          LifecycleMutation, NotificationMutation, NoShowMutation, HoldTypeMutation,
-                                          SeatMapMutation)),
+        # The order of the parts is the order of the root types' fields in the SDL (schema/schema.graphql).
+        query=merge_types("Query", (UnitQuery, BookingQuery, AvailabilityQuery, QueueQuery, CheckoutQuery,
+                                    WaitlistQuery, AuthQuery, WebhookQuery, NotificationQuery, AuditQuery,
+                                    HoldTypeQuery, SeatMapQuery)),
+        mutation=merge_types("Mutation", (BookingMutation, CheckoutMutation, QueueMutation, CatalogMutation,
+                                          WaitlistMutation, AuthMutation, CustomerMutation, UnitSettingsMutation,
+                                          WebhookMutation, RescheduleMutation, NotificationMutation, NoShowMutation,
+                                          HoldTypeMutation, SeatMapMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription)),
         execution_context_class=SharedEventExecutor,
         exception_handlers=MEMBERS,  # a refusal becomes its member of the field's result union (schema/refusals.py)

@@ -1,94 +1,36 @@
-"""Mutation resolvers: arguments → use case → result union."""
+"""Bookings: read one; hold, book at the counter, cancel, drop, check in, complete, reschedule, mark a no-show."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated
-
 import strawberry
 
-from domain import services
+from domain import attendance, lifecycle, queries, services
 from domain.access import Action
-from domain.customers import CustomerIdentity
 from domain.errors import ErrorCode
 from domain.errors import InvalidInput as DomainInvalidInput
-from domain.services import BookingResult, ChangeCommand, CounterCommand, HoldCommand
-from resolvers.context import Context, Info, parse_id
-from resolvers.permissions import authorize_booking, authorize_unit, customer_for
-from schema.errors import (
-    Busy,
-    CooldownActive,
-    CustomerBlacklisted,
-    HoldCeilingReached,
-    HoldLimitReached,
-    IdempotencyInProgress,
-    IdempotencyKeyReused,
-    InvalidInput,
-    InvalidTransition,
-    NotFound,
-    SlotTaken,
+from domain.services import ChangeCommand, CounterCommand, HoldCommand
+from resolvers.context import Info, parse_id
+from resolvers.permissions import authorize_booking, authorize_unit, booking_customer, customer_for, limit_holds
+from schema.bookings import (
+    BookingResult,
+    ChangeResult,
+    CounterBookingInput,
+    HoldInput,
+    HoldResult,
+    RescheduleInput,
+    RescheduleResult,
 )
+from schema.payments import Charge
 from schema.types import Booking, BookingPayload
-from slothold.limits import limit_holds
-
-HoldResult = Annotated[
-    BookingPayload | SlotTaken | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress | Busy
-    | HoldLimitReached | CooldownActive | HoldCeilingReached | CustomerBlacklisted,
-    strawberry.union("HoldResult"),
-]
-ChangeResult = Annotated[
-    BookingPayload | InvalidTransition | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress
-    | Busy,
-    strawberry.union("BookingChangeResult"),
-]
 
 
-@strawberry.input(description="Who the booking is for: a CPF (with check digits) and/or an E.164 phone.")
-class CustomerInput:
-    cpf: str | None = None
-    phone: str | None = None
-    name: str | None = None
-    email: str | None = None
-
-    def to_domain(self) -> CustomerIdentity:
-        return CustomerIdentity.parse(self.cpf, self.phone, self.name, self.email)
-
-    def for_caller(self, context: Context) -> CustomerIdentity:
-        """As `to_domain`; a signed-in customer may leave out CPF and phone (their session says who they are)."""
-        return CustomerIdentity.parse(self.cpf, self.phone, self.name, self.email,
-                                      required=not context.principal.is_customer)
-
-
-@strawberry.input(description="Hold [startsAt, endsAt) on the given resources, or on any free one if omitted.")
-class HoldInput:
-    unit_id: strawberry.ID
-    starts_at: datetime
-    ends_at: datetime
-    customer: CustomerInput
-    resource_ids: list[strawberry.ID] | None = None
-    quantity: int = 1
-    service_id: strawberry.ID | None = None
-    hold_type: str | None = None
-    channel: str = "api"
-
-
-@strawberry.input(description="A booking made by staff at the counter: born confirmed, no payment.")
-class CounterBookingInput:
-    unit_id: strawberry.ID
-    resource_ids: list[strawberry.ID]
-    starts_at: datetime
-    ends_at: datetime
-    customer: CustomerInput | None = None
-    quantity: int = 1
-    service_id: strawberry.ID | None = None
-
-
-def _payload(result: BookingResult) -> BookingPayload:
+def _payload(result: services.BookingResult) -> BookingPayload:
     return BookingPayload(booking=Booking.from_domain(result.booking), replayed=result.replayed)
 
 
 def _hold_command(info: Info, i: HoldInput | CounterBookingInput, key: str | None, counter: bool
                   ) -> HoldCommand | CounterCommand:
+    principal = info.context.principal
     resource_ids = (tuple(parse_id(r, "resourceIds") for r in i.resource_ids)
                     if i.resource_ids is not None else None)
     channel = "counter" if counter else getattr(i, "channel", "api")
@@ -99,16 +41,16 @@ def _hold_command(info: Info, i: HoldInput | CounterBookingInput, key: str | Non
     return command(
         unit_id=parse_id(i.unit_id, "unitId"), starts_at=i.starts_at, ends_at=i.ends_at,
         resource_ids=resource_ids, quantity=i.quantity,
-        customer=customer_for(info.context, i.customer.for_caller(info.context) if i.customer else None),
+        customer=customer_for(info.context, i.customer.for_caller(principal) if i.customer else None),
         service_id=parse_id(i.service_id, "serviceId") if i.service_id else None,
         hold_type=getattr(i, "hold_type", None), channel=channel,
-        actor="staff" if counter else info.context.principal.actor, idempotency_key=info.context.idempotency_key(key),
-        placed_by=info.context.principal.releaser,
+        actor="staff" if counter else principal.actor, idempotency_key=info.context.idempotency_key(key),
+        placed_by=principal.releaser,
     )
 
 
 async def _authorized_hold(info: Info, i: HoldInput | CounterBookingInput, key: str | None, counter: bool
-                           ) -> BookingResult:
+                           ) -> services.BookingResult:
     cmd = _hold_command(info, i, key, counter)
     await authorize_unit(info.context, cmd.unit_id, Action.COUNTER if counter else Action.BOOK)
     await limit_holds(info, None if counter else cmd.customer)
@@ -128,7 +70,14 @@ async def _change(info: Info, booking_id: strawberry.ID, action: Action, reason:
 
 
 @strawberry.type
-class Mutation:
+class BookingQuery:
+    @strawberry.field(description="One booking as it is now.")
+    async def booking(self, info: Info, id: strawberry.ID) -> BookingResult:
+        return Booking.from_domain(await authorize_booking(info.context, parse_id(id, "id"), Action.READ))
+
+
+@strawberry.type
+class BookingMutation:
     @strawberry.mutation(description="Hold a slot for a customer until its deadline (SPEC §6). Customers (a session "
                          "from verifyLoginCode) hold for themselves; staff and integrators with 'book' for anyone.")
     async def hold(self, info: Info, input: HoldInput, idempotency_key: str | None = None) -> HoldResult:
@@ -157,3 +106,40 @@ class Mutation:
     @strawberry.mutation(description="Staff: the customer was attended.")
     async def complete(self, info: Info, booking_id: strawberry.ID) -> ChangeResult:
         return _payload(await services.complete(info.context.deps, await _change(info, booking_id, Action.COUNTER)))
+
+
+@strawberry.type
+class RescheduleMutation:
+    @strawberry.mutation(description="Move a booking (confirmed, pending payment or held; not yet started) to another "
+                         "slot in one step: a new booking on the new slot in the same class of state — confirmed with "
+                         "its acceptance and payments, or a hold (as swapHold) — and the old one cancelled (reason "
+                         "rescheduled), linked both ways; or nothing, with SlotTaken (SPEC §11). Customers reschedule "
+                         "their own bookings; staff anyone, without the minimum advance.")
+    async def reschedule(self, info: Info, booking_id: strawberry.ID, input: RescheduleInput,
+                         idempotency_key: str | None = None) -> RescheduleResult:
+        deps = info.context.deps
+        old = await authorize_booking(info.context, parse_id(booking_id, "bookingId"), Action.BOOK)
+        identity = booking_customer(info.context, old, await queries.customer_identity(deps, old))
+        staff = info.context.principal.is_staff
+        await limit_holds(info, None if staff else identity)
+        cmd = lifecycle.RescheduleCommand(
+            booking_id=old.id, starts_at=input.starts_at, ends_at=input.ends_at,
+            resource_ids=tuple(parse_id(r, "resourceIds") for r in input.resource_ids)
+            if input.resource_ids is not None else None,
+            quantity=input.quantity, actor=info.context.principal.actor, staff=staff, customer=identity,
+            idempotency_key=info.context.idempotency_key(idempotency_key))
+        r = await lifecycle.reschedule(deps, cmd)
+        return BookingPayload(booking=Booking.from_domain(r.booking), replayed=r.replayed,
+                              charge=Charge.from_domain(r.charge, info.context.qr) if r.charge else None)
+
+
+@strawberry.type
+class NoShowMutation:
+    @strawberry.mutation(description="Staff: the customer of a confirmed booking did not come (after its start). The "
+                         "booking becomes NO_SHOW, its resources are freed and its \"Possível falta\" queue item is "
+                         "resolved.")
+    async def mark_no_show(self, info: Info, booking_id: strawberry.ID) -> ChangeResult:
+        bid = parse_id(booking_id, "bookingId")
+        await authorize_booking(info.context, bid, Action.COUNTER)
+        result = await attendance.mark_no_show(info.context.deps, bid, "staff")
+        return BookingPayload(booking=Booking.from_domain(result.booking), replayed=False)

@@ -1,4 +1,4 @@
-"""Owners change the unit's parameters (SPEC §14, §17)."""
+"""What an owner may change of a unit: its parameters (SPEC §17)."""
 
 from __future__ import annotations
 
@@ -6,16 +6,8 @@ from typing import Annotated
 
 import strawberry
 
-from domain import queries
-from domain.access import Action
-from domain.errors import NotFound
-from domain.unit_settings import checked_changes
-from resolvers.context import Info, parse_id
-from resolvers.permissions import authorize_unit
-from schema.errors import InvalidInput
-from schema.errors import NotFound as NotFoundType
+from schema.errors import InvalidInput, NotFound
 from schema.types import Unit
-from store.unit_settings import update_parameters
 
 
 @strawberry.input(description="The unit parameters to change (SPEC §17); leave out what stays. Each value is "
@@ -48,8 +40,9 @@ class UnitParametersInput:
     notification_locale: str | None = strawberry.field(
         default=None, description="The language of the unit's notifications: pt-BR (default) or en.")
 
-
-UnitSettingsResult = Annotated[Unit | InvalidInput | NotFoundType, strawberry.union("UnitSettingsResult")]
+    def changes(self) -> dict[str, object]:
+        """The given values by their API names (camelCase), for domain.unit_settings.checked_changes."""
+        return {_camel(k): v for k, v in vars(self).items()}
 
 
 def _camel(name: str) -> str:
@@ -57,16 +50,4 @@ def _camel(name: str) -> str:
     return head + "".join(p.title() for p in rest)
 
 
-@strawberry.type
-class UnitSettingsMutation:
-    @strawberry.mutation(description="Owner: change the unit's parameters (hold TTLs, advance limits, anti-fraud "
-                         "numbers...). Other API processes apply them within 5 s.")
-    async def update_unit_parameters(self, info: Info, unit_id: strawberry.ID, input: UnitParametersInput
-                                     ) -> UnitSettingsResult:
-        uid = parse_id(unit_id, "unitId")
-        await authorize_unit(info.context, uid, Action.CONFIGURE)
-        changes = checked_changes({_camel(k): v for k, v in vars(input).items()})
-        if not await update_parameters(info.context.access.pool, uid, changes):
-            raise NotFound("unit", uid, field="unitId")
-        unit, resources = await queries.unit_with_resources(info.context.deps, uid)
-        return Unit.from_domain(unit, resources)
+UnitSettingsResult = Annotated[Unit | InvalidInput | NotFound, strawberry.union("UnitSettingsResult")]

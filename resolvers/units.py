@@ -1,0 +1,38 @@
+"""Units: one with its parameters, opening hours and resources; owners change its parameters (SPEC §14, §17)."""
+
+from __future__ import annotations
+
+import strawberry
+
+from domain import queries
+from domain.access import Action
+from domain.errors import NotFound
+from domain.unit_settings import checked_changes
+from resolvers.context import Info, parse_id
+from resolvers.permissions import authorize_unit
+from schema.types import Unit, UnitResult
+from schema.units import UnitParametersInput, UnitSettingsResult
+
+
+@strawberry.type
+class UnitQuery:
+    @strawberry.field(description="A unit with its parameters, opening hours and resources.")
+    async def unit(self, info: Info, id: strawberry.ID) -> UnitResult:
+        uid = parse_id(id, "id")
+        await authorize_unit(info.context, uid, Action.PUBLIC)
+        unit, resources = await queries.unit_with_resources(info.context.deps, uid)
+        return Unit.from_domain(unit, resources)
+
+
+@strawberry.type
+class UnitSettingsMutation:
+    @strawberry.mutation(description="Owner: change the unit's parameters (hold TTLs, advance limits, anti-fraud "
+                         "numbers...). Other API processes apply them within 5 s.")
+    async def update_unit_parameters(self, info: Info, unit_id: strawberry.ID, input: UnitParametersInput
+                                     ) -> UnitSettingsResult:
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.CONFIGURE)
+        if not await info.context.stores.unit_parameters.update(uid, checked_changes(input.changes())):
+            raise NotFound("unit", uid, field="unitId")
+        unit, resources = await queries.unit_with_resources(info.context.deps, uid)
+        return Unit.from_domain(unit, resources)
