@@ -11,7 +11,7 @@ import asyncpg
 
 from domain.availability import slot_ranges
 from domain.units import OpeningWindow, Resource, Unit, UnitParameters
-from slothold.migrate import upgrade
+from slothold.cli.migrate import upgrade
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 
 TZ = "America/Sao_Paulo"

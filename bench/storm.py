@@ -44,7 +44,7 @@ from bench._data import migrate, reset_database
 from bench._server import error_lines, stop_group
 from domain.customers import complete_cpf
 from providers.sandbox import SandboxProvider
-from slothold.embedded import EmbeddedServer, free_port, start_redis
+from slothold.cli.embedded import EmbeddedServer, free_port, start_redis
 from slothold.settings import PROJECT_ROOT
 from store.access import issue_system_token_blocking
 from store.db import create_pool
@@ -644,7 +644,7 @@ async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
                                    f"{len(missing)} missing (first {missing[:5]}), {dupes} duplicated, "
                                    f"ordered={s.seqs == sorted(s.seqs)}")
         idem = [f"key {k}: {sorted(ids)}" for k, ids in stats.keys.items() if len(ids) > 1]
-        from slothold.audit_cli import verify
+        from slothold.cli.audit import verify
         _, breaks = await verify(pool, None)
         counts = {r["status"]: r["n"] for r in await pool.fetch(
             "SELECT status, count(*) AS n FROM bookings GROUP BY status ORDER BY status")}

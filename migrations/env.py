@@ -19,7 +19,7 @@ def _do_run(connection: Connection) -> None:
 
 async def _run_async() -> None:
     url = config.get_main_option("sqlalchemy.url")
-    assert url, "sqlalchemy.url must be set (slothold.migrate does it)"
+    assert url, "sqlalchemy.url must be set (slothold.cli.migrate does it)"
     engine = create_async_engine(url)
     try:
         async with engine.connect() as conn:

@@ -48,7 +48,7 @@ def web_demo_routes(state: dict[str, Any], data_dir: Path, dev: bool | None = No
     async def config(request: Request) -> Response:
         if not _allowed(request):
             return JSONResponse({"error": "not found"}, status_code=404)
-        from slothold.demo import DEMO_UNIT_ID
+        from slothold.cli.demo import DEMO_UNIT_ID
 
         service = await state["pool"].fetchval(
             "SELECT id FROM services WHERE unit_id = $1 ORDER BY name LIMIT 1", DEMO_UNIT_ID)

@@ -20,7 +20,7 @@ import asyncpg
 import pytest
 
 from domain.services import Deps
-from slothold.migrate import upgrade
+from slothold.cli.migrate import upgrade
 from store.db import create_pool
 from store.uow import PgUnitOfWork
 
@@ -47,7 +47,7 @@ def servers() -> Iterator[tuple[str, str]]:
     db, redis = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
     with ExitStack() as stack:
         if not db or not redis:
-            from slothold.embedded import start_postgres, start_redis
+            from slothold.cli.embedded import start_postgres, start_redis
 
             base = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="slothold-test-")))
             if not db:

@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 from types import TracebackType
 
-from slothold.embedded import free_port
+from slothold.cli.embedded import free_port
 
 
 @dataclass

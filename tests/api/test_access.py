@@ -23,9 +23,9 @@ from domain import seatmaps
 from domain.access import Action
 from domain.services import Deps
 from slothold.app import create_app
-from slothold.embedded import free_port
+from slothold.cli.embedded import free_port
+from slothold.cli.tokens import TokenError, create_token
 from slothold.settings import Settings
-from slothold.tokens_cli import TokenError, create_token
 from store.access import PgAccess
 from store.uow import PgUnitOfWork
 from tests.api.conftest import system_token

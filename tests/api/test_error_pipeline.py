@@ -23,7 +23,7 @@ from domain.access import Forbidden, Unauthenticated
 from domain.errors import ErrorCode
 from schema.refusals import MEMBERS, member_for, top_level_extensions
 from slothold.app import create_app
-from slothold.embedded import free_port
+from slothold.cli.embedded import free_port
 from slothold.schema import schema
 from slothold.settings import Settings
 from tests.unit.test_error_codes import _refusal_classes

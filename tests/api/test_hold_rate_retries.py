@@ -15,7 +15,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from slothold.app import create_app
-from slothold.embedded import free_port
+from slothold.cli.embedded import free_port
 from slothold.limits import HoldRateLimiter, RateLimited
 from slothold.settings import Settings
 from tests.conftest import MutableClock

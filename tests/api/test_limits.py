@@ -21,7 +21,7 @@ from graphql.language import Lexer, Source, TokenKind
 from starlette.applications import Starlette
 
 from slothold.app import create_app
-from slothold.embedded import free_port
+from slothold.cli.embedded import free_port
 from slothold.limits import MAX_PAGE_SIZE, HoldRateLimiter, RateLimited
 from slothold.settings import Settings
 from tests.api.conftest import Api

@@ -20,7 +20,7 @@ from jobs.relay import Relay
 from providers.channels import InAppChannel
 from slothold.app import create_app
 from slothold.clock import SystemClock
-from slothold.embedded import free_port
+from slothold.cli.embedded import free_port
 from slothold.settings import Settings
 from store.access import PgAccess
 from tests.venues import arena

@@ -9,15 +9,15 @@ import httpx
 import pytest
 
 from slothold.app import create_app
-from slothold.embedded import free_port
-from slothold.sdl import SDL_PATH, sdl
+from slothold.cli.embedded import free_port
+from slothold.cli.sdl import SDL_PATH, sdl
 from slothold.settings import Settings
 from tests.api.conftest import Api
 from tests.venues import arena
 
 
 def test_the_committed_sdl_matches_the_schema() -> None:
-    assert SDL_PATH.read_text() == sdl(), "schema/schema.graphql drifted: run `python -m slothold.sdl`"
+    assert SDL_PATH.read_text() == sdl(), "schema/schema.graphql drifted: run `python -m slothold.cli.sdl`"
 
 
 async def test_health_and_readiness(api: Api) -> None:

@@ -44,7 +44,7 @@ async def test_tokens_are_issued_listed_and_revoked_from_the_cli(
 
 
 async def test_the_demo_owner_token_is_reused_while_live(database_url: str, pool: Any) -> None:
-    from slothold.demo import DEMO_UNIT_ID, demo_owner_token, seed_demo
+    from slothold.cli.demo import DEMO_UNIT_ID, demo_owner_token, seed_demo
 
     await seed_demo(database_url)
     first = await demo_owner_token(database_url, None)

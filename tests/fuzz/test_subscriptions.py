@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from slothold.app import create_app
-from slothold.embedded import free_port
+from slothold.cli.embedded import free_port
 from slothold.settings import Settings
 from tests.fuzz.checks import judge
 from tests.fuzz.conftest import PROFILE, Fuzzer

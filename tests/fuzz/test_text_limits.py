@@ -18,7 +18,7 @@ import uvicorn
 import websockets
 
 from slothold.app import create_app
-from slothold.embedded import free_port
+from slothold.cli.embedded import free_port
 from slothold.settings import Settings
 from slothold.text_limits import limit_for
 from tests.fuzz.checks import judge

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import websockets
 
-from slothold.embedded import free_port
+from slothold.cli.embedded import free_port
 from store.access import issue_system_token_blocking
 
 ROOT = Path(__file__).resolve().parents[2]

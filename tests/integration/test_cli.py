@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from slothold.embedded import free_port
+from slothold.cli.embedded import free_port
 
 SUBCOMMANDS = ["migrate", "seed-demo", "serve", "worker", "dev"]
 
@@ -83,8 +83,8 @@ def test_serve_and_worker_need_the_service_urls(command: str) -> None:
 
 @pytest.mark.parametrize("command", ["migrate", "seed-demo"])
 def test_unreachable_database_is_one_clear_line(command: str) -> None:
-    if command == "seed-demo" and importlib.util.find_spec("slothold.demo") is None:
-        pytest.skip("slothold.demo does not exist yet")
+    if command == "seed-demo" and importlib.util.find_spec("slothold.cli.demo") is None:
+        pytest.skip("slothold.cli.demo does not exist yet")
     url = f"postgresql://postgres:secret@127.0.0.1:{free_port()}/slothold"
     result = _cli(command, env=_env(DATABASE_URL=url))
     assert result.returncode == 1, result.stderr
@@ -157,8 +157,8 @@ def run_worker(settings):
             sys.exit(3)
     print("stub worker stopped", flush=True)
 
-_module("slothold.migrate", upgrade=upgrade)
-_module("slothold.demo", seed_demo=seed_demo, demo_owner_token=demo_owner_token)
+_module("slothold.cli.migrate", upgrade=upgrade)
+_module("slothold.cli.demo", seed_demo=seed_demo, demo_owner_token=demo_owner_token)
 _module("slothold.app", create_app=create_app)
 _module("jobs.worker", run_worker=run_worker)
 """

@@ -13,7 +13,7 @@ import psutil
 import pytest
 import redis
 
-from slothold.embedded import (
+from slothold.cli.embedded import (
     EmbeddedServerError,
     embedded_services,
     free_port,

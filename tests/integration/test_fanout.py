@@ -22,7 +22,7 @@ from graphql.execution import Executor
 from jobs.relay import Relay
 from slothold.app import create_app
 from slothold.clock import SystemClock
-from slothold.embedded import free_port
+from slothold.cli.embedded import free_port
 from slothold.executor import SharedEventExecutor
 from slothold.fanout import BACKLOG_LIMIT, Group, Member, SharedSubscriptions, share_key
 from slothold.settings import Settings

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from slothold.embedded import free_port
+from slothold.cli.embedded import free_port
 from tests.api.test_metrics import Samples, parse, value
 from tests.integration.cluster import WsClient, cluster, wait_until
 from tests.integration.test_realtime import SLOTS, hold_on, quick_arena, window

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from slothold.embedded import free_port, start_redis
+from slothold.cli.embedded import free_port, start_redis
 from tests.integration.cluster import WsClient, cluster, gql, wait_until
 from tests.venues import arena, cpf
 

@@ -10,8 +10,8 @@ import pytest
 
 from domain.errors import SlotTaken
 from domain.services import ChangeCommand, Deps, HoldCommand, cancel, hold
-from slothold.audit_cli import verify
 from slothold.cli import main
+from slothold.cli.audit import verify
 from tests.venues import arena, at, customer
 
 

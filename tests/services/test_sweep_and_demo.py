@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.services import Deps, HoldCommand, expire_lapsed, hold
-from slothold.demo import DEMO_UNIT_ID, seed_demo
+from slothold.cli.demo import DEMO_UNIT_ID, seed_demo
 from tests.venues import arena, at, customer
 
 

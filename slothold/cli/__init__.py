@@ -156,14 +156,14 @@ def _display_host(host: str) -> str:
 
 def run_migrate(database_url: str) -> None:
     """Apply all migrations to the database."""
-    from slothold.migrate import upgrade
+    from slothold.cli.migrate import upgrade
 
     _db_step("migrate", database_url, lambda: upgrade(database_url))
 
 
 def run_seed_demo(database_url: str) -> str:
     """Load the demo venue (idempotent) and return its summary."""
-    from slothold.demo import seed_demo
+    from slothold.cli.demo import seed_demo
 
     result = _db_step("seed-demo", database_url, lambda: asyncio.run(seed_demo(database_url)))
     return str(result) if result is not None else "demo data in place"
@@ -398,7 +398,7 @@ def cmd_dev(args: argparse.Namespace, settings: Settings) -> int:
             run_migrate(database_url)
             _say("Loading demo data…")
             _say(f"  {run_seed_demo(database_url)}")
-            from slothold.demo import demo_owner_token
+            from slothold.cli.demo import demo_owner_token
 
             token_file = settings.data_dir / "demo-owner-token"
             saved = token_file.read_text().strip() if token_file.exists() else None
@@ -449,7 +449,7 @@ def cmd_dev(args: argparse.Namespace, settings: Settings) -> int:
 
 def _dev_services(settings: Settings, stack: ExitStack) -> tuple[str, str]:
     """DATABASE_URL and REDIS_URL, starting embedded servers (stopped by `stack`) for those unset."""
-    from slothold.embedded import EmbeddedServerError, start_postgres, start_redis
+    from slothold.cli.embedded import EmbeddedServerError, start_postgres, start_redis
 
     database_url, redis_url = settings.database_url, settings.redis_url
     data_dir = Path(settings.data_dir)
@@ -534,10 +534,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, help="port for the API (default: $SLOTHOLD_PORT or 8000)")
     p.set_defaults(func=cmd_dev)
 
-    from slothold.tokens_cli import add_token_commands
+    from slothold.cli.tokens import add_token_commands
 
     add_token_commands(sub)
-    from slothold.audit_cli import add_audit_commands
+    from slothold.cli.audit import add_audit_commands
 
     add_audit_commands(sub)
     return parser
@@ -564,6 +564,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _StopRequested:  # a second signal in the instant between handling the first and cleaning up
         return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""Export the GraphQL schema as SDL to schema/schema.graphql (`python -m slothold.sdl`)."""
+"""Export the GraphQL schema as SDL to schema/schema.graphql (`python -m slothold.cli.sdl`)."""
 
 from __future__ import annotations
 

@@ -451,7 +451,7 @@ def _initdb(data_dir: Path, user: _PgUser | None) -> None:
 def _write_pg_conf(data_dir: Path, port: int, socket_dir: Path, user: _PgUser | None) -> None:
     """Write slothold.conf, the settings file included from postgresql.conf (it records the port)."""
     sock = str(socket_dir).replace("'", "''")
-    text = f"""# Written by slothold.embedded at every start; edit postgresql.conf for your own settings.
+    text = f"""# Written by slothold.cli.embedded at every start; edit postgresql.conf for your own settings.
 listen_addresses = '127.0.0.1'
 port = {port}
 unix_socket_directories = '{sock}'
