@@ -11,8 +11,9 @@ from domain import queries
 from domain.access import Action
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
+from schema.availability import BookableSlot, BookableSlots, BookableSlotsResult, Grid, GridResult, GridRow
 from schema.pages import page_description, page_size
-from schema.types import BookableSlot, BookableSlots, BookableSlotsResult, Grid, GridResult, GridRow, Resource
+from schema.units import Resource
 
 From = Annotated[datetime, strawberry.argument(name="from")]
 

@@ -12,6 +12,8 @@ from domain.services import ChangeCommand, CounterCommand, HoldCommand
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_booking, authorize_unit, booking_customer, customer_for, limit_holds
 from schema.bookings import (
+    Booking,
+    BookingPayload,
     BookingResult,
     ChangeResult,
     CounterBookingInput,
@@ -21,7 +23,6 @@ from schema.bookings import (
     RescheduleResult,
 )
 from schema.payments import Charge
-from schema.types import Booking, BookingPayload
 
 
 def _payload(result: services.BookingResult) -> BookingPayload:

@@ -14,10 +14,10 @@ from domain.hold_types import INTERNAL
 from domain.services import HoldCommand
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_booking, booking_customer, customer_for, limit_holds
+from schema.bookings import Booking, BookingPayload
 from schema.checkout import CheckoutResult, PaymentResult, SwapInput, SwapResult
 from schema.pages import page_description, page_size
 from schema.payments import Charge, PaymentOutcome
-from schema.types import Booking, BookingPayload
 
 
 def _payload(info: Info, r: checkout.CheckoutResult) -> BookingPayload:

@@ -14,6 +14,7 @@ from domain.customers import CustomerIdentity
 from domain.errors import DomainError
 from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_unit, customer_for
+from schema.bookings import Booking, BookingPayload
 from schema.seatmaps import (
     LockSeatsInput,
     LockSeatsResult,
@@ -30,7 +31,6 @@ from schema.seatmaps import (
     SeatsChangedResult,
     SellSeatsInput,
 )
-from schema.types import Booking, BookingPayload
 
 
 async def _command(ctx: Context, event_id: strawberry.ID, seat_ids: list[strawberry.ID], action: Action, *,

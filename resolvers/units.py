@@ -10,8 +10,7 @@ from domain.errors import NotFound
 from domain.unit_settings import checked_changes
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
-from schema.types import Unit, UnitResult
-from schema.units import UnitParametersInput, UnitSettingsResult
+from schema.units import Unit, UnitParametersInput, UnitResult, UnitSettingsResult
 
 
 @strawberry.type

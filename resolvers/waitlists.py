@@ -16,9 +16,9 @@ from domain.events import WaitlistFact, WaitlistJoined
 from resolvers.context import Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.permissions import authorize_row, authorize_unit, customer_for
+from schema.bookings import Booking
 from schema.customers import CustomerInput
 from schema.pages import page_description, page_size
-from schema.types import Booking
 from schema.waitlists import (
     CapacityEntryResult,
     CapacityWaitlistEntry,

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import strawberry
 
+from schema.bookings import BookingPayload
 from schema.customers import CustomerInput
 from schema.errors import (
     Busy,
@@ -24,7 +25,6 @@ from schema.errors import (
     SlotTaken,
 )
 from schema.payments import PaymentOutcome
-from schema.types import BookingPayload
 
 
 @strawberry.input(description="The slot to move an open hold to.")

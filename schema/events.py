@@ -11,8 +11,9 @@ from domain import hold_types as dh
 from domain.bookings import seat_state
 from domain.events import BookingChanged, QueueItemChanged, SeatsBlockChanged
 from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
+from schema.availability import SlotState
+from schema.bookings import BookingStatus
 from schema.hold_types import SeatState
-from schema.types import BookingStatus, SlotState
 
 
 @strawberry.type(description="One resource's range touched by a change.")

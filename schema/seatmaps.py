@@ -11,6 +11,7 @@ from domain import errors as de
 from domain import seatmaps as ds
 from domain.bookings import slot_state
 from domain.hold_types import HoldTypeCatalog
+from schema.bookings import Booking, BookingPayload
 from schema.customers import CustomerInput
 from schema.errors import (
     Busy,
@@ -22,7 +23,6 @@ from schema.errors import (
     NotFound,
 )
 from schema.hold_types import SeatState
-from schema.types import Booking, BookingPayload
 
 
 @strawberry.type(description="A seat map: numbered seats in sections and rows, each an exclusive resource.")

@@ -1,4 +1,5 @@
-"""What an owner may change of a unit: its parameters (SPEC §17)."""
+"""Units as the API shows them (parameters, opening hours, resources), and what an owner may change of them
+(SPEC §17)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,84 @@ from typing import Annotated
 
 import strawberry
 
+from domain import units as du
 from schema.errors import InvalidInput, NotFound
-from schema.types import Unit
+
+ResourceKind = du.ResourceKind  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
+strawberry.enum(ResourceKind, description="Exclusive: one at a time. Pooled: capacity at a time.")
+
+
+@strawberry.type(description="Something bookable in a unit.")
+class Resource:
+    id: strawberry.ID
+    name: str
+    kind: ResourceKind
+    capacity: int
+    group_id: strawberry.ID | None
+
+    @classmethod
+    def from_domain(cls, r: du.Resource) -> Resource:
+        return cls(id=strawberry.ID(str(r.id)), name=r.name, kind=ResourceKind(r.kind.value), capacity=r.capacity,
+                   group_id=strawberry.ID(str(r.group_id)) if r.group_id else None)
+
+
+@strawberry.type(description="Opening window: weekday 0 = Monday, minutes after local midnight.")
+class OpeningWindow:
+    weekday: int
+    opens_minute: int
+    closes_minute: int
+
+
+@strawberry.type(description="The parameters of a unit (SPEC §17), durations in seconds.")
+class UnitParameters:
+    min_advance_seconds: int
+    max_advance_days: int
+    slot_minutes: int
+    hold_ttl_seconds: int
+    hold_ttl_with_payment_seconds: int
+    hold_min_seconds: int
+    hold_reminder_seconds: int
+    verification_wait_seconds: int
+    waitlist_hold_seconds: int
+    charge_margin_seconds: int
+    payment_rule: str
+    no_show_grace_minutes: int
+    appointment_reminder_minutes: list[int]
+
+    @classmethod
+    def from_domain(cls, p: du.UnitParameters) -> UnitParameters:
+        s = int
+        return cls(
+            min_advance_seconds=s(p.min_advance.total_seconds()), max_advance_days=p.max_advance.days,
+            slot_minutes=p.slot_minutes, hold_ttl_seconds=s(p.hold_ttl.total_seconds()),
+            hold_ttl_with_payment_seconds=s(p.hold_ttl_with_payment.total_seconds()),
+            hold_min_seconds=s(p.hold_min.total_seconds()), hold_reminder_seconds=s(p.hold_reminder.total_seconds()),
+            verification_wait_seconds=s(p.verification_wait.total_seconds()),
+            waitlist_hold_seconds=s(p.waitlist_hold.total_seconds()),
+            charge_margin_seconds=s(p.charge_margin.total_seconds()), payment_rule=p.payment_rule,
+            no_show_grace_minutes=s(p.no_show_grace.total_seconds()) // 60,
+            appointment_reminder_minutes=list(p.appointment_reminders),
+        )
+
+
+@strawberry.type(description="One venue with its clock, hours, parameters and resources.")
+class Unit:
+    id: strawberry.ID
+    name: str
+    timezone: str
+    parameters: UnitParameters
+    opening_hours: list[OpeningWindow]
+    resources: list[Resource]
+
+    @classmethod
+    def from_domain(cls, u: du.Unit, resources: list[du.Resource]) -> Unit:
+        return cls(
+            id=strawberry.ID(str(u.id)), name=u.name, timezone=u.timezone,
+            parameters=UnitParameters.from_domain(u.params),
+            opening_hours=[OpeningWindow(weekday=w.weekday, opens_minute=w.opens, closes_minute=w.closes)
+                           for w in u.hours],
+            resources=[Resource.from_domain(r) for r in resources],
+        )
 
 
 @strawberry.input(description="The unit parameters to change (SPEC §17); leave out what stays. Each value is "
@@ -50,4 +127,5 @@ def _camel(name: str) -> str:
     return head + "".join(p.title() for p in rest)
 
 
+UnitResult = Annotated[Unit | NotFound | InvalidInput, strawberry.union("UnitResult")]
 UnitSettingsResult = Annotated[Unit | InvalidInput | NotFound, strawberry.union("UnitSettingsResult")]

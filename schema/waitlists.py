@@ -8,8 +8,8 @@ from typing import Annotated, Any
 import strawberry
 
 from domain.events import CapacityOffered, SlotOffered, WaitlistClosed, WaitlistFact
+from schema.bookings import Booking
 from schema.errors import CooldownActive, CustomerBlacklisted, InvalidInput, InvalidTransition, NotFound
-from schema.types import Booking
 
 
 @strawberry.type(description="A place in the line of one resource and slot (RN-ATD-08).")
