@@ -34,7 +34,7 @@ from providers.factory import make_provider
 from providers.qr import qr_png_data_uri
 from providers.sandbox import SandboxProvider
 from resolvers.context import Context
-from slothold.auth import Authenticator, bearer, token_from_params
+from slothold.auth import Authenticator, LiveCredentials, bearer, token_from_params
 from slothold.clock import SystemClock
 from slothold.fanout import SharedSubscriptions, SharedTransportWSHandler
 from slothold.graphql_view import SlotholdGraphQL, static_routes
@@ -66,6 +66,11 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
         self._state = state
         self._encoded: dict[int, tuple[object, str]] = {}
         self.shared_subscriptions = SharedSubscriptions(partial(json.dumps, separators=(",", ":")))
+
+    @property
+    def live_credentials(self) -> LiveCredentials | None:
+        """Closes the websockets whose token or session lapses (slothold/fanout.py registers them)."""
+        return self._state.get("live_credentials")
 
     def encode_json(self, data: object) -> str | bytes:
         """JSON, with a subscription event's payload encoded once for all the subscribers that share it.
@@ -178,8 +183,14 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             aioredis.Redis.from_url(settings.redis_url, socket_connect_timeout=0.5, socket_timeout=0.5),
             settings.hold_rate_per_token, settings.hold_rate_per_customer, settings.hold_rate_window_seconds)
         access = PgAccess(pool)
+        # Revoked, expired or changed credentials end the websockets already open with them, from the database
+        # alone (Redis may be down); a revocation here (signOut) has them checked at once.
+        live_credentials = LiveCredentials(access, the_clock)
+        authenticator = Authenticator(access, on_forget=live_credentials.poke)
+        live_credentials.on_lapse = authenticator.drop
+        await live_credentials.start()
         state.update(pool=pool, redis=redis, hub=hub, provider=provider, deps=deps, access=access,
-                     authenticator=Authenticator(access),
+                     live_credentials=live_credentials, authenticator=authenticator,
                      sandbox_pay=partial(sandbox_pay, deps, provider) if isinstance(provider, SandboxProvider)
                      else None)
         state["whatsapp_store"] = PgConversations(pool)
@@ -194,6 +205,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         try:
             yield
         finally:
+            await live_credentials.stop()
             await hub.stop()
             for closable in (provider, state["whatsapp_sender"]):
                 close = getattr(closable, "aclose", None)
@@ -224,7 +236,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     schema = build_schema(QueryLimits.from_settings(settings))
     instrument(schema)  # operation timings, hold outcomes and conflicts (slothold/metrics.py)
-    view = GraphQLEndpoint(state, schema, max_body_bytes=settings.max_body_bytes)
+    view = GraphQLEndpoint(state, schema, max_body_bytes=settings.max_body_bytes,
+                           max_query_tokens=settings.max_query_tokens)
     app = Starlette(
         routes=[
             Route("/graphql", view),

@@ -14,6 +14,13 @@ end of the stream as `complete`. What is not shared:
 * callers with different access (`Context.share_scope`) never share a group;
 * the legacy `graphql-ws` protocol, queries and mutations over websockets: strawberry's own path.
 
+The handler also guards the protocol's edges: a document that does not parse or has too many tokens gets an
+`error` message with the code HTTP gives (`invalid_syntax`, `query_too_large`; validation ones such as
+`query_too_deep` already did), several operations without `operationName` get `operation_name_required`, and
+the operation past `max_subscriptions_per_connection` gets `too_many_subscriptions` — never a traceback in the logs
+nor a bare `complete`. A socket whose token or session is revoked, expires or changes is closed with 4403
+(slothold/auth.py's LiveCredentials).
+
 A subscriber whose socket cannot keep up (the kernel buffer full, its sends waiting) does not hold the others
 up: its messages wait in its own backlog; past `BACKLOG_LIMIT` it gets an `error` with code `slow_subscriber`
 and the operation ends, so that the client subscribes again with `since` and catches up from the database.
@@ -27,19 +34,18 @@ import json
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Generator
-from functools import lru_cache
 from typing import Any
 
 from graphql import (
     DocumentNode,
     GraphQLError,
+    GraphQLSyntaxError,
     NullValueNode,
     OperationDefinitionNode,
     OperationType,
     VariableNode,
     Visitor,
     get_operation_ast,
-    parse,
     visit,
 )
 from graphql.language import ArgumentNode
@@ -47,6 +53,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Bas
 from strawberry.types.execution import ExecutionResult, PreExecutionError
 
 from slothold import metrics
+from slothold.graphql_view import operation_name_required, parse_document, several_operations
 
 log = logging.getLogger("slothold.fanout")
 
@@ -57,12 +64,8 @@ REPLAY_ARGUMENTS = frozenset({"since"})
 """Arguments that make a subscription start from its own position in history: such subscriptions run alone."""
 
 
-@lru_cache(maxsize=256)
-def _parse(query: str) -> DocumentNode | None:
-    try:
-        return parse(query)
-    except GraphQLError:
-        return None  # strawberry reports it (and closes the socket, as the protocol says)
+FORBIDDEN_CLOSE = 4403
+"""The close code of a socket whose credentials were revoked, expired or changed (as for a bad token at connect)."""
 
 
 class _ReplayArguments(Visitor):
@@ -98,9 +101,10 @@ def _replays(document: DocumentNode, op: OperationDefinitionNode, variables: dic
 
 
 def share_key(query: str, operation_name: str | None, variables: dict[str, Any] | None,
-              scope: object) -> tuple[Any, ...] | None:
-    """The group a subscription may join, or None when it must run alone."""
-    document = _parse(query)
+              scope: object, max_tokens: int | None = None) -> tuple[Any, ...] | None:
+    """The group a subscription may join, or None when it must run alone (a document that does not parse among
+    them: strawberry's own path reports it)."""
+    document = parse_document(query, max_tokens)
     if document is None:
         return None
     op = get_operation_ast(document, operation_name)
@@ -116,8 +120,8 @@ def share_key(query: str, operation_name: str | None, variables: dict[str, Any] 
     return (query, operation_name, frozen, scope)
 
 
-def _is_subscription(operation: Operation[Any, Any]) -> bool:
-    document = _parse(operation.query) if isinstance(operation.query, str) else None
+def _is_subscription(operation: Operation[Any, Any], max_tokens: int | None = None) -> bool:
+    document = parse_document(operation.query, max_tokens) if isinstance(operation.query, str) else None
     op = get_operation_ast(document, operation.operation_name) if document is not None else None
     return op is not None and op.operation is OperationType.SUBSCRIPTION
 
@@ -259,9 +263,19 @@ class Group:
         except asyncio.CancelledError:
             self._finish(None)
             raise
+        except GraphQLError as error:  # raised by the parsing hook (see SharedTransportWSHandler._send_result_stream)
+            _log_refusal(handler.schema, error)
+            self._finish("error", [error.formatted])
         except Exception:
             log.exception("shared subscription failed")
             self._finish("complete")
+
+
+def _log_refusal(schema: Any, error: GraphQLError) -> None:
+    """Log a refused document as the schema logs its refusals (limits: one warning line); a client's syntax error
+    is not logged (strawberry would log it at error level, as if the server had failed)."""
+    if (error.extensions or {}).get("code") != "invalid_syntax":
+        schema.process_errors([error])
 
 
 class SharedSubscriptions:
@@ -313,8 +327,70 @@ class SharedSubscriptions:
 class SharedTransportWSHandler(BaseGraphQLTransportWSHandler[Any, Any]):
     """graphql-transport-ws where identical subscriptions share one execution (see the module docstring)."""
 
+    @property
+    def _max_tokens(self) -> int | None:
+        return getattr(self.view, "max_query_tokens", None)
+
+    @property
+    def _credentials(self) -> Any:
+        """slothold.auth.LiveCredentials of the process, when the view has one."""
+        return getattr(self.view, "live_credentials", None)
+
+    async def handle_connection_init(self, message: Any) -> None:
+        await super().handle_connection_init(message)
+        watch, principal = self._credentials, getattr(self.context, "principal", None)
+        if self.connection_acknowledged and watch is not None and principal is not None:
+            watch.register(self, principal)
+
+    async def shutdown(self) -> None:
+        watch = self._credentials
+        if watch is not None:
+            watch.unregister(self)
+        await super().shutdown()
+
+    async def credentials_lapsed(self) -> None:
+        """The token or session this socket authenticated with was revoked, expired or changed: end every operation
+        and close with 4403 (graphql-ws clients do not retry that code with the same credentials)."""
+        for operation_id in list(self.operations):
+            await self.cleanup_operation(operation_id)
+        with contextlib.suppress(Exception):  # already closing
+            await self.websocket.close(code=FORBIDDEN_CLOSE,
+                                       reason="Forbidden: the token or session was revoked, expired or changed")
+
+    async def handle_subscribe(self, message: Any) -> None:
+        limit = self.max_subscriptions_per_connection
+        if (limit is not None and self.connection_acknowledged and message["id"] not in self.operations
+                and len(self.operations) >= limit):
+            # strawberry's own refusal carries no code
+            await self.send_message({"id": message["id"], "type": "error", "payload": [{
+                "message": f"At most {limit} operations may be open on one connection: complete one, or open "
+                           "another connection.",
+                "extensions": {"code": "too_many_subscriptions", "maxSubscriptions": limit}}]})
+            return
+        await super().handle_subscribe(message)
+
+    async def _send_result_stream(self, operation: Operation[Any, Any], result_source: Any) -> None:
+        try:
+            await super()._send_result_stream(operation, result_source)
+        except GraphQLError as error:
+            # The schema's ParserCache parses inside the extensions' parsing hook, so a document that does not parse
+            # (or has too many tokens) leaves strawberry's stream as an exception rather than a PreExecutionError.
+            # The extensions have named it already (invalid_syntax, query_too_large): answer as HTTP does.
+            _log_refusal(self.schema, error)
+            await operation.send_initial_errors([error])
+
+    @staticmethod
+    def _get_pre_execution_close_reason(error: GraphQLError) -> str | None:
+        if isinstance(error, GraphQLSyntaxError):
+            return None  # an `error` message with its code, as for any other refused document
+        return BaseGraphQLTransportWSHandler._get_pre_execution_close_reason(error)
+
     async def run_operation(self, operation: Operation[Any, Any]) -> None:
-        if not _is_subscription(operation):
+        if (operation.operation_name is None and isinstance(operation.query, str)
+                and several_operations(operation.query, self._max_tokens)):
+            await operation.send_initial_errors([operation_name_required()])  # strawberry would run the first
+            return
+        if not _is_subscription(operation, self._max_tokens):
             await self._run_operation(operation)
             return
         metrics.subscription_started()
@@ -333,7 +409,8 @@ class SharedTransportWSHandler(BaseGraphQLTransportWSHandler[Any, Any]):
         scope_of = getattr(self.context, "share_scope", None)
         key = None
         if registry is not None and scope_of is not None:
-            key = share_key(operation.query, operation.operation_name, operation.variables, scope_of())
+            key = share_key(operation.query, operation.operation_name, operation.variables, scope_of(),
+                            self._max_tokens)
         if key is None:
             await super().run_operation(operation)
             return

@@ -23,6 +23,9 @@ What this class changes on top of :class:`strawberry.asgi.GraphQL`:
   server's own frame limit (uvicorn's ``ws_max_size``, which ``slothold serve`` sets to the same value); one of a
   shape strawberry's handler would crash on (not an object, a ``subscribe`` without a string ``id`` or an object
   ``payload`` with a string ``query``) closes it with 4400;
+* a document with several operations and no ``operationName`` is a request error with code
+  ``operation_name_required`` (GraphQL spec, GetOperation; strawberry would run the first one): 400 under
+  ``application/graphql-response+json``, 200 under ``application/json``, like any request error;
 * GraphiQL is served from this package's static files instead of unpkg.
 """
 
@@ -37,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from cross_web import HTTPException
+from graphql import DocumentNode, GraphQLError, OperationDefinitionNode, parse
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount
@@ -67,6 +71,10 @@ DEFAULT_MAX_BODY_BYTES: Final = 1_000_000
 HTTP_ERROR_CODES: Final = {400: "bad_request", 405: "method_not_allowed", 406: "not_acceptable",
                             413: "body_too_large", 415: "unsupported_media_type"}
 """`extensions.code` of the refusals this view answers itself (every error a client gets carries a code)."""
+
+_OPERATION_KEYWORD = re.compile(r"\b(?:query|mutation|subscription)\b")
+"""Several operations without a name are refused by validation (LoneAnonymousOperationRule); several named ones
+each start with one of these keywords: a document with fewer than two needs no parse to know it holds one."""
 
 _UNPKG_PREFIX = "https://unpkg.com/"
 # A <script ...> or <link ...> start tag; attribute values may contain ">" (the favicon's data: URI does).
@@ -126,6 +134,30 @@ class _BodyTooLargeError(Exception):
 
 class _MessageTooLargeError(Exception):
     """Raised by the guarded websocket ``receive`` for a message past the limit."""
+
+
+@functools.lru_cache(maxsize=256)
+def parse_document(query: str, max_tokens: int | None = None) -> DocumentNode | None:
+    """The document of a query (cached), or None when it does not parse: the schema reports that itself."""
+    try:
+        return parse(query, max_tokens=max_tokens)
+    except (GraphQLError, RecursionError):
+        return None
+
+
+def several_operations(query: str, max_tokens: int | None = None) -> bool:
+    """Whether a document defines more than one operation (then an `operationName` must choose one)."""
+    keywords = _OPERATION_KEYWORD.finditer(query)
+    if next(keywords, None) is None or next(keywords, None) is None:
+        return False
+    document = parse_document(query, max_tokens)
+    return document is not None and sum(isinstance(d, OperationDefinitionNode) for d in document.definitions) > 1
+
+
+def operation_name_required() -> GraphQLError:
+    """The request error for a document of several operations sent without `operationName`."""
+    return GraphQLError("The document defines several operations: give `operationName` to say which one to run.",
+                        extensions={"code": "operation_name_required"})
 
 
 def static_routes() -> list[BaseRoute]:
@@ -258,8 +290,10 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
         max_subscriptions_per_connection: int | None = 100,
         allowed_origins: Sequence[str] = (),
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        max_query_tokens: int | None = None,
     ) -> None:
-        """Same arguments as strawberry's ``GraphQL`` (keyword-only), plus ``max_body_bytes``."""
+        """Same arguments as strawberry's ``GraphQL`` (keyword-only), plus ``max_body_bytes`` and
+        ``max_query_tokens`` (where this view's own parses stop; the schema enforces its limit itself)."""
         if graphql_ide not in ("graphiql", None):
             raise ValueError(
                 "only the bundled offline GraphiQL is supported (graphql_ide='graphiql' or None)"
@@ -277,6 +311,7 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
             allowed_origins=allowed_origins,
         )
         self.max_body_bytes = max_body_bytes
+        self.max_query_tokens = max_query_tokens
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI entry point for both ``http`` and ``websocket`` scopes."""
@@ -352,6 +387,10 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
         allowed = OperationType.from_http(method) - {OperationType.SUBSCRIPTION}
         if method == "GET" and not self.allow_queries_via_get:
             allowed -= {OperationType.QUERY}
+        query = request_data.query
+        if request_data.operation_name is None and isinstance(query, str) and several_operations(
+                query, self.max_query_tokens):
+            return PreExecutionError(data=None, errors=[operation_name_required()])
         try:
             return await self.schema.execute(
                 request_data.query,
@@ -529,5 +568,8 @@ __all__ = [
     "SlotholdGraphQL",
     "negotiate_media_type",
     "offline_graphiql_html",
+    "operation_name_required",
+    "parse_document",
+    "several_operations",
     "static_routes",
 ]

@@ -30,6 +30,15 @@ def digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
+def reach_digest(principal: Principal) -> UUID:
+    """What a token or session grants (kind, tenant, unit, role, scopes, customer) as a 16-byte digest, computed as
+    `lapsed_credentials` computes it from the rows: if any of it changes, what was opened with it must end."""
+    text = "|".join((principal.kind, str(principal.tenant_id or ""), str(principal.unit_id or ""),
+                     principal.role.value if principal.role else "", ",".join(sorted(principal.scopes)),
+                     str(principal.customer_id or "")))
+    return UUID(bytes=hashlib.md5(text.encode(), usedforsecurity=False).digest())
+
+
 def _code_hash(row_id: UUID, code: str) -> bytes:
     return hmac.new(row_id.bytes, code.encode(), hashlib.sha256).digest()
 
@@ -92,19 +101,21 @@ class PgAccess:
             "UPDATE access_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", token_id)
         return bool(status.endswith(" 1"))
 
-    async def live_credentials(self, ids: list[UUID], now: datetime) -> dict[UUID, Principal]:
-        """Of these token and customer-session ids, the ones still valid (not revoked; sessions not expired), each
-        with the reach it grants today (kind, tenant, unit, role, scopes, customer; no names or identity), in
-        one query: what slothold/auth.py's LiveCredentials compares open websockets with, every second."""
+    async def lapsed_credentials(self, watched: list[tuple[UUID, UUID]], now: datetime) -> list[tuple[UUID, UUID]]:
+        """Of these (token or customer-session id, `reach_digest` it was opened with) pairs, the ones that no longer
+        hold: revoked, expired (sessions), gone, or granting another reach today. One query, whose answer is empty
+        when nothing changed: slothold/auth.py's LiveCredentials asks it every second for every open websocket."""
         rows = await self.pool.fetch(
-            "SELECT id, kind, tenant_id, unit_id, role, scopes, NULL::uuid AS customer_id FROM access_tokens "
-            "WHERE id = ANY($1::uuid[]) AND revoked_at IS NULL "
-            "UNION ALL SELECT id, 'customer', tenant_id, unit_id, NULL, '{}'::text[], customer_id "
-            "FROM customer_sessions WHERE id = ANY($1::uuid[]) AND revoked_at IS NULL AND expires_at > $2",
-            ids, now)
-        return {r["id"]: Principal(kind=r["kind"], tenant_id=r["tenant_id"], unit_id=r["unit_id"],
-                                   role=Role(r["role"]) if r["role"] else None, scopes=frozenset(r["scopes"]),
-                                   token_id=r["id"], customer_id=r["customer_id"]) for r in rows}
+            "WITH w AS (SELECT * FROM unnest($1::uuid[], $2::uuid[]) AS w(id, reach)), "
+            "live AS (SELECT id, md5(concat_ws('|', kind, coalesce(tenant_id::text, ''), coalesce(unit_id::text, ''), "
+            "coalesce(role, ''), array_to_string(ARRAY(SELECT s FROM unnest(scopes) s ORDER BY s COLLATE \"C\"), ','), "
+            "''))::uuid AS reach FROM access_tokens WHERE id IN (SELECT id FROM w) AND revoked_at IS NULL "
+            "UNION ALL SELECT id, md5(concat_ws('|', 'customer', tenant_id::text, unit_id::text, '', '', "
+            "customer_id::text))::uuid FROM customer_sessions WHERE id IN (SELECT id FROM w) AND revoked_at IS NULL "
+            "AND expires_at > $3) "
+            "SELECT w.id, w.reach FROM w LEFT JOIN live ON live.id = w.id WHERE live.reach IS DISTINCT FROM w.reach",
+            [i for i, _ in watched], [r for _, r in watched], now)
+        return [(r["id"], r["reach"]) for r in rows]
 
     async def principal(self, token: str, now: datetime) -> Principal | None:
         """Who a bearer token stands for, or None (unknown, revoked or expired)."""
