@@ -17,15 +17,12 @@ import hmac
 import json
 import logging
 import secrets
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 from uuid import UUID, uuid5
-
-import httpx
 
 from domain.errors import ErrorCode, InvalidInput
 from domain.events import BookingChanged, Fact, PaymentReceived
@@ -42,8 +39,8 @@ BACKOFF = (timedelta(seconds=30), timedelta(minutes=2), timedelta(minutes=10), t
 """The wait after the 1st, 2nd … failed attempt of a round; after the last one the delivery fails."""
 MAX_ATTEMPTS = len(BACKOFF) + 1
 LEASE = timedelta(seconds=60)
-"""How long a claimed attempt may take before the sweep considers its worker dead (far above TIMEOUT)."""
-TIMEOUT = httpx.Timeout(10.0, connect=5.0)
+"""How long a claimed attempt may take before the sweep considers its worker dead (far above the sender's
+timeout: providers/webhooks.py)."""
 ROTATION_OVERLAP = timedelta(hours=24)
 RETENTION = timedelta(days=30)
 """Finished deliveries (delivered, failed, cancelled) older than this leave the log (hourly)."""
@@ -179,37 +176,42 @@ class DeliveryStore(Protocol):
                      next_at: datetime | None) -> bool: ...
 
 
+class WebhookSender(Protocol):
+    """Sends one attempt to its endpoint (providers/webhooks.py: HTTP): the request `request` makes, and what the
+    receiver answered; never raises for the receiver's faults (a timeout, a refused connection: a failed Attempt)."""
+
+    async def send(self, claimed: Claimed, now: datetime) -> Attempt: ...
+
+
 def encode(b: dict[str, Any]) -> bytes:
     return json.dumps(b, separators=(",", ":"), sort_keys=True).encode()
 
 
-async def post(http: httpx.AsyncClient, claimed: Claimed, now: datetime) -> Attempt:
-    """POST one attempt; never raises for the receiver's faults."""
+def request(claimed: Claimed, now: datetime) -> tuple[bytes, dict[str, str]]:
+    """What an attempt POSTs: the body's bytes and the headers, signed at `now`."""
     raw = encode(claimed.body)
     ts = int(now.timestamp())
     headers = {"content-type": "application/json", "user-agent": "Slothold-Webhooks/1",
                "x-slothold-event": claimed.event_type, "x-slothold-delivery": str(claimed.id),
                "x-slothold-signature": signature_header(claimed.secrets, ts, raw)}
-    started = time.perf_counter()
-    try:
-        r = await http.post(claimed.url, content=raw, headers=headers, timeout=TIMEOUT)
-    except httpx.HTTPError as e:
-        ms = int((time.perf_counter() - started) * 1000)
-        return Attempt(False, None, ms, f"{type(e).__name__}: {e}"[:500])
-    ms = int((time.perf_counter() - started) * 1000)
-    if 200 <= r.status_code < 300:
-        return Attempt(True, r.status_code, ms, None)
-    return Attempt(False, r.status_code, ms, f"HTTP {r.status_code}: {r.text[:300]}")
+    return raw, headers
 
 
-async def deliver(store: DeliveryStore, http: httpx.AsyncClient, delivery_id: UUID, now: datetime
+def answered(status_code: int, text: str, latency_ms: int) -> Attempt:
+    """An attempt the receiver answered: 2xx is delivered, anything else failed (its first 300 characters kept)."""
+    if 200 <= status_code < 300:
+        return Attempt(True, status_code, latency_ms, None)
+    return Attempt(False, status_code, latency_ms, f"HTTP {status_code}: {text[:300]}")
+
+
+async def deliver(store: DeliveryStore, sender: WebhookSender, delivery_id: UUID, now: datetime
                   ) -> tuple[str, datetime | None] | None:
     """One attempt of a due delivery, if this caller wins the claim (a job run twice sends once).
     Returns (new status, next attempt) or None when there was nothing to do."""
     claimed = await store.claim(delivery_id, now, now + LEASE)
     if claimed is None:
         return None
-    attempt = await post(http, claimed, now)
+    attempt = await sender.send(claimed, now)
     if attempt.ok:
         status, next_at = "delivered", None
     else:

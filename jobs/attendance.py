@@ -1,7 +1,7 @@
 """Attendance crons (SPEC §11): no-show suggestions and appointment reminders, every minute.
 
-Both are keyed in the database (store/attendance.py), so a run twice, late or on two workers raises one
-suggestion per booking and sends each reminder once.
+Both are keyed in the database (ctx["attendance"], domain.ports.AttendanceSweeps), so a run twice, late or on two
+workers raises one suggestion per booking and sends each reminder once.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import logging
 from typing import Any
 
 from domain.attendance import close_stale_suggestions
-from store.attendance import raise_no_show_suggestions, send_appointment_reminders, stale_suggestions
+from domain.ports import AttendanceSweeps
+from domain.services import Deps
 
 log = logging.getLogger("slothold.jobs")
 
@@ -18,11 +19,12 @@ log = logging.getLogger("slothold.jobs")
 async def suggest_no_shows(ctx: dict[str, Any]) -> int:
     """Raise a "Possível falta" queue item for each confirmed booking past start + grace with no check-in; close
     the suggestions whose booking moved on (checked in after all, cancelled)."""
-    deps = ctx["deps"]
+    deps: Deps = ctx["deps"]
+    sweeps: AttendanceSweeps = ctx["attendance"]
     opened = 0
-    while (n := await raise_no_show_suggestions(ctx["pool"], deps.clock.now())) > 0:
+    while (n := await sweeps.raise_no_show_suggestions(deps.clock.now())) > 0:
         opened += n
-    await close_stale_suggestions(deps, await stale_suggestions(ctx["pool"]))
+    await close_stale_suggestions(deps, await sweeps.stale_suggestions())
     if opened:
         log.info("raised %d no-show suggestions", opened)
     return opened
@@ -30,7 +32,9 @@ async def suggest_no_shows(ctx: dict[str, Any]) -> int:
 
 async def remind_appointments(ctx: dict[str, Any]) -> int:
     """Write the appointment reminders that are due (the relay delivers them as notifications)."""
+    deps: Deps = ctx["deps"]
+    sweeps: AttendanceSweeps = ctx["attendance"]
     total = 0
-    while (n := await send_appointment_reminders(ctx["pool"], ctx["deps"].clock.now())) > 0:
+    while (n := await sweeps.send_appointment_reminders(deps.clock.now())) > 0:
         total += n
     return total

@@ -13,31 +13,32 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-import asyncpg
 from arq.connections import ArqRedis
 
 from domain.notifications import deliver
-from store.notifications import PgDeliveries, plan_deliveries
-from store.outbox import OutboxEvent
+from domain.outbox import OutboxEvent
+from domain.ports import NotificationDeliveries, OutboxFeed
+from domain.services import Deps
 
 log = logging.getLogger("slothold.notifications")
 RETENTION = timedelta(days=30)
-PLAN_ERRORS = (KeyError, TypeError, ValueError, AttributeError, asyncpg.DataError,
-               asyncpg.IntegrityConstraintViolationError)
+PLAN_ERRORS = (KeyError, TypeError, ValueError, AttributeError)
+"""What planning a malformed row raises (MalformedEvent is a ValueError: the feed's word for a row the database
+would not take)."""
 
 
 def job_id(delivery_id: object, attempt: int) -> str:
     return f"notify:{delivery_id}:{attempt}"
 
 
-async def schedule_notifications(conn: asyncpg.Connection, arq: ArqRedis, events: list[OutboxEvent],
+async def schedule_notifications(feed: OutboxFeed, arq: ArqRedis, events: list[OutboxEvent],
                                  now: datetime) -> int:
     """Plan the deliveries of these events and enqueue their first attempts. A malformed row is logged and
     skipped; it never stops the relay. Returns the number of deliveries planned."""
     total = 0
     for event in events:
         try:
-            ids = await plan_deliveries(conn, event.id, event.unit_id, event.fact, now)
+            ids = await feed.plan_notifications(event, now)
         except PLAN_ERRORS as e:
             log.error("outbox row %s: no notification planned, the row is malformed (%s: %s)", event.id,
                       type(e).__name__, e)
@@ -50,8 +51,9 @@ async def schedule_notifications(conn: asyncpg.Connection, arq: ArqRedis, events
 
 async def deliver_notification(ctx: dict[str, Any], delivery_id: str) -> str:
     """Send one notification through its channel, if due and not taken; on failure enqueue the next attempt."""
-    store = PgDeliveries(ctx["pool"])
-    status, next_at = await deliver(store, ctx["channels"], UUID(delivery_id), ctx["deps"].clock.now())
+    deps: Deps = ctx["deps"]
+    store: NotificationDeliveries = ctx["deliveries"]
+    status, next_at = await deliver(store, ctx["channels"], UUID(delivery_id), deps.clock.now())
     if next_at is not None and ctx.get("redis") is not None:
         row = await store.get(UUID(delivery_id))
         if row is not None:
@@ -62,14 +64,17 @@ async def deliver_notification(ctx: dict[str, Any], delivery_id: str) -> str:
 
 async def prune_notification_deliveries(ctx: dict[str, Any]) -> int:
     """Forget finished deliveries after RETENTION (the in-app notifications themselves stay)."""
-    return await PgDeliveries(ctx["pool"]).prune(ctx["deps"].clock.now() - RETENTION)
+    deps: Deps = ctx["deps"]
+    store: NotificationDeliveries = ctx["deliveries"]
+    return await store.prune(deps.clock.now() - RETENTION)
 
 
 async def sweep_notifications(ctx: dict[str, Any]) -> int:
     """Send every due delivery (retries whose job was lost, claims whose worker died)."""
-    store = PgDeliveries(ctx["pool"])
+    deps: Deps = ctx["deps"]
+    store: NotificationDeliveries = ctx["deliveries"]
     sent = 0
-    for delivery_id in await store.due(ctx["deps"].clock.now()):
+    for delivery_id in await store.due(deps.clock.now()):
         status = await deliver_notification(ctx, str(delivery_id))
         sent += status == "sent"
     return sent

@@ -1,9 +1,9 @@
 """The outbox relay: numbers committed events per unit, publishes them to Redis, schedules deadlines.
 
-One relay leads at a time (a session advisory lock on its own connection); every worker runs one, so
-another takes over within a second when the leader dies. It wakes on NOTIFY from the outbox trigger
-and polls every second as a fallback. Publishing is at-least-once: a row is marked published only
-after Redis took it, and subscribers drop duplicates by sequence number.
+One relay leads at a time (the outbox feed's lead: a session advisory lock on its own connection); every worker
+runs one, so another takes over within a second when the leader dies. It wakes when rows are committed (NOTIFY
+from the outbox trigger) and polls every second as a fallback. Publishing is at-least-once: a row is marked
+published only after Redis took it, and subscribers drop duplicates by sequence number.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-import asyncpg
 from arq import create_pool as create_arq_pool
 from arq.connections import ArqRedis, RedisSettings
 from arq.constants import default_queue_name, job_key_prefix
@@ -31,17 +30,9 @@ from domain.events import (
     RefundRequested,
     WebhookDeliveryReplayed,
 )
-from domain.ports import Clock
+from domain.outbox import OutboxEvent
+from domain.ports import Clock, OutboxFeed, OutboxSource, StoreError
 from jobs.notify import schedule_notifications
-from store.outbox import (
-    EVENTS_CHANNEL,
-    RELAY_LOCK_KEY,
-    OutboxEvent,
-    mark_published,
-    sequence_pending,
-    unpublished,
-)
-from store.webhooks_out import schedule as schedule_webhooks
 
 log = logging.getLogger("slothold.relay")
 
@@ -120,8 +111,8 @@ def message(event: OutboxEvent) -> str:
 class Relay:
     """Moves committed outbox rows to Redis and schedules their deadline jobs."""
 
-    def __init__(self, database_url: str, redis_url: str, clock: Clock) -> None:
-        self._database_url = database_url
+    def __init__(self, outbox: OutboxSource, redis_url: str, clock: Clock) -> None:
+        self._outbox = outbox
         self._redis_url = redis_url
         self._clock = clock
         self._wake = asyncio.Event()
@@ -132,32 +123,29 @@ class Relay:
         while not stop.is_set():
             try:
                 await self._lead(stop)
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, RedisError) as e:
+            except (OSError, StoreError, RedisError) as e:
                 log.warning("relay interrupted (%s: %s); retrying in 1 s", type(e).__name__, e)
                 self.is_leader = False
                 await _sleep_unless(stop, 1.0)
 
     async def _lead(self, stop: asyncio.Event) -> None:
-        conn: asyncpg.Connection = await asyncpg.connect(
-            self._database_url, server_settings={"application_name": "slothold-relay"})
         try:
-            await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
-            while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", RELAY_LOCK_KEY):
-                if await _sleep_unless(stop, 1.0):
-                    return
-            self.is_leader = True
-            await conn.add_listener("slothold_outbox", lambda *_: self._wake.set())
-            arq = await create_arq_pool(RedisSettings.from_dsn(self._redis_url))
-            try:
-                async with Broadcast(self._redis_url) as broadcast:
-                    while not stop.is_set():
-                        if not await self.pass_once(conn, broadcast, arq):
-                            await self._idle(stop)
-            finally:
-                await arq.aclose(close_connection_pool=True)
+            async with self._outbox.open() as feed:
+                while not await feed.lead():
+                    if await _sleep_unless(stop, 1.0):
+                        return
+                self.is_leader = True
+                await feed.listen(self._wake.set)
+                arq = await create_arq_pool(RedisSettings.from_dsn(self._redis_url))
+                try:
+                    async with Broadcast(self._redis_url) as broadcast:
+                        while not stop.is_set():
+                            if not await self.pass_once(feed, broadcast, arq):
+                                await self._idle(stop)
+                finally:
+                    await arq.aclose(close_connection_pool=True)
         finally:
             self.is_leader = False
-            await conn.close()
 
     async def _idle(self, stop: asyncio.Event) -> None:
         waiters = [asyncio.ensure_future(self._wake.wait()), asyncio.ensure_future(stop.wait())]
@@ -168,15 +156,14 @@ class Relay:
                 w.cancel()
         self._wake.clear()
 
-    async def pass_once(self, conn: asyncpg.Connection, broadcast: Broadcast, arq: ArqRedis) -> bool:
+    async def pass_once(self, feed: OutboxFeed, broadcast: Broadcast, arq: ArqRedis) -> bool:
         """Number, publish and schedule what is pending; True when there was something to do."""
-        async with conn.transaction():
-            numbered = await sequence_pending(conn)
-        events = await unpublished(conn)
+        numbered = await feed.sequence_pending()
+        events = await feed.unpublished()
         if not events:
             return numbered > 0
         for event in events:
-            await broadcast.publish(EVENTS_CHANNEL, message(event))
+            await broadcast.publish(self._outbox.channel, message(event))
             try:
                 jobs, stale = follow_ups(event), obsolete_jobs(event)
             except MalformedEvent as e:
@@ -188,18 +175,17 @@ class Relay:
             if stale:  # unschedule (a job that already started re-checks the booking and does nothing)
                 await arq.zrem(default_queue_name, *stale)
                 await arq.delete(*(job_key_prefix + j for j in stale))
-        await self._schedule_webhooks(conn, arq, events)
-        await schedule_notifications(conn, arq, events, self._clock.now())
-        await mark_published(conn, [e.id for e in events], self._clock.now())
+        await self._schedule_webhooks(feed, arq, events)
+        await schedule_notifications(feed, arq, events, self._clock.now())
+        await feed.mark_published([e.id for e in events], self._clock.now())
         return True
 
-    async def _schedule_webhooks(self, conn: asyncpg.Connection, arq: ArqRedis, events: list[OutboxEvent]) -> None:
+    async def _schedule_webhooks(self, feed: OutboxFeed, arq: ArqRedis, events: list[OutboxEvent]) -> None:
         """Outgoing webhooks: a delivery row per matching endpoint and a job for its first attempt. Scheduled, never
         sent, here; a failure is logged and never stops the relay (the worker's webhook sweep enqueues due rows)."""
         try:
-            async with conn.transaction():
-                scheduled = await schedule_webhooks(conn, events, self._clock.now())
-        except (asyncpg.PostgresError, TypeError, ValueError, KeyError, AttributeError) as e:
+            scheduled = await feed.schedule_webhooks(events, self._clock.now())
+        except (StoreError, TypeError, ValueError, KeyError, AttributeError) as e:
             # a bug or a constraint: realtime goes on, these events get no webhook
             log.error("scheduling webhooks for outbox rows %s..%s failed: %s", events[0].id, events[-1].id, e)
             return

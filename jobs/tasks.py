@@ -11,7 +11,9 @@ from arq import Retry
 
 from domain import services, settlement
 from domain.payments import ProviderUnavailable
-from store.outbox import prune
+from domain.ports import Retention, WebhookDeliveries
+from domain.services import Deps
+from domain.webhooks_out import WebhookSender
 
 log = logging.getLogger("slothold.jobs")
 
@@ -49,9 +51,10 @@ async def complete_past_bookings(ctx: dict[str, Any]) -> int:
 
 async def prune_retained(ctx: dict[str, Any]) -> tuple[int, int]:
     """Delete published outbox rows past their retention and expired idempotency keys."""
-    now = ctx["deps"].clock.now()
-    async with ctx["pool"].acquire() as conn:
-        return await prune(conn, now - timedelta(hours=ctx["outbox_retention_hours"]), now)
+    deps: Deps = ctx["deps"]
+    retention: Retention = ctx["retention"]
+    now = deps.clock.now()
+    return await retention.prune(now - timedelta(hours=ctx["outbox_retention_hours"]), now)
 
 
 async def cancel_charge(ctx: dict[str, Any], charge_id: str) -> bool:
@@ -111,16 +114,11 @@ async def deliver_webhook(ctx: dict[str, Any], delivery_id: str) -> str | None:
     schedules the next one (the webhook sweep catches any job Redis lost)."""
     from domain import webhooks_out
     from jobs.relay import webhook_job
-    from store.webhooks_out import PgWebhooks
 
-    store = PgWebhooks(ctx["pool"])
-    if ctx.get("webhook_http") is not None:  # tests
-        outcome = await webhooks_out.deliver(store, ctx["webhook_http"], UUID(delivery_id), ctx["deps"].clock.now())
-    else:
-        import httpx
-
-        async with httpx.AsyncClient(timeout=webhooks_out.TIMEOUT, follow_redirects=False) as http:
-            outcome = await webhooks_out.deliver(store, http, UUID(delivery_id), ctx["deps"].clock.now())
+    deps: Deps = ctx["deps"]
+    store: WebhookDeliveries = ctx["webhooks"]
+    sender: WebhookSender = ctx["webhook_sender"]
+    outcome = await webhooks_out.deliver(store, sender, UUID(delivery_id), deps.clock.now())
     if outcome is None:
         return None
     status, next_at = outcome
@@ -135,9 +133,10 @@ async def deliver_webhook(ctx: dict[str, Any], delivery_id: str) -> str | None:
 async def sweep_webhooks(ctx: dict[str, Any]) -> int:
     """Enqueue every webhook attempt that is due (a job Redis lost, a worker that died while sending)."""
     from jobs.relay import webhook_job
-    from store.webhooks_out import PgWebhooks
 
-    due = await PgWebhooks(ctx["pool"]).due(ctx["deps"].clock.now())
+    deps: Deps = ctx["deps"]
+    store: WebhookDeliveries = ctx["webhooks"]
+    due = await store.due(deps.clock.now())
     for delivery_id, attempts in due:
         function, argument, job_id, when = webhook_job(delivery_id, attempts + 1)
         await ctx["redis"].enqueue_job(function, argument, _job_id=job_id, _defer_until=when)
@@ -147,6 +146,7 @@ async def sweep_webhooks(ctx: dict[str, Any]) -> int:
 async def prune_webhook_deliveries(ctx: dict[str, Any]) -> int:
     """Forget finished webhook deliveries past their retention (hourly)."""
     from domain.webhooks_out import RETENTION
-    from store.webhooks_out import PgWebhooks
 
-    return await PgWebhooks(ctx["pool"]).prune(ctx["deps"].clock.now() - RETENTION)
+    deps: Deps = ctx["deps"]
+    store: WebhookDeliveries = ctx["webhooks"]
+    return await store.prune(deps.clock.now() - RETENTION)

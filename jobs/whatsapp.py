@@ -9,13 +9,15 @@ from datetime import timedelta
 from typing import Any
 
 from domain.conversation.bot import Bot, announce_offers
-from store.whatsapp import PgConversations
+from domain.conversation.ports import ConversationStore, Sender
+from domain.services import Deps
 
 
 async def announce_whatsapp_offers(ctx: dict[str, Any]) -> int:
     """Every sweep: each new waitlist offer reaches its customer's WhatsApp conversation with its Pix, once."""
-    sender = ctx["channels"]["whatsapp"].sender
-    return await announce_offers(Bot(ctx["deps"], PgConversations(ctx["pool"]), sender))
+    conversations: ConversationStore = ctx["conversations"]
+    sender: Sender = ctx["channels"]["whatsapp"].sender  # the WhatsApp channel's own sender
+    return await announce_offers(Bot(ctx["deps"], conversations, sender))
 
 
 RETENTION = timedelta(days=30)
@@ -23,4 +25,6 @@ RETENTION = timedelta(days=30)
 
 async def prune_whatsapp(ctx: dict[str, Any]) -> int:
     """Forget handled WhatsApp messages and sent replies after RETENTION (conversations stay)."""
-    return await PgConversations(ctx["pool"]).prune(ctx["deps"].clock.now() - RETENTION)
+    deps: Deps = ctx["deps"]
+    conversations: ConversationStore = ctx["conversations"]
+    return await conversations.prune(deps.clock.now() - RETENTION)

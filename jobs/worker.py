@@ -11,8 +11,10 @@ import asyncio
 import logging
 import os
 import signal
+from collections.abc import Mapping
 from typing import Any
 
+import asyncpg
 from arq import create_pool as create_arq_pool
 from arq import cron
 from arq.connections import ArqRedis, RedisSettings
@@ -26,12 +28,20 @@ from jobs import attendance, notify, tasks, whatsapp
 from jobs.relay import Relay, _sleep_unless
 from providers.channels import make_channels
 from providers.factory import make_provider
+from providers.webhooks import HttpWebhookSender
 from slothold.clock import SystemClock
 from slothold.logs import configure
 from slothold.metrics import serve_worker_metrics, timed_job
 from slothold.settings import Settings
+from store.attendance import PgAttendance
 from store.db import create_pool
+from store.in_app import PgInApp
+from store.notifications import PgDeliveries
+from store.outbox import PgRetention
+from store.relay import PgOutboxSource
 from store.uow import PgUnitOfWork
+from store.webhooks_out import PgWebhooks
+from store.whatsapp import PgConversations
 
 log = logging.getLogger("slothold.worker")
 
@@ -88,15 +98,36 @@ async def _arq_pool(settings: Settings, stop: asyncio.Event) -> ArqRedis | None:
     return None
 
 
+# --- assembly: what the worker's jobs and relay are built from (the composition root's part) -----------------------
+
+def assemble(settings: Settings, pool: asyncpg.Pool, clock: Clock, env: Mapping[str, str]
+             ) -> tuple[dict[str, Any], Relay]:
+    """The jobs' arq context — the use cases' Deps and the ports of the jobs' own stores, by name — and the relay."""
+    assert settings.database_url and settings.redis_url
+    provider = make_provider(env, pool)
+    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock, provider=provider, on_release=promote_after_release)
+    ctx: dict[str, Any] = {
+        "deps": deps,
+        "channels": make_channels(env, PgInApp(pool)),
+        "deliveries": PgDeliveries(pool),
+        "webhooks": PgWebhooks(pool),
+        "webhook_sender": HttpWebhookSender(),
+        "conversations": PgConversations(pool),
+        "attendance": PgAttendance(pool),
+        "retention": PgRetention(pool),
+        "outbox_retention_hours": settings.outbox_retention_hours,
+    }
+    return ctx, Relay(PgOutboxSource(settings.database_url), settings.redis_url, clock)
+
+
+# --- the process ---------------------------------------------------------------------------------------------------
+
 async def serve(settings: Settings, stop: asyncio.Event, clock: Clock | None = None) -> None:
     """Run jobs and the relay until `stop` is set."""
     assert settings.database_url and settings.redis_url
     clock = clock or SystemClock()
     pool = await create_pool(settings.database_url, 1, 10)
-    provider = make_provider(os.environ, pool)
-    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock, provider=provider, on_release=promote_after_release)
-    ctx = {"deps": deps, "pool": pool, "outbox_retention_hours": settings.outbox_retention_hours,
-           "channels": make_channels(os.environ, pool)}
+    ctx, relay = assemble(settings, pool, clock, os.environ)
     relay_task: asyncio.Task[None] | None = None
     try:
         while not stop.is_set():
@@ -104,8 +135,7 @@ async def serve(settings: Settings, stop: asyncio.Event, clock: Clock | None = N
             if arq is None:
                 break
             if relay_task is None:
-                relay_task = asyncio.create_task(
-                    Relay(settings.database_url, settings.redis_url, clock).run(stop))
+                relay_task = asyncio.create_task(relay.run(stop))
             worker = Worker(functions=[timed_job(f) for f in FUNCTIONS], cron_jobs=_timed(cron_jobs(settings)),
                             redis_pool=arq,
                             handle_signals=False, ctx=dict(ctx), max_jobs=20, poll_delay=0.25,

@@ -17,11 +17,10 @@ from email.message import EmailMessage
 from typing import Protocol
 from uuid import UUID
 
-import asyncpg
 import httpx
 
 from domain.notifications import Channel, Delivery
-from store.notifications import add_in_app
+from domain.ports import InAppNotifications
 
 log = logging.getLogger("slothold.channels")
 
@@ -29,11 +28,11 @@ log = logging.getLogger("slothold.channels")
 class InAppChannel:
     """A persistent notification for the customer or the unit's staff, announced on the unit's live feed."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self.pool = pool
+    def __init__(self, notifications: InAppNotifications) -> None:
+        self.notifications = notifications
 
     async def send(self, delivery: Delivery, now: datetime) -> None:
-        await add_in_app(self.pool, delivery, now)
+        await self.notifications.add(delivery, now)
 
 
 class LogChannel:
@@ -189,11 +188,11 @@ class WhatsAppChannel:
         await self.sender.send_text(delivery.address, delivery.body, delivery.unit_id)
 
 
-def make_channels(env: Mapping[str, str], pool: asyncpg.Pool) -> dict[str, Channel]:
-    """The channels of this process from its environment."""
+def make_channels(env: Mapping[str, str], in_app: InAppNotifications) -> dict[str, Channel]:
+    """The channels of this process from its environment; in-app notifications are kept in `in_app`."""
     smtp = SmtpSettings.from_env(env)
     return {
-        "in_app": InAppChannel(pool),
+        "in_app": InAppChannel(in_app),
         "email": SmtpChannel(smtp) if smtp else LogChannel("email"),
         "whatsapp": WhatsAppChannel(whatsapp_sender(env)),
     }

@@ -24,12 +24,19 @@ LISTEN_CHANNEL = "slothold_outbox"
 """What the outbox trigger NOTIFYs on each commit (migrations)."""
 
 
+class ValueRefused(StoreError, ValueError):
+    """A value the driver could not send (asyncpg's client-side DataError): a StoreError, and the ValueError it was
+    (so the relay skips the row that carried it as it skips any malformed row)."""
+
+
 @contextmanager
 def _as_port_errors() -> Iterator[None]:
     try:
         yield
-    except asyncpg.InterfaceError as e:  # the connection is closed or broken
-        raise ConnectionError(f"{type(e).__name__}: {e}") from e
+    except asyncpg.InterfaceError as e:
+        if isinstance(e, ValueError):
+            raise ValueRefused(f"{type(e).__name__}: {e}") from e
+        raise ConnectionError(f"{type(e).__name__}: {e}") from e  # the connection is closed or broken
     except asyncpg.PostgresError as e:
         raise StoreError(f"{type(e).__name__}: {e}") from e
 

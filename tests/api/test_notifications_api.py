@@ -19,10 +19,12 @@ from domain.notifications import Delivery
 from jobs.relay import Relay
 from providers.channels import InAppChannel
 from slothold.app import create_app
-from slothold.clock import SystemClock
 from slothold.cli.embedded import free_port
+from slothold.clock import SystemClock
 from slothold.settings import Settings
 from store.access import PgAccess
+from store.in_app import PgInApp
+from store.relay import PgOutboxSource
 from tests.venues import arena
 
 
@@ -33,7 +35,7 @@ async def server(database_url: str, redis_url: str, pool: Any) -> AsyncIterator[
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     task = asyncio.create_task(srv.serve())
     stop = asyncio.Event()
-    relay = asyncio.create_task(Relay(database_url, redis_url, SystemClock()).run(stop))
+    relay = asyncio.create_task(Relay(PgOutboxSource(database_url), redis_url, SystemClock()).run(stop))
     try:
         for _ in range(300):
             if srv.started:
@@ -87,7 +89,7 @@ async def _in_app(pool: Any, unit: UUID, audience: str, customer: UUID | None, t
         "INSERT INTO notification_deliveries (id, key, unit_id, kind, audience, customer_id, channel, locale, title, "
         "body, next_attempt_at, created_at) VALUES ($1, $2, $3, 'created', $4, $5, 'in_app', 'pt-BR', $6, 'corpo', "
         "now(), now())", row_id, f"test:{row_id}", unit, audience, customer, title)
-    await InAppChannel(pool).send(Delivery(id=row_id, unit_id=unit, kind="created", audience=audience,
+    await InAppChannel(PgInApp(pool)).send(Delivery(id=row_id, unit_id=unit, kind="created", audience=audience,
                                            channel="in_app", title=title, body="corpo", customer_id=customer),
                                   datetime.now(UTC))
 

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from domain import webhooks_out as wh
+from providers.webhooks import HttpWebhookSender
 from slothold.app import create_app
 from slothold.settings import Settings
 from store.access import PgAccess
@@ -97,7 +98,7 @@ async def test_register_deliver_log_replay(env: Env, clock: MutableClock) -> Non
         booking = hold["data"]["hold"]["booking"]["id"]
         (d,) = await _relay_webhooks(env.pool, env.unit, clock.now())
         store = PgWebhooks(env.pool)
-        assert await wh.deliver(store, http, d, clock.now()) == ("delivered", None)
+        assert await wh.deliver(store, HttpWebhookSender(http), d, clock.now()) == ("delivered", None)
         (req,) = rx.requests
         assert wh.verify(secret, req.headers["x-slothold-signature"], req.body, int(clock.now().timestamp()))
         sent = json.loads(req.body)
@@ -111,7 +112,7 @@ async def test_register_deliver_log_replay(env: Env, clock: MutableClock) -> Non
 
         replayed = (await env.gql("owner", REPLAY, {"d": str(d)}))["data"]["replayWebhookDelivery"]
         assert replayed == {"__typename": "WebhookDelivery", "id": str(d), "status": "pending"}
-        assert await wh.deliver(store, http, d, clock.now()) == ("delivered", None)
+        assert await wh.deliver(store, HttpWebhookSender(http), d, clock.now()) == ("delivered", None)
         assert [q.headers["x-slothold-delivery"] for q in rx.requests] == [str(d), str(d)]
         log = (await env.gql("owner", LOG, {"e": endpoint["id"]}))["data"]["webhookDeliveries"]
         assert (log[0]["status"], log[0]["attempts"]) == ("delivered", 2)

@@ -21,11 +21,12 @@ from graphql.execution import Executor
 
 from jobs.relay import Relay
 from slothold.app import create_app
-from slothold.clock import SystemClock
 from slothold.cli.embedded import free_port
+from slothold.clock import SystemClock
 from slothold.executor import SharedEventExecutor
 from slothold.fanout import BACKLOG_LIMIT, Group, Member, SharedSubscriptions, share_key
 from slothold.settings import Settings
+from store.relay import PgOutboxSource
 from tests.integration.cluster import WsClient, issue_system_token, wait_until
 from tests.integration.test_realtime import SLOTS, hold_on, window
 from tests.venues import arena
@@ -51,7 +52,7 @@ async def server(database_url: str, redis_url: str) -> AsyncIterator[Server]:
     port = free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     stop = asyncio.Event()
-    relay = Relay(database_url, redis_url, SystemClock())
+    relay = Relay(PgOutboxSource(database_url), redis_url, SystemClock())
     tasks = [asyncio.create_task(srv.serve()), asyncio.create_task(relay.run(stop))]
     try:
         assert await wait_until(lambda: _true(srv.started), timeout=20)

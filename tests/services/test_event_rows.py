@@ -10,6 +10,7 @@ from domain.events import TOPICS, AppointmentReminderDue, ChargeCancelRequested,
 from domain.notifications import Delivery
 from domain.services import ChangeCommand, Deps, cancel
 from jobs.attendance import remind_appointments, suggest_no_shows
+from store.attendance import PgAttendance
 from store.notifications import add_in_app
 from tests.services.fake_bank import FakeBank
 from tests.services.test_noshow_reminders import counter
@@ -28,9 +29,9 @@ async def test_every_row_of_a_paid_hold_a_late_pix_and_the_attendance_sweeps_is_
     await settlement.receive_payment(pay_deps, "fake", bank.pay(charge.txid, clock.now()))  # late: payment.paid
     confirmed = await counter(pay_deps, v.unit_id, v.resource_ids["Campo 2"], 9, 19)
     clock.set(at(8, 19, 0))
-    await remind_appointments({"deps": pay_deps, "pool": pool})  # appointment_reminder, in SQL
+    await remind_appointments({"deps": pay_deps, "attendance": PgAttendance(pool)})  # appointment_reminder, in SQL
     clock.set(at(9, 19, 15))
-    await suggest_no_shows({"deps": pay_deps, "pool": pool})  # queue_changed, in SQL
+    await suggest_no_shows({"deps": pay_deps, "attendance": PgAttendance(pool)})  # queue_changed, in SQL
     await relay_pass(pool, v.unit_id, clock.now())
     d = (await deliveries(pool, v.unit_id))[0]
     await add_in_app(pool, Delivery(d["id"], v.unit_id, d["kind"], d["audience"], "in_app", d["title"], d["body"],

@@ -16,6 +16,7 @@ from domain.lifecycle import RescheduleCommand
 from domain.services import ChangeCommand, CounterCommand, Deps, HoldCommand, cancel, check_in, counter_booking, hold
 from domain.unit_settings import checked_changes
 from jobs.attendance import remind_appointments, suggest_no_shows
+from store.attendance import PgAttendance
 from store.unit_settings import update_parameters
 from tests.services.test_notifications import deliveries, relay_pass
 from tests.venues import arena, at, customer
@@ -24,7 +25,7 @@ S = BookingStatus
 
 
 def ctx(deps: Deps, pool: Any) -> dict[str, Any]:
-    return {"deps": deps, "pool": pool}
+    return {"deps": deps, "attendance": PgAttendance(pool)}
 
 
 async def counter(deps: Deps, unit: UUID, resource: UUID, day: int, hour: int, n: int = 1) -> Any:

@@ -18,8 +18,10 @@ from domain.notifications import BACKOFF, MAX_ATTEMPTS, Context, Delivery, inten
 from domain.services import ChangeCommand, Deps, HoldCommand, cancel, drop, expire_hold, hold, remind_hold
 from jobs.notify import deliver_notification, schedule_notifications, sweep_notifications
 from providers.channels import InAppChannel, LogChannel, SmtpSettings
-from store.notifications import for_customer, for_staff, mark_read
+from store.in_app import PgInApp
+from store.notifications import PgDeliveries, for_customer, for_staff, mark_read
 from store.outbox import OutboxEvent
+from store.relay import PgOutboxFeed
 from tests.venues import arena, at, customer
 
 
@@ -59,7 +61,7 @@ async def relay_pass(pool: Any, unit_id: UUID, now: datetime, arq: Any = None) -
         rows = await conn.fetch("SELECT id, unit_id, topic, payload FROM outbox WHERE unit_id = $1 ORDER BY id",
                                 unit_id)
         events = [OutboxEvent(r["id"], r["unit_id"], 0, r["topic"], r["payload"]) for r in rows]
-        await schedule_notifications(conn, arq, events, now)
+        await schedule_notifications(PgOutboxFeed(conn), arq, events, now)
     return arq
 
 
@@ -70,7 +72,7 @@ async def deliveries(pool: Any, unit_id: UUID) -> list[dict[str, Any]]:
 
 
 def ctx_for(deps: Deps, pool: Any, chans: dict[str, Any], redis: Any = None) -> dict[str, Any]:
-    return {"deps": deps, "pool": pool, "channels": chans, "redis": redis}
+    return {"deps": deps, "deliveries": PgDeliveries(pool), "channels": chans, "redis": redis}
 
 
 async def _hold(deps: Deps, unit_id: UUID, resource: UUID, hour: int, n: int = 1) -> Any:
@@ -235,7 +237,7 @@ async def test_in_app_rows_are_stored_once_and_announced(deps: Deps, pool: Any, 
     b = await _hold(deps, v.unit_id, v.resource_ids["Campo 1"], 19, 15)
     await cancel(deps, ChangeCommand(b.id, actor="customer"))
     await relay_pass(pool, v.unit_id, clock.now())
-    ctx = ctx_for(deps, pool, {"in_app": InAppChannel(pool), "email": LogChannel("email"),
+    ctx = ctx_for(deps, pool, {"in_app": InAppChannel(PgInApp(pool)), "email": LogChannel("email"),
                                "whatsapp": LogChannel("whatsapp")})
     await sweep_notifications(ctx)
     assert {r["status"] for r in await deliveries(pool, v.unit_id)} == {"sent"}
@@ -249,7 +251,7 @@ async def test_in_app_rows_are_stored_once_and_announced(deps: Deps, pool: Any, 
     # An in-app channel asked twice for the same delivery (a send that was not recorded) stores it once.
     d = await pool.fetchrow("SELECT * FROM notification_deliveries WHERE unit_id = $1 AND channel = 'in_app' "
                             "AND audience = 'staff'", v.unit_id)
-    await InAppChannel(pool).send(Delivery(id=d["id"], unit_id=v.unit_id, kind=d["kind"], audience="staff",
+    await InAppChannel(PgInApp(pool)).send(Delivery(id=d["id"], unit_id=v.unit_id, kind=d["kind"], audience="staff",
                                            channel="in_app", title=d["title"], body=d["body"]), clock.now())
     assert len(await for_staff(pool, v.unit_id, 10, False)) == 1
     # Reading: a customer marks only their own; unread_only filters.
@@ -280,7 +282,7 @@ async def test_login_codes_and_alerts_go_to_their_address_and_bad_rows_do_not_st
     ]
     arq = FakeArq()
     async with pool.acquire() as conn:
-        assert await schedule_notifications(conn, arq, bad + good, now) == 3
+        assert await schedule_notifications(PgOutboxFeed(conn), arq, bad + good, now) == 3
     rows = await deliveries(pool, v.unit_id)
     assert {(r["kind"], r["audience"], r["channel"], r["address"]) for r in rows} == {
         ("login_code", "address", "email", "ana@example.com"),
@@ -297,7 +299,7 @@ async def test_the_relay_enqueues_on_redis(pool: Any, redis_url: str, clock: Any
         ev = OutboxEvent(1_000_000_101, v.unit_id, 1, "notification", {
             "kind": "login_code", "channel": "whatsapp", "to": "+5511900001111", "text": "Seu código: 1"})
         async with pool.acquire() as conn:
-            assert await schedule_notifications(conn, arq, [ev], clock.now()) == 1
+            assert await schedule_notifications(PgOutboxFeed(conn), arq, [ev], clock.now()) == 1
         (row,) = await deliveries(pool, v.unit_id)
         assert await arq.zscore(default_queue_name, f"notify:{row['id']}:1") is not None
     finally:
@@ -341,7 +343,8 @@ async def test_finished_deliveries_are_forgotten_after_30_days(deps: Deps, pool:
     v = await arena(pool)
     await _hold(deps, v.unit_id, v.resource_ids["Campo 1"], 19, 16)
     await relay_pass(pool, v.unit_id, clock.now())
-    ctx = ctx_for(deps, pool, {"in_app": InAppChannel(pool), "email": Recorder(), "whatsapp": Recorder(failures=99)})
+    ctx = ctx_for(deps, pool, {"in_app": InAppChannel(PgInApp(pool)), "email": Recorder(),
+                               "whatsapp": Recorder(failures=99)})
     for r in await deliveries(pool, v.unit_id):
         await deliver_notification(ctx, str(r["id"]))
     await pool.execute("UPDATE notification_deliveries SET status = 'failed' WHERE unit_id = $1 AND "

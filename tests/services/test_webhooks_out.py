@@ -25,10 +25,12 @@ from domain.events import (
     WaitlistJoined,
 )
 from domain.services import ChangeCommand, Deps, HoldCommand, cancel, hold
-from jobs import relay as relay_module
 from jobs import tasks
 from jobs.relay import Relay
+from providers.webhooks import HttpWebhookSender
+from store import relay as store_relay
 from store.outbox import OutboxEvent, sequence_pending
+from store.relay import PgOutboxFeed, PgOutboxSource
 from store.webhooks_out import PgWebhooks, schedule
 from tests.conftest import MutableClock
 from tests.venues import arena, at, customer
@@ -69,8 +71,8 @@ async def test_a_held_booking_is_signed_and_sent_once_to_each_subscribed_endpoin
         assert len(scheduled) == 1 and scheduled[0][1] == 0
         assert await _schedule(pool, v.unit_id, clock.now()) == []  # relayed twice: scheduled once
         (delivery_id, _), = scheduled
-        assert await wh.deliver(store, http, delivery_id, clock.now()) == ("delivered", None)
-        assert await wh.deliver(store, http, delivery_id, clock.now()) is None  # done: never again
+        assert await wh.deliver(store, HttpWebhookSender(http), delivery_id, clock.now()) == ("delivered", None)
+        assert await wh.deliver(store, HttpWebhookSender(http), delivery_id, clock.now()) is None  # done: never again
         (req,) = rx.requests
         assert other.requests == []
         assert wh.verify(secret, req.headers["x-slothold-signature"], req.body, int(clock.now().timestamp()))
@@ -93,7 +95,7 @@ async def test_a_held_booking_is_signed_and_sent_once_to_each_subscribed_endpoin
         # Cancelled: its own delivery; the endpoint of payment.paid still gets nothing.
         await cancel(deps, ChangeCommand(b.id, actor="customer"))
         (d2, _), = await _schedule(pool, v.unit_id, clock.now())
-        assert await wh.deliver(store, http, d2, clock.now()) == ("delivered", None)
+        assert await wh.deliver(store, HttpWebhookSender(http), d2, clock.now()) == ("delivered", None)
         assert [json.loads(r.body)["type"] for r in rx.requests] == ["booking.held", "booking.cancelled"]
         assert json.loads(rx.requests[1].body)["id"] != body["id"]
         assert ep["event_types"] == ["booking.held", "booking.cancelled"]
@@ -110,17 +112,17 @@ async def test_failures_are_retried_with_backoff_then_the_delivery_fails(
         waits = []
         for expected in wh.BACKOFF:
             started = clock.now()
-            status, next_at = await wh.deliver(store, http, d, clock.now())  # type: ignore[misc]
+            status, next_at = await wh.deliver(store, HttpWebhookSender(http), d, clock.now())  # type: ignore[misc]
             assert status == "retrying" and next_at == started + expected
             waits.append(next_at - started)
             clock.set(next_at - timedelta(seconds=1))
-            assert await wh.deliver(store, http, d, clock.now()) is None  # not yet due: nothing sent
+            assert await wh.deliver(store, HttpWebhookSender(http), d, clock.now()) is None  # not yet due: nothing sent
             clock.set(next_at)
         assert waits == [timedelta(seconds=30), timedelta(minutes=2), timedelta(minutes=10), timedelta(hours=1),
                          timedelta(hours=6)]
-        assert await wh.deliver(store, http, d, clock.now()) == ("failed", None)
+        assert await wh.deliver(store, HttpWebhookSender(http), d, clock.now()) == ("failed", None)
         clock.advance(days=1)
-        assert await wh.deliver(store, http, d, clock.now()) is None
+        assert await wh.deliver(store, HttpWebhookSender(http), d, clock.now()) is None
         assert len(rx.requests) == wh.MAX_ATTEMPTS == 6
         assert {r.headers["x-slothold-delivery"] for r in rx.requests} == {str(d)}
         row = await store.delivery(d)
@@ -130,7 +132,7 @@ async def test_failures_are_retried_with_backoff_then_the_delivery_fails(
         rx.fail_next = 0
         replayed = await store.replay(d, clock.now())
         assert replayed["status"] == "pending"
-        assert await wh.deliver(store, http, d, clock.now()) == ("delivered", None)
+        assert await wh.deliver(store, HttpWebhookSender(http), d, clock.now()) == ("delivered", None)
         assert rx.requests[-1].headers["x-slothold-delivery"] == str(d) and len(rx.requests) == 7
         assert rx.requests[-1].body == rx.requests[0].body  # the same event
         replay_job = await pool.fetchval("SELECT payload FROM outbox WHERE unit_id = $1 AND topic = "
@@ -147,7 +149,8 @@ async def test_a_network_error_is_retried_and_recorded(deps: Deps, pool: Any, cl
         await store.register(v.unit_id, dead, ["booking.held"], None, "t", clock.now())
         await _held(deps, v)
         (d, _), = await _schedule(pool, v.unit_id, clock.now())
-        assert await wh.deliver(store, http, d, clock.now()) == ("retrying", clock.now() + timedelta(seconds=30))
+        assert await wh.deliver(store, HttpWebhookSender(http), d, clock.now()) == (
+            "retrying", clock.now() + timedelta(seconds=30))
         row = await store.delivery(d)
         assert row is not None and row["response_code"] is None and "ConnectError" in row["last_error"]
 
@@ -159,7 +162,7 @@ async def test_a_job_run_twice_at_once_sends_once(deps: Deps, pool: Any, clock: 
         await store.register(v.unit_id, rx.url, ["booking.held"], None, "t", clock.now())
         await _held(deps, v)
         (d, _), = await _schedule(pool, v.unit_id, clock.now())
-        ctx = {"pool": pool, "deps": deps, "webhook_http": http}
+        ctx = {"webhooks": store, "deps": deps, "webhook_sender": HttpWebhookSender(http)}
         results = await asyncio.gather(*(tasks.deliver_webhook(ctx, str(d)) for _ in range(4)))
         assert results.count("delivered") == 1 and results.count(None) == 3
         assert len(rx.requests) == 1
@@ -174,10 +177,10 @@ async def test_a_sender_that_died_mid_attempt_is_taken_over_after_its_lease(
         await _held(deps, v)
         (d, _), = await _schedule(pool, v.unit_id, clock.now())
         assert await store.claim(d, clock.now(), clock.now() + wh.LEASE) is not None  # ... and the worker died
-        assert await wh.deliver(store, http, d, clock.now()) is None
+        assert await wh.deliver(store, HttpWebhookSender(http), d, clock.now()) is None
         clock.advance(seconds=wh.LEASE.total_seconds())
         assert await store.due(clock.now()) and d in {i for i, _ in await store.due(clock.now())}
-        assert await wh.deliver(store, http, d, clock.now()) == ("delivered", None)
+        assert await wh.deliver(store, HttpWebhookSender(http), d, clock.now()) == ("delivered", None)
         row = await store.delivery(d)
         assert row is not None and row["attempts"] == 2 and len(rx.requests) == 1
 
@@ -210,7 +213,7 @@ async def test_the_jobs_schedule_the_next_attempt_and_the_sweep_finds_lost_ones(
         await _held(deps, v)
         (d, _), = await _schedule(pool, v.unit_id, clock.now())
         redis = FakeRedis()
-        ctx = {"pool": pool, "deps": deps, "webhook_http": http, "redis": redis}
+        ctx = {"webhooks": store, "deps": deps, "webhook_sender": HttpWebhookSender(http), "redis": redis}
         assert await tasks.deliver_webhook(ctx, str(d)) == "retrying"
         assert redis.jobs == {f"webhook:{d}:2": ("deliver_webhook", str(d), clock.now() + timedelta(seconds=30))}
         redis.jobs.clear()  # Redis lost it
@@ -225,16 +228,17 @@ async def test_the_relay_schedules_deliveries_and_a_webhook_fault_never_stops_it
         deps: Deps, pool: Any, clock: MutableClock, monkeypatch: pytest.MonkeyPatch, database_url: str) -> None:
     v = await arena(pool)
     store = PgWebhooks(pool)
-    relay, redis = Relay(database_url, "redis://unused", clock), FakeRedis()
+    relay, redis = Relay(PgOutboxSource(database_url), "redis://unused", clock), FakeRedis()
     conn = await asyncpg.connect(database_url)
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
-    while await relay.pass_once(conn, redis, redis):  # type: ignore[arg-type]
+    feed = PgOutboxFeed(conn)
+    while await relay.pass_once(feed, redis, redis):  # type: ignore[arg-type]
         pass  # earlier tests' unrelayed events (more than one batch in a full run) go first
     redis.jobs.clear()
     await store.register(v.unit_id, "https://hooks.example.com/x", ["booking.held"], None, "t", clock.now())
     b = await _held(deps, v)
     try:
-        assert await relay.pass_once(conn, redis, redis)  # type: ignore[arg-type]
+        assert await relay.pass_once(feed, redis, redis)  # type: ignore[arg-type]
         d = await pool.fetchval("SELECT id FROM webhook_deliveries WHERE unit_id = $1", v.unit_id)
         assert redis.jobs[f"webhook:{d}:1"] == ("deliver_webhook", str(d), None)
         assert any(f"expire:{b.id}:" in j for j in redis.jobs)  # the hold's own jobs as before
@@ -242,10 +246,10 @@ async def test_the_relay_schedules_deliveries_and_a_webhook_fault_never_stops_it
         async def broken(*a: Any) -> Any:
             raise asyncpg.PostgresError("boom")
 
-        monkeypatch.setattr(relay_module, "schedule_webhooks", broken)
+        monkeypatch.setattr(store_relay, "schedule", broken)  # the database refuses: the feed says StoreError
         await cancel(deps, ChangeCommand(b.id, actor="customer"))
         before = len(redis.published)
-        assert await relay.pass_once(conn, redis, redis)  # type: ignore[arg-type]
+        assert await relay.pass_once(feed, redis, redis)  # type: ignore[arg-type]
         assert len(redis.published) > before  # realtime went on
         assert await pool.fetchval("SELECT count(*) FROM outbox WHERE unit_id = $1 AND published_at IS NULL",
                                    v.unit_id) == 0
@@ -261,10 +265,10 @@ async def test_disabled_endpoints_get_nothing_and_their_waiting_deliveries_are_c
         ep, _ = await store.register(v.unit_id, rx.url, ["booking.held"], None, "t", clock.now())
         await _held(deps, v)
         (d, _), = await _schedule(pool, v.unit_id, clock.now())
-        assert (await wh.deliver(store, http, d, clock.now()))[0] == "retrying"  # type: ignore[index]
+        assert (await wh.deliver(store, HttpWebhookSender(http), d, clock.now()))[0] == "retrying"  # type: ignore[index]
         await store.update(ep["id"], clock.now(), enabled=False)
         clock.advance(minutes=1)
-        assert await wh.deliver(store, http, d, clock.now()) is None
+        assert await wh.deliver(store, HttpWebhookSender(http), d, clock.now()) is None
         assert (await store.delivery(d))["status"] == "cancelled"  # type: ignore[index]
         await _held(deps, v, 2, hour=20)
         assert await _schedule(pool, v.unit_id, clock.now()) == []
@@ -281,14 +285,14 @@ async def test_a_rotated_secret_signs_alongside_the_previous_one_for_a_day(
         assert new != old
         await _held(deps, v)
         (d, _), = await _schedule(pool, v.unit_id, clock.now())
-        await wh.deliver(store, http, d, clock.now())
+        await wh.deliver(store, HttpWebhookSender(http), d, clock.now())
         sig, raw = rx.requests[0].headers["x-slothold-signature"], rx.requests[0].body
         now = int(clock.now().timestamp())
         assert wh.verify(new, sig, raw, now) and wh.verify(old, sig, raw, now)
         clock.advance(hours=25)
         await _held(deps, v, 2, hour=21)
         (d2, _), = await _schedule(pool, v.unit_id, clock.now())
-        await wh.deliver(store, http, d2, clock.now())
+        await wh.deliver(store, HttpWebhookSender(http), d2, clock.now())
         sig, raw = rx.requests[1].headers["x-slothold-signature"], rx.requests[1].body
         now = int(clock.now().timestamp())
         assert wh.verify(new, sig, raw, now) and not wh.verify(old, sig, raw, now)
@@ -383,9 +387,9 @@ async def test_finished_deliveries_leave_the_log_after_thirty_days(deps: Deps, p
         await _held(deps, v, 1, hour=19)
         await _held(deps, v, 2, hour=20)
         first, second = (d for d, _ in await _schedule(pool, v.unit_id, clock.now()))
-        assert (await wh.deliver(store, http, first, clock.now()))[0] == "retrying"  # type: ignore[index]
-        assert (await wh.deliver(store, http, second, clock.now()))[0] == "delivered"  # type: ignore[index]
+        assert (await wh.deliver(store, HttpWebhookSender(http), first, clock.now()))[0] == "retrying"  # type: ignore[index]
+        assert (await wh.deliver(store, HttpWebhookSender(http), second, clock.now()))[0] == "delivered"  # type: ignore[index]
         clock.advance(days=31)
-        await tasks.prune_webhook_deliveries({"pool": pool, "deps": deps})
+        await tasks.prune_webhook_deliveries({"webhooks": store, "deps": deps})
         assert await store.delivery(second) is None
         assert await store.delivery(first) is not None  # still waiting: kept

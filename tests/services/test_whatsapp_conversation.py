@@ -13,7 +13,10 @@ from domain.services import Deps, HoldCommand, expire_hold, hold, remind_hold
 from jobs.notify import deliver_notification
 from jobs.whatsapp import announce_whatsapp_offers, prune_whatsapp
 from providers.channels import make_channels
+from store.in_app import PgInApp
+from store.notifications import PgDeliveries
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
+from store.whatsapp import PgConversations
 from tests.services.test_notifications import deliveries, relay_pass
 from tests.services.test_payments import paid_arena
 from tests.venues import at, cpf, customer
@@ -170,7 +173,7 @@ async def test_rn_atd_08_the_waitlist_offer_arrives_with_its_pix_and_passes_to_t
         assert await expire_hold(deps, other.id)  # 15h02 in the seed: the line moves
         env = {"SLOTHOLD_WHATSAPP_API_URL": f"http://127.0.0.1:{c.cloud.port}/v21.0",
                "SLOTHOLD_WHATSAPP_NUMBERS": f"{PHONE_NUMBER_ID}={v.unit_id}"}
-        ctx = {"deps": deps, "pool": pool, "channels": make_channels(env, pool)}
+        ctx = {"deps": deps, "conversations": PgConversations(pool), "channels": make_channels(env, PgInApp(pool))}
         # The worker's sweep (it tells every unit's customers: other tests' offers may be told here too).
         assert await announce_whatsapp_offers(ctx) >= 1  # the offer reaches Ana by itself
         offer = c.new_for(ANA)
@@ -349,7 +352,8 @@ async def test_rn_hld_08_the_reminder_and_the_expiry_reach_whatsapp_through_the_
         booking: UUID = await open_booking(pool, v.unit_id, ANA)
         env = {"SLOTHOLD_WHATSAPP_API_URL": f"http://127.0.0.1:{c.cloud.port}/v21.0",
                "SLOTHOLD_WHATSAPP_NUMBERS": f"{PHONE_NUMBER_ID}={v.unit_id}"}
-        ctx = {"deps": deps_of(c), "pool": pool, "channels": make_channels(env, pool), "redis": None}
+        ctx = {"deps": deps_of(c), "conversations": PgConversations(pool), "deliveries": PgDeliveries(pool),
+               "channels": make_channels(env, PgInApp(pool)), "redis": None}
         clock.set(at(12, 16, 10))
         assert await remind_hold(deps_of(c), booking)
         clock.set(at(12, 16, 15))
