@@ -39,7 +39,7 @@ from domain.holds import hold_deadline
 from domain.ports import UnitOfWork
 from domain.services import Deps
 from domain.units import UnitParameters
-from slothold.clock import SystemClock
+from providers.clock import SystemClock
 from store.bookings import _GRID_OCCUPANCY, _LAPSED, PgBookings
 from store.customers import PgCustomers
 from store.db import create_pool

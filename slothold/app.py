@@ -24,34 +24,32 @@ from starlette.websockets import WebSocket
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.types.unset import UNSET
 
+from api.auth import Authenticator, LiveCredentials, bearer, token_from_params
+from api.graphql.limits import HoldRateLimiter, QueryLimits
+from api.graphql.view import SlotholdGraphQL, static_routes
+from api.realtime.fanout import SharedSubscriptions, SharedTransportWSHandler
+from api.realtime.hub import Hub
+from api.web_demo import web_demo_routes
+from api.webhooks.pix import sandbox_pay, webhook_endpoint
+from api.webhooks.whatsapp import whatsapp_routes
 from domain.access import ANONYMOUS, Unauthenticated
 from domain.events import AUDIT_SESSION
 from domain.ports import Clock
-from domain.services import Deps
-from domain.waitlist import promote_after_release
 from providers.channels import CloudApiSettings, CloudApiWhatsApp, LogWhatsApp
-from providers.factory import make_provider
+from providers.clock import SystemClock
 from providers.qr import qr_png_data_uri
 from providers.sandbox import SandboxProvider
 from resolvers.context import Context
-from slothold.auth import Authenticator, LiveCredentials, bearer, token_from_params
-from slothold.clock import SystemClock
-from slothold.fanout import SharedSubscriptions, SharedTransportWSHandler
-from slothold.graphql_view import SlotholdGraphQL, static_routes
-from slothold.hub import Hub
-from slothold.limits import HoldRateLimiter, QueryLimits
-from slothold.logs import configure, request_id_var
-from slothold.metrics import instrument, metrics_endpoint, observe_request
+from slothold.cli.demo import DEMO_UNIT_ID
 from slothold.schema import build_schema
 from slothold.settings import Settings
-from slothold.web_demo import web_demo_routes
-from slothold.webhooks import sandbox_pay, webhook_endpoint
-from slothold.whatsapp import whatsapp_routes
+from slothold.wiring import build_deps
 from store.access import PgAccess
 from store.db import create_pool
 from store.stores import PgStores
-from store.uow import PgUnitOfWork
 from store.whatsapp import PgConversations
+from telemetry.logs import configure, request_id_var
+from telemetry.metrics import instrument, metrics_endpoint, observe_request
 
 log = logging.getLogger("slothold.http")
 
@@ -91,7 +89,7 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
                 return f'{{"id":{json.dumps(data["id"])},"type":"next","payload":{hit[1]}}}'
         return super().encode_json(data)
 
-    async def get_context(self, request: Request | WebSocket, response: Any) -> Context:  # type: ignore[override]
+    async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         headers = {k.lower(): v for k, v in request.headers.items()}
         context = Context(deps=self._state["deps"], request_id=request_id_var.get() or "-", headers=headers,
                           hub=self._state["hub"], qr=qr_png_data_uri, sandbox_pay=self._state["sandbox_pay"],
@@ -101,7 +99,7 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
         await _authenticate(context, bearer(headers.get("authorization")))
         return context
 
-    async def on_ws_connect(self, context: Context) -> Any:  # type: ignore[override]
+    async def on_ws_connect(self, context: Context) -> Any:
         """Websockets may authenticate in connection_init (browsers cannot send headers there)."""
         token = token_from_params(context.connection_params)
         if token is not None:
@@ -172,11 +170,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         hub = Hub(settings.redis_url)
         await hub.start()
         the_clock = clock or SystemClock()
-        provider = make_provider(os.environ, pool)
-        if isinstance(provider, SandboxProvider):
-            provider.clock = the_clock  # the pretend bank lives on the app's clock
-        deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=the_clock, provider=provider,
-                    on_release=promote_after_release)
+        deps = build_deps(pool, the_clock, os.environ, sandbox_on_clock=True)  # the pretend bank on the app's clock
+        provider = deps.provider
         # Its own connection with short timeouts: a sick Redis may slow a hold by half a second, once (the limiter
         # then steps aside for a few seconds), never stall it.
         state["hold_limiter"] = HoldRateLimiter(
@@ -247,7 +242,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics_endpoint(state, settings.metrics_token), methods=["GET"]),
-            *web_demo_routes(state, settings.data_dir),
+            *web_demo_routes(state, settings.data_dir, DEMO_UNIT_ID),
             *static_routes(),
         ],
         middleware=[Middleware(RequestIdMiddleware)],

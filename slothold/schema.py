@@ -12,6 +12,10 @@ from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 from strawberry.types.execution import PreExecutionError
 
+from api.graphql.executor import SharedEventExecutor
+from api.graphql.limits import CODES, DocumentSizeLimiter, QueryLimits, query_limit_rules
+from api.graphql.text_guard import UnstorableTextGuard
+from api.graphql.text_limits import guard_text_lengths
 from domain.errors import DomainError, ErrorCode
 from resolvers.audit import AuditQuery
 from resolvers.auth import AuthMutation, AuthQuery
@@ -29,10 +33,6 @@ from resolvers.units import UnitQuery, UnitSettingsMutation
 from resolvers.waitlists import WaitlistMutation, WaitlistQuery, WaitlistSubscription
 from resolvers.webhooks import WebhookMutation, WebhookQuery
 from schema.refusals import MEMBERS, top_level_extensions
-from slothold.executor import SharedEventExecutor
-from slothold.limits import CODES, DocumentSizeLimiter, QueryLimits, query_limit_rules
-from slothold.text_guard import UnstorableTextGuard
-from slothold.text_limits import guard_text_lengths
 
 log = logging.getLogger("slothold.limits")
 

@@ -201,20 +201,19 @@ def cmd_sandbox_pay(args: argparse.Namespace, settings: Settings) -> int:
     _setup_logging(settings)
 
     async def pay() -> list[str]:
-        from domain.services import Deps
+        from api.webhooks.pix import sandbox_pay
+        from providers.clock import SystemClock
         from providers.factory import make_provider
         from providers.sandbox import SandboxProvider
-        from slothold.clock import SystemClock
-        from slothold.webhooks import sandbox_pay
+        from slothold.wiring import build_deps
         from store.db import create_pool
-        from store.uow import PgUnitOfWork
 
         pool = await create_pool(database_url, 1, 2)
         try:
             provider = make_provider(os.environ, pool)
             if not isinstance(provider, SandboxProvider):
                 raise SystemExit("sandbox-pay works only with SLOTHOLD_PAYMENT_PROVIDER=sandbox (the default)")
-            deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=SystemClock(), provider=provider)
+            deps = build_deps(pool, SystemClock(), provider=provider, waitlists=False)
             return await sandbox_pay(deps, provider, args.txid)
         finally:
             await pool.close()
@@ -251,7 +250,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
     """`slothold worker`: the background job worker."""
     _require_env("worker", settings)
-    from jobs.worker import run_worker
+    from slothold.worker import run_worker
 
     run_worker(settings)
     return 0

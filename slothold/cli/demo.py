@@ -54,12 +54,11 @@ async def _seat_map_event(pool: Any) -> UUID:
     tomorrow at 20:00 in the venue's time — unless one is still to come."""
     from domain import hold_types, seatmaps
     from domain.hold_types import Level
-    from domain.services import Deps
-    from slothold.clock import SystemClock
+    from providers.clock import SystemClock
+    from slothold.wiring import build_deps
     from store.hold_types import change_layer
-    from store.uow import PgUnitOfWork
 
-    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=SystemClock())
+    deps = build_deps(pool, SystemClock(), waitlists=False)
     seat_map = await pool.fetchval("SELECT id FROM seat_maps WHERE unit_id = $1 AND name = $2", DEMO_UNIT_ID,
                                    SEAT_MAP)
     if seat_map is None:
@@ -92,6 +91,6 @@ async def demo_owner_token(database_url: str, saved: str | None) -> str:
             "SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = u.organization_id WHERE u.id = $1",
             DEMO_UNIT_ID)
         _, token = await PgAccess(pool).issue_token(tenant, DEMO_UNIT_ID, "staff", "owner", [], "demo owner (dev)")
-        return token  # type: ignore[no-any-return]
+        return token
     finally:
         await pool.close()

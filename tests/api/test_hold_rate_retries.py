@@ -14,9 +14,9 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
+from api.graphql.limits import HoldRateLimiter, RateLimited
 from slothold.app import create_app
 from slothold.cli.embedded import free_port
-from slothold.limits import HoldRateLimiter, RateLimited
 from slothold.settings import Settings
 from tests.conftest import MutableClock
 from tests.venues import arena, at, cpf

@@ -15,7 +15,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.testclient import TestClient
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
-from slothold.graphql_view import (
+from api.graphql.view import (
     APPLICATION_JSON,
     GRAPHQL_RESPONSE_JSON,
     SlotholdGraphQL,

@@ -20,9 +20,9 @@ from graphql import get_introspection_query
 from graphql.language import Lexer, Source, TokenKind
 from starlette.applications import Starlette
 
+from api.graphql.limits import MAX_PAGE_SIZE, HoldRateLimiter, RateLimited
 from slothold.app import create_app
 from slothold.cli.embedded import free_port
-from slothold.limits import MAX_PAGE_SIZE, HoldRateLimiter, RateLimited
 from slothold.settings import Settings
 from tests.api.conftest import Api
 from tests.conftest import MutableClock
@@ -342,7 +342,7 @@ async def test_holds_go_on_when_redis_is_unreachable_and_it_is_logged_once(
 ) -> None:
     limiter = HoldRateLimiter(aioredis.Redis(host="127.0.0.1", port=free_port()), per_caller=1, per_customer=1,
                               retry_redis_seconds=0)
-    with caplog.at_level(logging.WARNING, logger="slothold.limits"):
+    with caplog.at_level(logging.WARNING, logger="api.graphql.limits"):
         for _ in range(3):
             await limiter.check("someone", ["someone-else"])
     assert len([r for r in caplog.records if "off while Redis is unreachable" in r.message]) == 1

@@ -14,9 +14,9 @@ import redis.asyncio as aioredis
 from arq.constants import default_queue_name, in_progress_key_prefix
 from prometheus_client.parser import text_string_to_metric_families
 
-from slothold import metrics
 from slothold.app import create_app
 from slothold.settings import Settings
+from telemetry import metrics
 from tests.api.conftest import Api
 from tests.api.test_hold_api import HOLD, hold_input
 from tests.conftest import MutableClock

@@ -18,9 +18,9 @@ import websockets
 from domain.notifications import Delivery
 from jobs.relay import Relay
 from providers.channels import InAppChannel
+from providers.clock import SystemClock
 from slothold.app import create_app
 from slothold.cli.embedded import free_port
-from slothold.clock import SystemClock
 from slothold.settings import Settings
 from store.access import PgAccess
 from store.in_app import PgInApp

@@ -18,7 +18,7 @@ import httpx
 from domain.customers import CustomerIdentity
 from domain.services import Deps, HoldCommand, hold
 from domain.waitlist import promote_after_release
-from slothold.clock import SystemClock
+from providers.clock import SystemClock
 from store.uow import PgUnitOfWork
 from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, monotonic_ms, shot, tomorrow_local
 from tests.integration.cluster import Cluster, _wait_http

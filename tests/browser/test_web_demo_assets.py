@@ -9,9 +9,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from api.web_demo import DEV_FLAG, WEB_DEMO
 from slothold.app import create_app
 from slothold.settings import Settings
-from slothold.web_demo import DEV_FLAG, WEB_DEMO
 
 
 @pytest.fixture

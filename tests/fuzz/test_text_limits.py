@@ -17,10 +17,10 @@ import pytest
 import uvicorn
 import websockets
 
+from api.graphql.text_limits import limit_for
 from slothold.app import create_app
 from slothold.cli.embedded import free_port
 from slothold.settings import Settings
-from slothold.text_limits import limit_for
 from tests.fuzz.checks import judge
 from tests.fuzz.conftest import Fuzzer
 from tests.fuzz.generator import ID_KINDS, ID_OF_FIELD, STRING_HINTS, RootField, Schema, literal, named, type_sdl

@@ -160,7 +160,7 @@ def run_worker(settings):
 _module("slothold.cli.migrate", upgrade=upgrade)
 _module("slothold.cli.demo", seed_demo=seed_demo, demo_owner_token=demo_owner_token)
 _module("slothold.app", create_app=create_app)
-_module("jobs.worker", run_worker=run_worker)
+_module("slothold.worker", run_worker=run_worker)
 """
 
 

@@ -19,12 +19,12 @@ import uvicorn
 from graphql import parse
 from graphql.execution import Executor
 
+from api.graphql.executor import SharedEventExecutor
+from api.realtime.fanout import BACKLOG_LIMIT, Group, Member, SharedSubscriptions, share_key
 from jobs.relay import Relay
+from providers.clock import SystemClock
 from slothold.app import create_app
 from slothold.cli.embedded import free_port
-from slothold.clock import SystemClock
-from slothold.executor import SharedEventExecutor
-from slothold.fanout import BACKLOG_LIMIT, Group, Member, SharedSubscriptions, share_key
 from slothold.settings import Settings
 from store.relay import PgOutboxSource
 from tests.integration.cluster import WsClient, issue_system_token, wait_until

@@ -362,8 +362,8 @@ def test_a_whatsapp_booking_is_not_told_on_whatsapp_what_the_bot_already_said() 
     from uuid import uuid4
 
     from domain.notifications import Context, Intent, plan
-    from jobs.worker import cron_jobs
     from slothold.settings import Settings
+    from slothold.worker import cron_jobs
 
     customer = uuid4()
     base = Context(customer_id=customer, phone="+5511999990001", actor="customer")

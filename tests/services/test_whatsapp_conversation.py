@@ -11,8 +11,8 @@ from domain import fraud, settlement
 from domain.customers import CustomerIdentity
 from domain.services import Deps, HoldCommand, expire_hold, hold, remind_hold
 from jobs.notify import deliver_notification
-from jobs.whatsapp import announce_whatsapp_offers, prune_whatsapp
 from providers.channels import make_channels
+from providers.whatsapp.tasks import announce_whatsapp_offers, prune_whatsapp
 from store.in_app import PgInApp
 from store.notifications import PgDeliveries
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day

@@ -106,7 +106,7 @@ def test_an_input_refusal_takes_its_code_as_a_member_or_its_value() -> None:
 
 
 def test_the_api_codes_are_error_codes() -> None:
-    from slothold.graphql_view import HTTP_ERROR_CODES
-    from slothold.limits import CODES
+    from api.graphql.limits import CODES
+    from api.graphql.view import HTTP_ERROR_CODES
 
     assert set(HTTP_ERROR_CODES.values()) | CODES <= {c.value for c in ErrorCode}

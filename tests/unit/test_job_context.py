@@ -7,9 +7,9 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from jobs.worker import assemble
-from slothold.clock import SystemClock
+from providers.clock import SystemClock
 from slothold.settings import Settings
+from slothold.worker import assemble
 
 JOBS = Path(__file__).resolve().parents[2] / "jobs"
 ARQ = {"redis", "job_try", "job_id", "enqueue_time", "score"}

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 from uuid import uuid4
 
+from api.graphql.executor import result_key
 from domain.access import Principal, Role
 from resolvers.context import Context
-from slothold.executor import result_key
 
 
 def _context(principal: Principal) -> Context:

@@ -1,7 +1,7 @@
 """The WhatsApp Cloud API webhook: the verify-token handshake (GET) and signed message deliveries (POST).
 
 The signature is this endpoint's access check: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with
-the app secret>`; anything else is answered 401 and nothing is read. Messages go to `domain.conversation.bot`;
+the app secret>`; anything else is answered 401 and nothing is read. Messages go to `providers.whatsapp.conversation`;
 delivery receipts (`statuses`) are ignored. WhatsApp retries a delivery until it gets a 2xx: a message id already
 received is recorded once, so a retry never repeats a turn of the conversation.
 """
@@ -15,18 +15,17 @@ import json
 import logging
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from domain.conversation.bot import Bot, receive
 from domain.conversation.ports import Inbound
 from domain.customers import normalize_phone
 from domain.errors import DomainError, InvalidInput
-from slothold.settings import Settings
+from providers.whatsapp.conversation import Bot, receive
 
 log = logging.getLogger("slothold.whatsapp")
 PATH = "/webhooks/whatsapp"
@@ -82,10 +81,28 @@ def messages_of(payload: Any, numbers: Mapping[str, UUID]) -> list[Inbound]:
     return found
 
 
-def whatsapp_routes(state: dict[str, Any], settings: Settings) -> list[Route]:
+class WhatsAppSettings(Protocol):
+    """What the webhook reads of the settings (slothold.settings.Settings has it)."""
+
+    @property
+    def db_pool_max(self) -> int: ...
+
+    @property
+    def max_body_bytes(self) -> int: ...
+
+    @property
+    def whatsapp_verify_token(self) -> str | None: ...
+
+    @property
+    def whatsapp_app_secret(self) -> str | None: ...
+
+    def whatsapp_unit_numbers(self) -> dict[str, UUID]: ...
+
+
+def whatsapp_routes(state: dict[str, Any], settings: WhatsAppSettings) -> list[Route]:
     """GET (handshake) and POST (messages) on /webhooks/whatsapp."""
     numbers = settings.whatsapp_unit_numbers()
-    gate = asyncio.Semaphore(max(1, settings.db_pool_max // 2))  # see domain.conversation.bot.Bot.gate
+    gate = asyncio.Semaphore(max(1, settings.db_pool_max // 2))  # see providers.whatsapp.conversation.Bot.gate
 
     async def handshake(request: Request) -> Response:
         q = request.query_params

@@ -22,26 +22,24 @@ from arq.worker import Worker
 from redis.exceptions import RedisError
 
 from domain.ports import Clock
-from domain.services import Deps
-from domain.waitlist import promote_after_release
-from jobs import attendance, notify, tasks, whatsapp
+from jobs import attendance, notify, tasks
 from jobs.relay import Relay, _sleep_unless
 from providers.channels import make_channels
-from providers.factory import make_provider
+from providers.clock import SystemClock
 from providers.webhooks import HttpWebhookSender
-from slothold.clock import SystemClock
-from slothold.logs import configure
-from slothold.metrics import serve_worker_metrics, timed_job
+from providers.whatsapp import tasks as whatsapp
 from slothold.settings import Settings
+from slothold.wiring import build_deps
 from store.attendance import PgAttendance
 from store.db import create_pool
 from store.in_app import PgInApp
 from store.notifications import PgDeliveries
 from store.outbox import PgRetention
 from store.relay import PgOutboxSource
-from store.uow import PgUnitOfWork
 from store.webhooks_out import PgWebhooks
 from store.whatsapp import PgConversations
+from telemetry.logs import configure
+from telemetry.metrics import serve_worker_metrics, timed_job
 
 log = logging.getLogger("slothold.worker")
 
@@ -104,8 +102,7 @@ def assemble(settings: Settings, pool: asyncpg.Pool, clock: Clock, env: Mapping[
              ) -> tuple[dict[str, Any], Relay]:
     """The jobs' arq context — the use cases' Deps and the ports of the jobs' own stores, by name — and the relay."""
     assert settings.database_url and settings.redis_url
-    provider = make_provider(env, pool)
-    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock, provider=provider, on_release=promote_after_release)
+    deps = build_deps(pool, clock, env)
     ctx: dict[str, Any] = {
         "deps": deps,
         "channels": make_channels(env, PgInApp(pool)),

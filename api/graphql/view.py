@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 
 GRAPHQL_RESPONSE_JSON: Final = "application/graphql-response+json"
 APPLICATION_JSON: Final = "application/json"
-STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
+STATIC_DIR: Final = Path(__file__).resolve().parents[1] / "static"
 DEFAULT_MAX_BODY_BYTES: Final = 1_000_000
 
 HTTP_ERROR_CODES: Final = {400: "bad_request", 405: "method_not_allowed", 406: "not_acceptable",
@@ -161,7 +161,7 @@ def operation_name_required() -> GraphQLError:
 
 
 def static_routes() -> list[BaseRoute]:
-    """Routes serving ``slothold/static`` (GraphiQL's assets) at ``/static``."""
+    """Routes serving ``api/static`` (GraphiQL's assets) at ``/static``."""
     return [Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")]
 
 

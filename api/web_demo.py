@@ -22,9 +22,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from slothold.settings import PROJECT_ROOT
-
-WEB_DEMO = PROJECT_ROOT / "web-demo"
+WEB_DEMO = Path(__file__).resolve().parents[1] / "web-demo"
 DEV_FLAG = "SLOTHOLD_WEB_DEMO_DEV"
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 _CODE = re.compile(r"\b(\d{6})\b")
@@ -35,8 +33,9 @@ def dev_helpers_enabled() -> bool:
     return os.environ.get(DEV_FLAG) == "1"
 
 
-def web_demo_routes(state: dict[str, Any], data_dir: Path, dev: bool | None = None) -> list[BaseRoute]:
-    """The page at `/`, its assets under `/web-demo/`, and (dev only) the helpers."""
+def web_demo_routes(state: dict[str, Any], data_dir: Path, demo_unit_id: UUID, dev: bool | None = None
+                    ) -> list[BaseRoute]:
+    """The page at `/`, its assets under `/web-demo/`, and (dev only) the helpers about the demo unit."""
     dev = dev_helpers_enabled() if dev is None else dev
 
     async def index(request: Request) -> Response:
@@ -48,13 +47,11 @@ def web_demo_routes(state: dict[str, Any], data_dir: Path, dev: bool | None = No
     async def config(request: Request) -> Response:
         if not _allowed(request):
             return JSONResponse({"error": "not found"}, status_code=404)
-        from slothold.cli.demo import DEMO_UNIT_ID
-
         service = await state["pool"].fetchval(
-            "SELECT id FROM services WHERE unit_id = $1 ORDER BY name LIMIT 1", DEMO_UNIT_ID)
+            "SELECT id FROM services WHERE unit_id = $1 ORDER BY name LIMIT 1", demo_unit_id)
         token_file = data_dir / "demo-owner-token"
         token = token_file.read_text().strip() if token_file.exists() else None
-        return JSONResponse({"unitId": str(DEMO_UNIT_ID), "serviceId": str(service) if service else None,
+        return JSONResponse({"unitId": str(demo_unit_id), "serviceId": str(service) if service else None,
                              "ownerToken": token or None, "devOnly": True})
 
     async def login_code(request: Request) -> Response:

@@ -34,7 +34,7 @@ import json
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Generator
-from typing import Any
+from typing import Any, cast
 
 from graphql import (
     DocumentNode,
@@ -52,8 +52,8 @@ from graphql.language import ArgumentNode
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler, Operation
 from strawberry.types.execution import ExecutionResult, PreExecutionError
 
-from slothold import metrics
-from slothold.graphql_view import operation_name_required, parse_document, several_operations
+from api.graphql.view import operation_name_required, parse_document, several_operations
+from telemetry import metrics
 
 log = logging.getLogger("slothold.fanout")
 
@@ -308,7 +308,8 @@ class SharedSubscriptions:
         ws = handler.websocket.ws  # type: ignore[attr-defined]  # strawberry's ASGIWebSocketAdapter
 
         def send(text: str) -> Coroutine[Any, Any, None]:
-            return ws.send({"type": "websocket.send", "text": text})
+            sent: Coroutine[Any, Any, None] = ws.send({"type": "websocket.send", "text": text})
+            return sent
 
         member = Member(group, operation, send)
         group.add(member)
@@ -317,7 +318,7 @@ class SharedSubscriptions:
             if member.pending is not None:
                 await member.pending  # what was queued for this subscriber goes out before the end
             if final is not None:
-                await operation.send_operation_message(final)
+                await operation.send_operation_message(cast(Any, final))  # an error or complete message, as built
         finally:
             member.end(None)
             if member.pending is not None:
@@ -333,7 +334,7 @@ class SharedTransportWSHandler(BaseGraphQLTransportWSHandler[Any, Any]):
 
     @property
     def _credentials(self) -> Any:
-        """slothold.auth.LiveCredentials of the process, when the view has one."""
+        """api.auth.LiveCredentials of the process, when the view has one."""
         return getattr(self.view, "live_credentials", None)
 
     async def handle_connection_init(self, message: Any) -> None:

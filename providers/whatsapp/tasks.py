@@ -1,6 +1,6 @@
 """WhatsApp jobs: slot-waitlist offers announced in the customer's conversation (RN-ATD-08), and pruning.
 
-jobs/worker.py runs `announce_whatsapp_offers` with the waitlist sweep (every `sweep_seconds`) and `prune_whatsapp`
+slothold/worker.py runs `announce_whatsapp_offers` with the waitlist sweep (every `sweep_seconds`) and `prune_whatsapp`
 hourly."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from domain.conversation.bot import Bot, announce_offers
 from domain.conversation.ports import ConversationStore, Sender
 from domain.services import Deps
+from providers.whatsapp.conversation import Bot, announce_offers
 
 
 async def announce_whatsapp_offers(ctx: dict[str, Any]) -> int:

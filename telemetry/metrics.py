@@ -21,7 +21,7 @@ import hmac
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import wraps
 from typing import Any, ClassVar, TypeVar, cast
@@ -92,7 +92,7 @@ _METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"
 
 # --- HTTP ---------------------------------------------------------------------------------------------------
 
-def observe_request(scope: dict[str, Any], status: int, seconds: float) -> None:
+def observe_request(scope: Mapping[str, Any], status: int, seconds: float) -> None:
     """Record one HTTP request (the router has put the matched route in the scope)."""
     method = scope.get("method") or "GET"
     route = getattr(scope.get("route"), "path", None) or "unmatched"

@@ -1,0 +1,1 @@
+"""api: see docs/architecture.md."""

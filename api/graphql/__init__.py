@@ -1,0 +1,1 @@
+"""api/graphql: see docs/architecture.md."""

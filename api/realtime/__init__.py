@@ -1,0 +1,1 @@
+"""api/realtime: see docs/architecture.md."""

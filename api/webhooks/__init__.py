@@ -1,0 +1,1 @@
+"""api/webhooks: see docs/architecture.md."""

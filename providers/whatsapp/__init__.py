@@ -1,0 +1,1 @@
+"""providers/whatsapp: see docs/architecture.md."""
