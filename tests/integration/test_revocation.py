@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import re
 import secrets
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,7 @@ from slothold.cli.embedded import free_port, start_redis
 from slothold.cli.tokens import cmd_token
 from slothold.settings import Settings
 from store.access import PgAccess, digest, reach_digest
-from tests.integration.cluster import WsClient, cluster, gql
+from tests.integration.cluster import Cluster, WsClient, cluster, gql
 from tests.integration.test_realtime import HOLD, SLOTS, hold_on, tomorrow, window
 from tests.venues import arena
 
@@ -119,6 +121,13 @@ def _revoke_with_cli(database_url: str, token_id: UUID) -> int:
     return cmd_token(args, Settings(database_url=database_url))
 
 
+
+@pytest.fixture(scope="module")
+def two_apis(database_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Two API processes and a worker, shared by the tests of this module (each makes its own venue and tokens)."""
+    with cluster(database_url, redis_url, tmp_path_factory.mktemp("revocation"), apis=2, workers=1) as c:
+        yield c
+
 async def test_lapsed_credentials_sees_every_kind_of_token_and_session_as_it_was_opened(pool: Any) -> None:
     """The reach digest computed from a principal (when a socket authenticates) and the one the query computes from
     the rows agree for every kind of credential; each change, revocation or expiry makes it lapse."""
@@ -149,14 +158,14 @@ async def test_lapsed_credentials_sees_every_kind_of_token_and_session_as_it_was
 
 
 async def test_a_revoked_staff_token_ends_its_live_subscriptions_on_every_api_process(
-    database_url: str, redis_url: str, pool: Any, tmp_path: Path
+    two_apis: Cluster, pool: Any, database_url: str
 ) -> None:
     v = await arena(pool)
     access = PgAccess(pool)
     tenant = await _tenant(pool, v.unit_id)
     token_id, token = await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "front desk")
     _, other = await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "back office")
-    with cluster(database_url, redis_url, tmp_path, apis=2, workers=1) as c:
+    with contextlib.nullcontext(two_apis) as c:
         (_, port_a), (_, port_b) = c.apis
         revoked = [await _subscribed(port, token, SLOTS, window(v)) for port in (port_a, port_b)]
         kept = [await _subscribed(port, other, SLOTS, window(v)) for port in (port_a, port_b)]
@@ -182,10 +191,10 @@ async def test_a_revoked_staff_token_ends_its_live_subscriptions_on_every_api_pr
 
 
 async def test_a_customer_who_signs_out_loses_their_booking_feed_on_every_api_process(
-    database_url: str, redis_url: str, pool: Any, tmp_path: Path
+    two_apis: Cluster, pool: Any
 ) -> None:
     v = await arena(pool)
-    with cluster(database_url, redis_url, tmp_path, apis=2, workers=1) as c:
+    with contextlib.nullcontext(two_apis) as c:
         (_, port_a), (_, port_b) = c.apis
         phone, token = await _sign_in(port_a, v.unit_id)
         booking = await _own_hold(port_a, v, token, phone, 10)
@@ -199,10 +208,10 @@ async def test_a_customer_who_signs_out_loses_their_booking_feed_on_every_api_pr
 
 
 async def test_an_expired_customer_session_loses_its_feed(
-    database_url: str, redis_url: str, pool: Any, tmp_path: Path
+    two_apis: Cluster, pool: Any
 ) -> None:
     v = await arena(pool)
-    with cluster(database_url, redis_url, tmp_path, apis=2, workers=1) as c:
+    with contextlib.nullcontext(two_apis) as c:
         (_, port_a), (_, port_b) = c.apis
         phone, token = await _sign_in(port_a, v.unit_id)
         booking = await _own_hold(port_a, v, token, phone, 11)
@@ -218,7 +227,7 @@ async def test_an_expired_customer_session_loses_its_feed(
 
 @pytest.mark.parametrize("change", ["role", "unit", "scopes"])
 async def test_a_token_whose_reach_changes_is_cut(
-    database_url: str, redis_url: str, pool: Any, tmp_path: Path, change: str
+    two_apis: Cluster, pool: Any, change: str
 ) -> None:
     v = await arena(pool)
     access = PgAccess(pool)
@@ -228,7 +237,7 @@ async def test_a_token_whose_reach_changes_is_cut(
     else:
         token_id, token = await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "front desk")
     _, other = await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "back office")
-    with cluster(database_url, redis_url, tmp_path, apis=2, workers=1) as c:
+    with contextlib.nullcontext(two_apis) as c:
         (_, port_a), (_, port_b) = c.apis
         changed = [await _subscribed(port, token, SLOTS, window(v)) for port in (port_a, port_b)]
         kept = await _subscribed(port_b, other, SLOTS, window(v))
@@ -256,10 +265,10 @@ async def test_a_token_whose_reach_changes_is_cut(
 
 
 async def test_a_blacklisted_customer_keeps_reading_their_own_booking_live(
-    database_url: str, redis_url: str, pool: Any, tmp_path: Path
+    two_apis: Cluster, pool: Any
 ) -> None:
     v = await arena(pool)
-    with cluster(database_url, redis_url, tmp_path, apis=2, workers=1) as c:
+    with contextlib.nullcontext(two_apis) as c:
         (_, port_a), (_, port_b) = c.apis
         phone, token = await _sign_in(port_a, v.unit_id)
         booking = await _own_hold(port_a, v, token, phone, 12)
