@@ -26,6 +26,17 @@ from store.bookings import ConnGetter
 _COLUMNS = "id, cpf::text AS cpf, phone, name, email, blacklisted, phone_proved_at, email_proved_at"
 
 _BY_CPF = f"SELECT {_COLUMNS} FROM customers WHERE tenant_id = $1 AND cpf = $2 FOR UPDATE"
+# The record of a CPF, locked, or a new one made with what the request gives: one round trip either way (the hold
+# path). No row when another request made it between the two (the caller looks again).
+_BY_CPF_OR_NEW = f"""
+WITH old AS (SELECT {_COLUMNS} FROM customers WHERE tenant_id = $2 AND cpf = $3 FOR UPDATE),
+made AS (
+    INSERT INTO customers (id, tenant_id, cpf, phone, name, email, created_by)
+    SELECT $1, $2, $3, $4, $5, $6, $7 WHERE NOT EXISTS (SELECT 1 FROM old)
+    ON CONFLICT DO NOTHING RETURNING {_COLUMNS}
+)
+SELECT *, false AS made FROM old UNION ALL SELECT *, true FROM made
+"""
 _BY_ID = f"SELECT {_COLUMNS} FROM customers WHERE tenant_id = $1 AND id = $2 FOR UPDATE"
 # The record a phone stands for: the one whose phone was proved first, else the oldest with it.
 _BY_PHONE = (f"SELECT {_COLUMNS} FROM customers WHERE tenant_id = $1 AND phone = $2 "
@@ -167,15 +178,21 @@ class PgCustomers:
     async def _as_typed(self, conn: asyncpg.Connection, tenant_id: UUID, identity: CustomerIdentity) -> Customer:
         now = datetime.now(UTC)
         for _ in range(3):  # a record made by a concurrent request between the look-up and the insert: look again
-            row = await (conn.fetchrow(_BY_CPF, tenant_id, identity.cpf) if identity.cpf
-                         else conn.fetchrow(_BY_PHONE, tenant_id, identity.phone))
-            if row is None:
-                made = await self._insert(conn, tenant_id, identity, now, proved=False, by=_session(identity))
-                if made is not None:
-                    return _customer(made, identity)
-                continue
-            if not identity.cpf:  # found by phone: a phone alone names the record, it does not correct it
-                return _customer(row, identity)
+            if identity.cpf:
+                row = await conn.fetchrow(_BY_CPF_OR_NEW, uuid4(), tenant_id, identity.cpf, identity.phone,
+                                          identity.name, identity.email, _session(identity))
+                if row is None:
+                    continue
+                if row["made"]:
+                    return _customer(row, identity)
+            else:
+                row = await conn.fetchrow(_BY_PHONE, tenant_id, identity.phone)
+                if row is None:
+                    made = await self._insert(conn, tenant_id, identity, now, proved=False, by=_session(identity))
+                    if made is not None:
+                        return _customer(made, identity)
+                    continue
+                return _customer(row, identity)  # found by phone: a phone alone names the record, it corrects nothing
             wanted = dict(row)
             for name in ("phone", "email", "name"):
                 given = getattr(identity, name)
