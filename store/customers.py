@@ -25,7 +25,6 @@ from store.bookings import ConnGetter
 
 _COLUMNS = "id, cpf::text AS cpf, phone, name, email, blacklisted, phone_proved_at, email_proved_at"
 
-_BY_CPF = f"SELECT {_COLUMNS} FROM customers WHERE tenant_id = $1 AND cpf = $2 FOR UPDATE"
 # The record of a CPF, locked, or a new one made with what the request gives: one round trip either way (the hold
 # path). No row when another request made it between the two (the caller looks again).
 _BY_CPF_OR_NEW = f"""
