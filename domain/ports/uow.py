@@ -1,0 +1,61 @@
+"""The unit of work: one database transaction and the repositories a use case reaches through it
+(store/uow.py)."""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from types import TracebackType
+from typing import TYPE_CHECKING, Protocol, Self
+
+from domain.ports.customers import AntifraudRepository, CustomerRepository
+from domain.ports.payments import PaymentsRepository
+from domain.ports.queue import QueueRepository
+from domain.ports.records import Events, IdempotencyKeys
+from domain.ports.venues import BookingRepository, UnitRepository
+from domain.ports.waitlists import WaitlistRepository
+
+if TYPE_CHECKING:  # domain.seatmaps uses the ports itself
+    from domain.seatmaps import SeatMapRepository
+
+
+class UnitOfWork(Protocol):
+    """One database transaction; nothing is kept unless `commit` is called."""
+
+    # Read-only (properties): a use case reads its repositories from the unit of work and never replaces one, and
+    # an implementation may then offer a subtype of each (a mutable attribute would have to be exactly this type).
+    @property
+    def units(self) -> UnitRepository: ...
+    @property
+    def bookings(self) -> BookingRepository: ...
+    @property
+    def customers(self) -> CustomerRepository: ...
+    @property
+    def idempotency(self) -> IdempotencyKeys: ...
+    @property
+    def events(self) -> Events: ...
+    @property
+    def payments(self) -> PaymentsRepository: ...
+    @property
+    def queue(self) -> QueueRepository: ...
+    @property
+    def antifraud(self) -> AntifraudRepository: ...
+    @property
+    def waitlists(self) -> WaitlistRepository:
+        """Slot and capacity waitlists and walk-in queues (store/waitlists.py)."""
+        ...
+    @property
+    def seatmaps(self) -> SeatMapRepository:
+        """Seat maps, events and seat blocks (domain.seatmaps.SeatMapRepository)."""
+        ...
+
+    def savepoint(self) -> AbstractAsyncContextManager[object]:
+        """A nested transaction (a SAVEPOINT): leaving it by an exception undoes only what was done in it."""
+        ...
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+    async def commit(self) -> None: ...
