@@ -338,13 +338,27 @@ class NotificationAdded(Fact):
     created_at: datetime
 
 
+@dataclass(frozen=True)
+class VenueChanged(Fact):
+    """An owner, a manager or the platform changed the venue's set-up (a resource, hours, a closed day, a grid
+    block, a service, a price band, a parameter, a staff token...): live on venueChanged, kept in venue_changes."""
+
+    TOPIC: ClassVar[str] = "venue_changed"
+
+    entity: str
+    entity_id: str
+    action: str
+    session: str
+    at: datetime
+
+
 # --- reading rows back -------------------------------------------------------------------------------------------
 
 FACTS: tuple[type[Fact], ...] = (
     BookingChanged, SeatsBlockChanged, ChargeCancelRequested, RefundRequested, PaymentReceived,
     WebhookDeliveryReplayed, QueueItemChanged, WaitlistJoined, WaitlistClosed, SlotOffered, CapacityOffered,
     WalkInAdded, HoldReminderDue, CapacityOfferSent, AppointmentReminderDue, OwnerAlerted, WalkInOfferSent,
-    LoginCodeSent, NotificationAdded,
+    LoginCodeSent, NotificationAdded, VenueChanged,
 )
 """Every fact written to the outbox."""
 

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+from uuid import UUID
 
+from domain import venue_log
 from domain.errors import ErrorCode, InvalidInput
 from domain.notifications import LOCALES
+from domain.venue_log import ChangeAction, JsonValue, VenueChange, changed_fields
+
+if TYPE_CHECKING:
+    from domain.services.deps import Deps
 
 
 @dataclass(frozen=True)
@@ -98,3 +105,41 @@ def _reminder_offsets(name: str, value: object) -> list[int]:
     if len(set(value)) != len(value):
         raise InvalidInput(name, f"{name} lists an offset twice", code=ErrorCode.INVALID_PARAMETER)
     return sorted(value, reverse=True)
+
+
+class UnitSettings(Protocol):
+    """A unit's parameter columns in the unit of work (store/unit_settings.py)."""
+
+    async def read(self, unit_id: UUID, columns: list[str]) -> dict[str, object] | None: ...
+
+    async def write(self, unit_id: UUID, changes: dict[str, object]) -> None: ...
+
+
+_FIELDS = {b.column: b.field for b in PARAMETERS.values()} | {
+    "payment_rule": "paymentRule", "notification_locale": "notificationLocale",
+    "appointment_reminder_minutes": "appointmentReminderMinutes", "owner_alert_whatsapp": "ownerAlertWhatsapp"}
+"""Column → the GraphQL field naming it: the log speaks the API's names."""
+
+
+def _json(value: object) -> JsonValue:
+    if isinstance(value, list | tuple):
+        return [_json(v) for v in value]
+    return value if value is None or isinstance(value, str | int | float | bool) else str(value)
+
+
+async def change_parameters(deps: Deps, unit_id: UUID, values: dict[str, object], session: str) -> bool:
+    """Check and apply the given GraphQL fields' values (None: unchanged), logging what changed with who made it
+    (domain/venue_log.py); False when the unit does not exist."""
+    changes = checked_changes(values)
+    async with deps.uow() as uow:
+        current = await uow.unit_settings.read(unit_id, list(changes))
+        if current is None:
+            return False
+        before, after = changed_fields({_FIELDS[k]: _json(v) for k, v in current.items()},
+                                       {_FIELDS[k]: _json(v) for k, v in changes.items()})
+        if after:
+            await uow.unit_settings.write(unit_id, changes)
+            await venue_log.note(uow, unit_id, VenueChange("parameters", str(unit_id), ChangeAction.UPDATED,
+                                                           session, before, after), deps.clock.now())
+            await uow.commit()
+    return True

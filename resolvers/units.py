@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import strawberry
 
-from domain import queries
+from domain import queries, unit_settings
 from domain.access import Action
 from domain.errors import NotFound
-from domain.unit_settings import checked_changes
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
 from schema.units import Unit, UnitParametersInput, UnitResult, UnitSettingsResult
@@ -31,7 +30,8 @@ class UnitSettingsMutation:
                                      ) -> UnitSettingsResult:
         uid = parse_id(unit_id, "unitId")
         await authorize_unit(info.context, uid, Action.CONFIGURE)
-        if not await info.context.stores.unit_parameters.update(uid, checked_changes(input.changes())):
+        if not await unit_settings.change_parameters(info.context.deps, uid, input.changes(),
+                                                     info.context.principal.key):
             raise NotFound("unit", uid, field="unitId")
         unit, resources = await queries.unit_with_resources(info.context.deps, uid)
         return Unit.from_domain(unit, resources)

@@ -30,6 +30,7 @@ from resolvers.queue import QueueMutation, QueueQuery
 from resolvers.seatmaps import SeatMapMutation, SeatMapQuery
 from resolvers.subscriptions import Subscription
 from resolvers.units import UnitQuery, UnitSettingsMutation
+from resolvers.venue_log import VenueLogQuery, VenueLogSubscription
 from resolvers.waitlists import WaitlistMutation, WaitlistQuery, WaitlistSubscription
 from resolvers.webhooks import WebhookMutation, WebhookQuery
 from schema.refusals import MEMBERS, top_level_extensions
@@ -116,12 +117,13 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
         # The order of the parts is the order of the root types' fields in the SDL (schema/schema.graphql).
         query=merge_types("Query", (UnitQuery, BookingQuery, AvailabilityQuery, QueueQuery, CheckoutQuery,
                                     WaitlistQuery, AuthQuery, WebhookQuery, NotificationQuery, AuditQuery,
-                                    HoldTypeQuery, SeatMapQuery)),
+                                    HoldTypeQuery, SeatMapQuery, VenueLogQuery)),
         mutation=merge_types("Mutation", (BookingMutation, CheckoutMutation, QueueMutation, CatalogMutation,
                                           WaitlistMutation, AuthMutation, CustomerMutation, UnitSettingsMutation,
                                           WebhookMutation, RescheduleMutation, NotificationMutation, NoShowMutation,
                                           HoldTypeMutation, SeatMapMutation)),
-        subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription)),
+        subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription,
+                                                  VenueLogSubscription)),
         execution_context_class=SharedEventExecutor,
         exception_handlers=MEMBERS,  # a refusal becomes its member of the field's result union (schema/refusals.py)
         extensions=[

@@ -17,7 +17,9 @@ from store.outbox import PgEvents
 from store.payments import PgPayments
 from store.queue import PgQueue
 from store.seatmaps import PgSeatMaps
+from store.unit_settings import PgUnitSettings
 from store.units import PgUnits
+from store.venue_log import PgVenueLog
 from store.waitlists import PgWaitlists
 
 log = logging.getLogger("slothold.uow")
@@ -46,6 +48,8 @@ class PgUnitOfWork:
         self.waitlists = PgWaitlists(self._connection)
         self.antifraud = PgAntifraud(self._connection)
         self.seatmaps = PgSeatMaps(self._connection)
+        self.venue_log = PgVenueLog(self._connection)
+        self.unit_settings = PgUnitSettings(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:

@@ -16,6 +16,8 @@ from domain.ports.waitlists import WaitlistRepository
 
 if TYPE_CHECKING:  # domain.seatmaps uses the ports itself
     from domain.seatmaps import SeatMapRepository
+    from domain.unit_settings import UnitSettings
+    from domain.venue_log import VenueLog
 
 
 class UnitOfWork(Protocol):
@@ -46,6 +48,14 @@ class UnitOfWork(Protocol):
     @property
     def seatmaps(self) -> SeatMapRepository:
         """Seat maps, events and seat blocks (domain.seatmaps.SeatMapRepository)."""
+        ...
+    @property
+    def venue_log(self) -> VenueLog:
+        """Set-up changes with who made them, and their live event (domain/venue_log.py)."""
+        ...
+    @property
+    def unit_settings(self) -> UnitSettings:
+        """A unit's parameter columns, read and written (domain/unit_settings.py)."""
         ...
 
     def savepoint(self) -> AbstractAsyncContextManager[object]:

@@ -296,6 +296,7 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("disableWebhook", Action.WEBHOOKS, "mutation($e: ID!) { disableWebhook(endpointId: $e) { __typename } }",
          {"e": str(w.webhook)}),
         ("holdTypes", Action.PUBLIC, "query($u: ID!) { holdTypes(unitId: $u) { __typename } }", {"u": u}),
+        ("venueChanges", Action.MANAGE, "query($u: ID!) { venueChanges(unitId: $u) { id } }", {"u": u}),
         ("defineHoldType", Action.CONFIGURE, 'mutation($u: ID!) { defineHoldType(unitId: $u, scope: ORGANIZATION, '
          'name: "MATRIX", fields: {displayColor: "#112233"}) { __typename } }', {"u": u}),
         ("removeHoldType", Action.CONFIGURE, 'mutation($u: ID!) { removeHoldType(unitId: $u, scope: ORGANIZATION, '
@@ -509,6 +510,7 @@ async def test_subscriptions_authenticate_in_connection_init_and_stay_in_their_t
     subscriptions = [
         ("subscription($u: ID!) { queueChanged(unitId: $u) { seq } }", {"u": str(unit)}),
         ("subscription($u: ID!) { waitlistChanged(unitId: $u) { seq } }", {"u": str(unit)}),
+        ("subscription($u: ID!) { venueChanged(unitId: $u) { seq } }", {"u": str(unit)}),
         ("subscription($u: ID!, $from: DateTime!, $to: DateTime!) { slotChanged(unitId: $u, from: $from, to: $to) "
          "{ seq } }", {"u": str(unit), **window}),
         ("subscription($b: ID!) { bookingChanged(bookingId: $b) { seq } }", {"b": booking}),
