@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 from enum import StrEnum
-from uuid import UUID
 
 from domain.availability.occupancy import Occupancy, OccupancyColumns
-from domain.bookings import LOCKED, BookingStatus
+from domain.bookings import LOCKED, SLOT_STATE, BookingStatus
 
 
 class SlotState(StrEnum):
@@ -40,23 +39,25 @@ def _by_priority(a: tuple[float, float, int, int, object]) -> int:
     return a[2]
 
 
+def _shown(status: BookingStatus | None) -> SlotState:
+    """What an occupancy of a booking in `status` shows: the bookings' slot-state map (domain/bookings.py, where
+    it is defined once). A status outside it (one that no longer occupies: the store never reads such an
+    allocation) shows booked, as the occupancy still takes the slot."""
+    return SlotState(SLOT_STATE[status]) if status is not None and status in SLOT_STATE else SlotState.BOOKED
+
+
+_STATE: dict[BookingStatus | None, SlotState] = {s: _shown(s) for s in (None, *BookingStatus)}
+"""_shown of every status, as one dict lookup."""
+
+
 def _state_of(occ: Occupancy) -> SlotState:
-    if occ.is_block:
-        return SlotState.BLOCKED
-    if occ.status is BookingStatus.VERIFYING:
-        return SlotState.VERIFYING
-    if occ.status in LOCKED:
-        return SlotState.HELD
-    return SlotState.BOOKED
+    """What the occupancy shows: blocked for a block, else its booking status's slot state."""
+    return SlotState.BLOCKED if occ.is_block else _STATE.get(occ.status, SlotState.BOOKED)
 
 
 # (priority, state letter) of what a slot shows for an occupancy of a booking in each status (None: no status);
 # blocks (no booking) show X whatever their status. The same as _state_of, as one dict lookup.
-_SHOWN: dict[BookingStatus | None, tuple[int, int]] = {
-    s: (_PRIORITY[st], ord(CODES[st]))
-    for s in (None, *BookingStatus)
-    for st in (_state_of(Occupancy(UUID(int=0), datetime.min, datetime.min, booking_id=UUID(int=0), status=s)),)
-}
+_SHOWN: dict[BookingStatus | None, tuple[int, int]] = {s: (_PRIORITY[st], ord(CODES[st])) for s, st in _STATE.items()}
 _BLOCK = (_PRIORITY[SlotState.BLOCKED], ord(CODES[SlotState.BLOCKED]))
 
 
