@@ -16,9 +16,9 @@ from uuid import uuid4
 import asyncpg
 
 from bench import _data
+from bench._holds_requests import hold_body, post_hold
 from bench._http import Connection
 from bench._rt_config import CUSTOMER_BASE, INSERT_EVENT
-from bench.holds import hold_body, post_hold
 from domain.bookings import Allocation, Booking, BookingStatus
 from domain.holds import hold_deadline, reminder_at
 from domain.units import UnitParameters
