@@ -117,7 +117,7 @@ async def test_a_payment_recorded_by_hand_confirms_is_audited_and_reported_apart
     again = (await live.gql(manager, RECORD, {"b": bid, "i": CASH}))["recordManualPayment"]
     assert again == {"__typename": "InvalidTransition", "code": "invalid_transition", "currentState": "confirmed"}
     # Another booking paid by Pix, one by card: the summary keeps Pix apart from payments by hand, by method.
-    bid2, txid2, _ = await pending(live, system, v, 20, 2)
+    _, txid2, _ = await pending(live, system, v, 20, 2)
     assert (await live.gql(system, PAY, {"t": txid2}))["sandboxPay"]["outcome"] == "confirmed"
     bid3, _, _ = await pending(live, system, v, 21, 3)
     card = (await live.gql(manager, RECORD, {"b": bid3, "i": {"method": "CARD", "amountCents": 20000,
