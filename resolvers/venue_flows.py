@@ -14,7 +14,7 @@ from domain.audit_reports import check_range
 from domain.errors import ErrorCode, InvalidInput
 from domain.services import HoldCommand
 from resolvers.context import Info, parse_id
-from resolvers.permissions import authorize_booking, authorize_unit, customer_for, limit_holds
+from resolvers.permissions import authorize_booking, authorize_unit, customer_for, limit_holds, signed_in
 from schema.bookings import Booking, BookingPayload
 from schema.payments import Charge
 from schema.venue_flows import (
@@ -61,6 +61,7 @@ class VenueFlowsMutation:
         target = "resource" if resource_id is not None else "seat_event"
         tid = parse_id(resource_id or seat_event_id or "", waitlist_switch.TARGETS[target])
         deps = info.context.deps
+        signed_in(info.context, Action.CONFIGURE)
         unit_id = await waitlist_switch.unit_of(deps, target, tid)
         await authorize_unit(info.context, unit_id, Action.CONFIGURE)
         value = await waitlist_switch.set_waitlist_enabled(deps, waitlist_switch.WaitlistSwitch(
