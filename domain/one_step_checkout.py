@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from domain.bookings import LOCKED, Booking
+from domain.bookings import LOCKED, Booking, BookingStatus
 from domain.checkout import CheckoutResult, ConfirmCommand, confirm
 from domain.errors import (
     Busy,
@@ -57,6 +57,8 @@ async def checkout(deps: Deps, cmd: OneStepCheckout) -> CheckoutResult:
                            code=ErrorCode.TOO_LONG if key else ErrorCode.INVALID_IDEMPOTENCY_KEY)
     held = await hold(deps, replace(cmd.hold, idempotency_key=f"{key}:hold" if key else None))
     booking = held.booking
+    if booking.status is not BookingStatus.HELD:  # born confirmed (a hold type that skips the locked state)
+        return CheckoutResult(booking, replayed=held.replayed)
     pay = _confirm_command(cmd, booking, key)
     if held.replayed:
         failure = await _stored_failure(deps, booking, pay)
