@@ -158,6 +158,12 @@ async def test_a_venue_turns_payments_by_hand_off_logged_and_live(live: Any, poo
     await live.gql(owner, PARAMS, {"u": u, "i": {"manualPaymentsEnabled": True}})
     done = (await live.gql(manager, RECORD, {"b": bid, "i": CASH}))["recordManualPayment"]
     assert done["booking"]["status"] == "CONFIRMED"
+    # Only a booking awaiting its payment (accepted) or being verified: a bare hold has accepted nothing yet.
+    held = (await live.gql(system, HOLD, {"i": {
+        "unitId": u, "resourceIds": [str(v.resource_ids["Campo 2"])], "startsAt": at(12, 19).isoformat(),
+        "endsAt": at(12, 20).isoformat(), "customer": {"cpf": cpf(610_009)}}}))["hold"]["booking"]["id"]
+    refused = (await live.gql(manager, RECORD, {"b": held, "i": CASH}))["recordManualPayment"]
+    assert refused == {"__typename": "InvalidTransition", "code": "invalid_transition", "currentState": "held"}
 
 
 async def test_without_check_in_confirmed_bookings_complete_after_their_end_live(

@@ -71,3 +71,32 @@ def test_the_owner_hears_in_app_and_by_e_mail_of_paid_cancelled_expired_by_defau
     it = intent(_changed("held", "confirmed"))
     assert it is not None
     assert {(p.audience, p.channel) for p in plan(it, turned)} == {("customer", "in_app"), ("staff", "in_app")}
+
+
+async def test_the_owner_e_mail_is_read_from_the_unit_when_it_has_one(deps: Deps, pool: Any, clock: Any) -> None:
+    """`units.owner_email` belongs to another change (migration 0019a): read when present, else no e-mail. Here the
+    column is added inside a transaction that is rolled back, so the test runs the same with or without 0019a."""
+    from jobs.notify import schedule_notifications
+    from store.outbox import OutboxEvent
+    from store.relay import PgOutboxFeed
+    from tests.services.test_notifications import FakeArq
+
+    v = await arena(pool)
+    b = await _hold(deps, v.unit_id, v.resource_ids["Campo 1"], 19, 92)
+    await cancel(deps, ChangeCommand(b.id, actor="staff", reason="chuva"))
+    async with pool.acquire() as conn:
+        tx = conn.transaction()
+        await tx.start()
+        try:
+            await conn.execute("ALTER TABLE units ADD COLUMN IF NOT EXISTS owner_email text")
+            await conn.execute("UPDATE units SET owner_email = 'dono@arena.example' WHERE id = $1", v.unit_id)
+            rows = await conn.fetch("SELECT id, unit_id, topic, payload FROM outbox WHERE unit_id = $1 ORDER BY id",
+                                    v.unit_id)
+            events = [OutboxEvent(r["id"], r["unit_id"], 0, r["topic"], r["payload"]) for r in rows]
+            await schedule_notifications(PgOutboxFeed(conn), FakeArq(), events, clock.now())
+            planned = await conn.fetch("SELECT kind, audience, channel, address FROM notification_deliveries "
+                                       "WHERE booking_id = $1", b.id)
+        finally:
+            await tx.rollback()
+    staff = {(r["kind"], r["channel"], r["address"]) for r in planned if r["audience"] == "staff"}
+    assert staff == {("cancelled", "in_app", None), ("cancelled", "email", "dono@arena.example")}
