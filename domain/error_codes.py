@@ -53,6 +53,7 @@ class ErrorCode(StrEnum):
     IDEMPOTENCY_KEY_MISMATCH = "idempotency_key_mismatch"
     IN_THE_PAST = "in_the_past"
     INTERNAL_HOLD_TYPE = "internal_hold_type"
+    INVALID_AMOUNT = "invalid_amount"
     INVALID_CHANNEL = "invalid_channel"
     INVALID_COLOR = "invalid_color"
     INVALID_CPF = "invalid_cpf"
@@ -80,6 +81,7 @@ class ErrorCode(StrEnum):
     INVALID_URL = "invalid_url"
     INVALID_VALID_STATES = "invalid_valid_states"
     LOCKED_STATE_REQUIRED = "locked_state_required"
+    MANUAL_PAYMENTS_OFF = "manual_payments_off"
     MIXED_SEAT_STATES = "mixed_seat_states"
     NAIVE_DATETIME = "naive_datetime"
     NAME_TAKEN = "name_taken"
@@ -106,6 +108,7 @@ class ErrorCode(StrEnum):
     SAME_SLOT = "same_slot"
     SANDBOX_REFUSED = "sandbox_refused"
     SKIP_LOCKED_NEEDS_SOLD = "skip_locked_needs_sold"
+    TERMS_NOT_ACCEPTED = "terms_not_accepted"
     TOO_FAR = "too_far"
     TOO_LONG = "too_long"
     TOO_MANY_HOLD_TYPES = "too_many_hold_types"
@@ -119,6 +122,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_HOLD_TYPE = "unknown_hold_type"
     USER_REQUIRED = "user_required"
     WAITLIST_CLOSED = "waitlist_closed"
+    WAITLIST_DISABLED = "waitlist_disabled"
     WEBHOOK_DISABLED = "webhook_disabled"
 
     # The API's own refusals, before or around the resolvers (document, limits, transport): top-level errors only.

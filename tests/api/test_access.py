@@ -41,7 +41,8 @@ ALLOWED = {Action.PUBLIC: {"operator", "manager", "owner", "read", "book", "cust
            Action.DROP: {"manager", "owner"},
            Action.MANAGE: {"manager", "owner"},
            Action.CONFIGURE: {"owner"},
-           Action.WEBHOOKS: {"owner"}}
+           Action.WEBHOOKS: {"owner"},
+           Action.RECORD_PAYMENT: {"manager", "owner"}}
 """Who may run an operation of each action here (customers on a unit-level booking action; `stranger`: an owner
 of another tenant). Customers on someone else's booking are refused: see the per-booking tests below."""
 
@@ -237,6 +238,14 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("claimPaid", Action.BOOK, "mutation($b: ID!) { claimPaid(bookingId: $b) { __typename } }", b_only),
         ("confirmPayment", Action.COUNTER, "mutation($b: ID!) { confirmPayment(bookingId: $b) { __typename } }",
          b_only),
+        ("recordManualPayment", Action.RECORD_PAYMENT, "mutation($b: ID!) { recordManualPayment(bookingId: $b, "
+         'input: {method: CASH, amountCents: 100, reason: "balcão"}) { __typename } }', b_only),
+        ("paymentsSummary", Action.READ, "query($u: ID!, $from: DateTime!, $to: DateTime!) { paymentsSummary("
+         "unitId: $u, from: $from, to: $to) { __typename } }", {"u": u, **day}),
+        ("setWaitlistEnabled", Action.CONFIGURE, "mutation($r: ID!) { setWaitlistEnabled(resourceId: $r, "
+         "enabled: true) { __typename } }", {"r": str(w.fields[3])}),
+        ("checkout", Action.BOOK, "mutation($i: CheckoutInput!) { checkout(input: $i) { __typename } }",
+         {"i": {**_hold_input(w.unit, w.fields[2], 13, cpf(900_004), w.customer_phone), "acceptTerms": True}}),
         ("linkPayment", Action.COUNTER, "mutation($b: ID!, $p: ID!) { linkPayment(bookingId: $b, paymentId: $p) "
          "{ __typename } }", {"b": b, "p": str(uuid4())}),
         ("denyPaymentClaim", Action.COUNTER, "mutation($b: ID!) { denyPaymentClaim(bookingId: $b) { __typename } }",
