@@ -39,6 +39,8 @@ class UnitParameters:
     """After start + this with no check-in, a confirmed booking raises a no-show suggestion (SPEC §11)."""
     appointment_reminders: tuple[int, ...] = (1440, 120)
     """Minutes before the start at which the customer of a confirmed booking is reminded (SPEC §11)."""
+    owner_email: str | None = None
+    """Where the owner's notifications go by e-mail (set with updateUnitContacts; None: nowhere)."""
 
 
 class ResourceKind(StrEnum):
@@ -84,6 +86,8 @@ class Unit:
     hours: tuple[OpeningWindow, ...] = ()
     hold_types: HoldTypeCatalog = field(default=PLATFORM_CATALOG, compare=False)
     """The hold types of the unit's organization (SPEC §10)."""
+    currency: str = "BRL"
+    """The ISO 4217 code of the unit's prices."""
 
     @property
     def tz(self) -> ZoneInfo:

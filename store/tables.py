@@ -59,6 +59,8 @@ units = Table(
     Column("payment_rule", Text),
     Column("no_show_grace_minutes", Integer),
     Column("appointment_reminder_minutes", ARRAY(Integer)),
+    Column("currency", Text),
+    Column("owner_email", Text),
 )
 
 resource_groups = Table(

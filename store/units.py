@@ -132,6 +132,7 @@ def _params(row: Any) -> UnitParameters:
         payment_rule=row["payment_rule"],
         no_show_grace=timedelta(minutes=row["no_show_grace_minutes"]),
         appointment_reminders=tuple(row["appointment_reminder_minutes"]),
+        owner_email=row["owner_email"],
     )
 
 
@@ -164,7 +165,8 @@ class PgUnits:
                 raise NotFound("unit", unit_id, field="unitId")
             return Unit(id=row["id"], organization_id=row["organization_id"], tenant_id=row["tenant_id"],
                         name=row["name"], timezone=row["timezone"], params=_params(row), hours=_hours(row["hours"]),
-                        hold_types=HoldTypeCatalog(_json(row["tenant_hold_types"]), _json(row["org_hold_types"])))
+                        hold_types=HoldTypeCatalog(_json(row["tenant_hold_types"]), _json(row["org_hold_types"])),
+                        currency=row["currency"])
 
         return await _units.get(unit_id, load)
 
