@@ -67,6 +67,7 @@ class ErrorCode(StrEnum):
     INVALID_ID = "invalid_id"
     INVALID_IDEMPOTENCY_KEY = "invalid_idempotency_key"
     INVALID_LABEL = "invalid_label"
+    INVALID_NAME = "invalid_name"
     INVALID_PAGE_SIZE = "invalid_page_size"
     INVALID_PARAMETER = "invalid_parameter"
     INVALID_PARTY_SIZE = "invalid_party_size"

@@ -128,7 +128,7 @@ def checked_name(raw: str, field: str, limit: int) -> str:
     if not name:
         raise InvalidInput(field, f"{field} must not be empty", code=ErrorCode.REQUIRED)
     if len(name) > limit:
-        raise InvalidInput(field, f"{field} has at most {limit} characters", code=ErrorCode.TOO_LONG)
+        raise InvalidInput(field, f"{field} has at most {limit} characters", code=ErrorCode.INVALID_NAME)
     return name
 
 
