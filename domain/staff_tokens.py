@@ -159,7 +159,7 @@ def _checked_rights(principal: Principal, cmd: IssueToken) -> tuple[Role | None,
             raise InvalidInput("role", "a staff token needs a role: operator, manager or owner",
                                code=ErrorCode.INVALID_ROLE) from None
         if principal.role is not None and RANK[role] > RANK[principal.role]:
-            raise Forbidden(f"a {principal.role.value} cannot issue a {role.value} token")
+            raise Forbidden(f"the {role.value} role is above this token's ({principal.role.value}): it cannot issue it")
         return role, ()
     if cmd.role:
         raise InvalidInput("role", "integrator tokens have scopes, not a role", code=ErrorCode.INVALID_ROLE)
@@ -232,7 +232,7 @@ async def revoke_token(deps: Deps, principal: Principal, token_id: UUID) -> Revo
         if not _within_reach(principal, token.tenant_id, token.unit_id):
             raise Forbidden("that token reaches beyond this token's own reach: it cannot revoke it")
         if principal.role is not None and token.role is not None and RANK[token.role] > RANK[principal.role]:
-            raise Forbidden(f"a {principal.role.value} cannot revoke a {token.role.value} token")
+            raise Forbidden(f"that token's role ({token.role.value}) is above this token's ({principal.role.value})")
         if token.revoked_at is None:
             token = await uow.staff_tokens.revoke(token_id, now)
             await _log(uow, token, ChangeAction.REMOVED, principal.key, now)
