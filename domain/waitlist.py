@@ -100,13 +100,16 @@ async def promote_slot(deps: Deps, key: SlotKey) -> UUID | None:
         line = await uow.waitlists.slot_line(unit.id, resource.id, key.starts_at, key.ends_at)
         if not line or not await uow.waitlists.enabled(unit.id, resource.id):
             return None  # nobody waits, or the venue turned this waitlist off: no offer
-        deadline = min(now + unit.params.waitlist_hold, key.starts_at - unit.params.min_advance)
-        if deadline - now < unit.params.hold_min:  # the list stops being valid at start − min_advance
+        valid_until = key.starts_at - unit.params.min_advance
+        if now >= valid_until:  # RN-ATD-08: the list stops being valid at start − min_advance
             for entry in line:
                 await uow.waitlists.set_slot_status(entry["id"], "closed", now)
             await uow.events.notify(unit.id, WaitlistClosed(resource.id, key.starts_at))
             await uow.commit()
             return None
+        deadline = min(now + unit.params.waitlist_hold, valid_until)
+        if deadline - now < unit.params.hold_min:
+            return None  # too little time left to pay (RN-HLD-02): the line waits, and closes at valid_until
         first = line[0]
         allocations = [Allocation(resource.id, key.starts_at, key.ends_at)]
         offer = Booking.held(deps.new_id(), unit.id, allocations, now, "system", deadline,
