@@ -4,10 +4,54 @@ link that claims them."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
-from tests.api.conftest import Api
+import httpx
+import pytest
+
+from providers.sandbox import SIGNATURE_HEADER, sign
+from slothold.app import create_app
+from slothold.settings import Settings
+from store.access import PgAccess
+from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
+from tests.api.conftest import Api, system_token
+from tests.api.test_payments_api import CONFIRM, held, paid_venue
+from tests.conftest import MutableClock
 from tests.venues import arena, at, cpf
+
+
+@dataclass
+class World:
+    """The API in process, with its token issuer, to call it as several principals."""
+
+    http: httpx.AsyncClient
+    access: PgAccess
+    system: str
+
+    async def post(self, token: str | None, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        auth = {"authorization": f"Bearer {token}"} if token else {}
+        r = await self.http.post("/graphql", json={"query": query, "variables": variables or {}}, headers=auth)
+        return r.json()  # type: ignore[no-any-return]
+
+    async def gql(self, token: str | None, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        body = await self.post(token, query, variables)
+        assert "errors" not in body, body["errors"]
+        return body["data"]  # type: ignore[no-any-return]
+
+    async def staff(self, v: Any, role: str = "operator") -> str:
+        return (await self.access.issue_token(v.tenant_id, v.unit_id, "staff", role, [], role))[1]
+
+
+@pytest.fixture
+async def world(database_url: str, redis_url: str, clock: MutableClock) -> AsyncIterator[World]:
+    app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=25), clock=clock)
+    async with app.router.lifespan_context(app):
+        access = app.state.slothold["access"]
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://slothold.test") as c:
+            yield World(c, access, await system_token(access))
 
 SEAT_MAP = """mutation($i: SeatMapInput!) { createSeatMap(input: $i) { __typename ... on SeatMap { id }
   ... on Error { code message } } }"""
@@ -62,3 +106,94 @@ async def test_sell_seats_resent_with_its_key_answers_the_same_sale(api: Api, po
     other = (await api.gql(SELL, {"i": {**ask, "seatIds": seats[2:]}, "key": "sale-1"}))["sellSeats"]
     assert other == {"__typename": "IdempotencyKeyReused", "code": "idempotency_key_reused"}
     assert await pool.fetchval("SELECT count(*) FROM bookings WHERE unit_id = $1", v.unit_id) == 1
+
+
+ORPHANS = """query($u: ID!) { orphanPayments(unitId: $u, first: 20) { id amountCents payerName payerDocument txid
+  endToEndId receivedAt } }"""
+LINK = """mutation($b: ID!, $p: ID!) { linkPayment(bookingId: $b, paymentId: $p) { __typename
+  ... on PaymentOutcome { outcome } ... on Error { code } } }"""
+PAGUEI = """mutation($b: ID!) { claimPaid(bookingId: $b) { __typename
+  ... on BookingPayload { booking { status } } } }"""
+
+
+async def webhook(world: World, *pix: dict[str, Any]) -> list[str]:
+    body = json.dumps({"pix": list(pix)}).encode()
+    r = await world.http.post("/webhooks/sandbox", content=body, headers={
+        "content-type": "application/json", SIGNATURE_HEADER: sign("sandbox-secret", body)})
+    assert r.status_code == 200, r.text
+    return r.json()["outcomes"]  # type: ignore[no-any-return]
+
+
+async def test_an_orphan_pix_is_listed_for_its_units_staff_until_linked(world: World, pool: Any) -> None:
+    """RN-HLD-06 "Vincular pagamento": a Pix without our txid, paid by the customer who says "paguei", is the
+    unit's orphan; its staff find it, link it, and it is gone; another tenant's staff never see it."""
+    api = Api(world.http)
+    world.http.headers["authorization"] = f"Bearer {world.system}"
+    v, elsewhere = await paid_venue(pool), await paid_venue(pool)
+    bid = await held(api, v, n=31)  # the customer's CPF is cpf(400_031)
+    charge = (await api.gql(CONFIRM, {"id": bid}))["confirm"]["charge"]
+    assert (await api.gql(PAGUEI, {"b": bid}))["claimPaid"]["booking"]["status"] == "VERIFYING"
+    del world.http.headers["authorization"]
+    by_hand = {"endToEndId": "E12345678202612071205orphanpix001", "valor": "100.00",
+               "horario": "2026-12-07T12:05:00Z", "pagador": {"cpf": cpf(400_031), "nome": "Ana Souza"}}
+    stranger = {"endToEndId": "E12345678202612071206orphanpix002", "valor": "37.00",
+                "horario": "2026-12-07T12:06:00Z"}  # nobody's: no payer, no claim of that amount
+    assert await webhook(world, by_hand, stranger) == ["orphan", "orphan"]
+    operator, outsider = await world.staff(v), await world.staff(elsewhere, "owner")
+    listed = (await world.gql(operator, ORPHANS, {"u": str(v.unit_id)}))["orphanPayments"]
+    assert [(o["amountCents"], o["payerName"], o["payerDocument"], o["txid"], o["endToEndId"], o["receivedAt"])
+            for o in listed] == [(10000, "Ana Souza", cpf(400_031), None, by_hand["endToEndId"],
+                                  "2026-12-07T12:05:00+00:00")]
+    assert charge["amountCents"] == 10000
+    # Another tenant's owner: nothing of theirs, and no access to this unit's list or to linking it.
+    assert (await world.gql(outsider, ORPHANS, {"u": str(elsewhere.unit_id)}))["orphanPayments"] == []
+    refused = await world.post(outsider, ORPHANS, {"u": str(v.unit_id)})
+    assert refused["errors"][0]["extensions"]["code"] == "forbidden", refused
+    linked = (await world.gql(operator, LINK, {"b": bid, "p": listed[0]["id"]}))["linkPayment"]
+    assert linked == {"__typename": "PaymentOutcome", "outcome": "confirmed"}
+    assert (await world.gql(operator, ORPHANS, {"u": str(v.unit_id)}))["orphanPayments"] == []
+
+
+async def test_an_orphan_of_one_unit_cannot_be_linked_to_another_units_booking(world: World, pool: Any) -> None:
+    api = Api(world.http)
+    world.http.headers["authorization"] = f"Bearer {world.system}"
+    v, elsewhere = await paid_venue(pool), await paid_venue(pool)
+    bid = await held(api, v, n=33)
+    await api.gql(CONFIRM, {"id": bid})
+    await api.gql(PAGUEI, {"b": bid})
+    other = await held(api, elsewhere, n=34)
+    await api.gql(CONFIRM, {"id": other})
+    del world.http.headers["authorization"]
+    assert await webhook(world, {"endToEndId": "E12345678202612071207orphanpix003", "valor": "100.00",
+                                 "horario": "2026-12-07T12:07:00Z", "pagador": {"cpf": cpf(400_033)}}) == ["orphan"]
+    mine = (await world.gql(await world.staff(v), ORPHANS, {"u": str(v.unit_id)}))["orphanPayments"]
+    assert len(mine) == 1
+    thief = await world.staff(elsewhere, "owner")
+    taken = (await world.gql(thief, LINK, {"b": other, "p": mine[0]["id"]}))["linkPayment"]
+    assert taken["__typename"] == "NotFound", taken
+    assert len((await world.gql(await world.staff(v), ORPHANS, {"u": str(v.unit_id)}))["orphanPayments"]) == 1
+
+
+async def test_an_orphan_without_a_payer_is_the_units_whose_customer_claims_that_amount(
+        world: World, pool: Any) -> None:
+    """No payer named: the one unit with a "paguei" of exactly that amount owns it; no claim, nobody's."""
+    api = Api(world.http)
+    world.http.headers["authorization"] = f"Bearer {world.system}"
+    v = await create_venue(pool, VenueSpec(
+        unit_name=f"Arena orphan {cpf(9)}-{id(world)}", hours=every_day(8, 23), resources=[ResourceSpec("Campo 1")],
+        services=[{"name": "Campo 1h", "duration_minutes": 60, "price_cents": 13_337}]))
+    bid = await held(api, v, n=35)
+    await api.gql(CONFIRM, {"id": bid})
+    del world.http.headers["authorization"]
+    pix = {"endToEndId": "E12345678202612071208orphanpix004", "valor": "133.37", "horario": "2026-12-07T12:08:00Z"}
+    assert await webhook(world, pix) == ["orphan"]  # no "paguei" yet: nobody's
+    operator = await world.staff(v)
+    assert (await world.gql(operator, ORPHANS, {"u": str(v.unit_id)}))["orphanPayments"] == []
+    world.http.headers["authorization"] = f"Bearer {world.system}"
+    await api.gql(PAGUEI, {"b": bid})
+    del world.http.headers["authorization"]
+    again = {**pix, "endToEndId": "E12345678202612071209orphanpix005", "horario": "2026-12-07T12:09:00Z"}
+    assert await webhook(world, again) == ["orphan"]
+    listed = (await world.gql(operator, ORPHANS, {"u": str(v.unit_id)}))["orphanPayments"]
+    assert [(o["endToEndId"], o["amountCents"], o["payerName"]) for o in listed] == [
+        (again["endToEndId"], 13_337, None)]
