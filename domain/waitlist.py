@@ -18,6 +18,7 @@ from uuid import UUID
 from domain import fraud
 from domain.availability import check_on_grid, slot_starts
 from domain.bookings import Allocation, Booking
+from domain.claim_links import OfferKind, claim_link
 from domain.customers import CustomerIdentity
 from domain.errors import DomainError, ErrorCode, InvalidInput, NotFound, PaymentUnavailable, SlotTaken
 from domain.events import (
@@ -237,8 +238,9 @@ async def promote_capacity(deps: Deps, unit_id: UUID, resource_id: UUID, starts_
             token = secrets.token_hex(32)
             await uow.waitlists.offer_capacity(entry["id"], token, deadline, offer.id)
             await uow.events.notify(unit.id, CapacityOffered(entry["id"], offer.id, token, deadline))
-            if entry["customer_id"] is not None:  # the person learns the code that claims it (SPEC §8, §13)
-                await uow.events.notify(unit.id, CapacityOfferSent(offer.id, entry["customer_id"], deadline, token))
+            if entry["customer_id"] is not None:  # the person gets the link that claims it (SPEC §8, §13; seed 003)
+                link = claim_link(deps, OfferKind.CAPACITY, token)
+                await uow.events.notify(unit.id, CapacityOfferSent(offer.id, entry["customer_id"], deadline, link))
             offered += 1
         await uow.commit()
     return offered
@@ -305,16 +307,16 @@ async def add_walk_in(deps: Deps, unit_id: UUID, area: str, name: str, phone: st
 
 
 async def offer_walk_in(deps: Deps, entry_id: UUID) -> dict[str, Any]:
-    """Staff offer a place to a walk-in party: a message with a token-only claim (never automatic)."""
+    """Staff offer a place to a walk-in party: a message with its claim link, token only (never automatic)."""
     async with deps.uow() as uow:
         entry = await uow.waitlists.walk_in(entry_id)
         if entry["status"] != "waiting":
             raise InvalidInput("entryId", f"the party is {entry['status']}, not waiting", code=ErrorCode.NOT_WAITING)
         token = secrets.token_hex(32)
         entry = await uow.waitlists.set_walk_in(entry_id, "offered", deps.clock.now(), token)
+        link = claim_link(deps, OfferKind.WALK_IN, token)
         await uow.events.notify(entry["unit_id"], WalkInOfferSent(
-            "whatsapp", entry["phone"], token, f"{entry['name']}, sua vez chegou! Confirme pelo link com o código "
-            f"{token[:8]}."))
+            "whatsapp", entry["phone"], token, f"{entry['name']}, sua vez chegou! Confirme aqui: {link}"))
         await uow.commit()
     return entry
 

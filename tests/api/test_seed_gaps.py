@@ -5,13 +5,18 @@ link that claims them."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
+from uuid import uuid4
 
 import httpx
 import pytest
 
+from domain import notifications
+from domain.events import parse_event
 from providers.sandbox import SIGNATURE_HEADER, sign
 from slothold.app import create_app
 from slothold.settings import Settings
@@ -21,6 +26,9 @@ from tests.api.conftest import Api, system_token
 from tests.api.test_payments_api import CONFIRM, held, paid_venue
 from tests.conftest import MutableClock
 from tests.venues import arena, at, cpf
+
+PUBLIC = "https://arena.example"
+"""The public base URL the claim links of these tests are built from (a trailing slash is dropped)."""
 
 
 @dataclass
@@ -47,7 +55,8 @@ class World:
 
 @pytest.fixture
 async def world(database_url: str, redis_url: str, clock: MutableClock) -> AsyncIterator[World]:
-    app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=25), clock=clock)
+    app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=25,
+                              public_base_url=PUBLIC + "/"), clock=clock)
     async with app.router.lifespan_context(app):
         access = app.state.slothold["access"]
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://slothold.test") as c:
@@ -197,3 +206,87 @@ async def test_an_orphan_without_a_payer_is_the_units_whose_customer_claims_that
     listed = (await world.gql(operator, ORPHANS, {"u": str(v.unit_id)}))["orphanPayments"]
     assert [(o["endToEndId"], o["amountCents"], o["payerName"]) for o in listed] == [
         (again["endToEndId"], 13_337, None)]
+
+
+# --- claim links: the token of a message claims its offer (seed 003) -------------------------------------------
+
+WALK_IN = """mutation($u: ID!, $phone: String!) { addWalkIn(unitId: $u, area: "Salão", name: "Bia", phone: $phone,
+  partySize: 3) { ... on WalkIn { id } } }"""
+OFFER_WALK_IN = "mutation($id: ID!) { offerWalkIn(entryId: $id) { ... on WalkIn { status } } }"
+SENT = "query($to: String!) { sandboxMessages(to: $to) { kind text } }"
+CLAIM_WALK_IN = """mutation($u: ID!, $t: String!) { claimWalkIn(unitId: $u, token: $t) { __typename
+  ... on WalkIn { name status } ... on Error { code } } }"""
+LINK_IN_TEXT = re.compile(r"https?://\S+")
+
+
+async def open_link(world: World, text: str) -> tuple[str, str, str]:
+    """The claim link of a message: (its page's HTML, the unit id the page claims on, the token in the link)."""
+    (link,) = LINK_IN_TEXT.findall(text)
+    assert link.startswith(PUBLIC + "/"), link
+    page = await world.http.get(link.removeprefix(PUBLIC))
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html"), page.text
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page.text  # phone width
+    unit = re.search(r'data-unit="([0-9a-f-]{36})"', page.text)
+    assert unit is not None, page.text
+    return page.text, unit.group(1), link.rsplit("/", 1)[1]
+
+
+async def test_a_walk_in_claims_its_turn_from_the_link_in_its_message(world: World, pool: Any) -> None:
+    v = await arena(pool)
+    phone = "+5511987650001"
+    staff = await world.staff(v)
+    wid = (await world.gql(staff, WALK_IN, {"u": str(v.unit_id), "phone": phone}))["addWalkIn"]["id"]
+    assert (await world.gql(staff, OFFER_WALK_IN, {"id": wid}))["offerWalkIn"]["status"] == "offered"
+    (sent,) = (await world.gql(world.system, SENT, {"to": phone}))["sandboxMessages"]
+    assert sent["kind"] == "walk_in_offer" and len(sent["text"]) <= 160, sent  # one short WhatsApp message
+    page, unit, token = await open_link(world, sent["text"])
+    assert unit == str(v.unit_id) and len(token) == 64
+    assert "Bia" in page and "Salão" in page and "claimWalkIn" in page
+    claimed = (await world.gql(None, CLAIM_WALK_IN, {"u": unit, "t": token}))["claimWalkIn"]
+    assert claimed == {"__typename": "WalkIn", "name": "Bia", "status": "claimed"}
+    again = (await world.gql(None, CLAIM_WALK_IN, {"u": unit, "t": token}))["claimWalkIn"]
+    assert again["__typename"] == "NotFound"  # once only
+    assert (await world.http.get(f"/walk-in/claim/{token}")).status_code == 200  # the page says it was claimed
+    assert (await world.http.get("/walk-in/claim/" + "0" * 64)).status_code == 404
+    assert (await world.http.get("/walk-in/claim/not-a-token")).status_code == 404
+
+
+JOIN_CLASS = """mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!) { joinCapacityWaitlist(unitId: $u,
+  resourceId: $r, startsAt: $s, endsAt: $e, partySize: 2) { __typename ... on CapacityWaitlistEntry { id status }
+  ... on Error { code message } } }"""
+CLAIM_OFFER = """mutation($u: ID!, $t: String!) { claimWaitlistOffer(unitId: $u, token: $t) { __typename
+  ... on Booking { id status customerId } ... on Error { code } } }"""
+HOLD_PLACES = """mutation($i: HoldInput!) { hold(input: $i) { __typename ... on BookingPayload { booking { id } }
+  ... on Error { code message } } }"""
+
+
+async def test_a_capacity_offer_is_claimed_from_the_link_in_its_message(
+        world: World, pool: Any, clock: MutableClock) -> None:
+    v = await arena(pool, pooled={"Aula de spinning": 2})
+    aula = v.resource_ids["Aula de spinning"]
+    when = {"s": at(9, 18).isoformat(), "e": at(9, 19).isoformat()}
+    full = (await world.gql(world.system, HOLD_PLACES, {"i": {
+        "unitId": str(v.unit_id), "resourceIds": [str(aula)], "startsAt": when["s"], "endsAt": when["e"],
+        "quantity": 2, "customer": {"cpf": cpf(420_001)}}}))["hold"]
+    assert full["__typename"] == "BookingPayload", full
+    customer = uuid4()
+    await pool.execute("INSERT INTO customers (id, tenant_id, phone, name) VALUES ($1, $2, '+5511987650002', "
+                       "'Caio')", customer, v.tenant_id)
+    _, session = await world.access.open_session(v.unit_id, v.tenant_id, customer, clock.now(), timedelta(days=1))
+    joined = (await world.gql(session, JOIN_CLASS, {"u": str(v.unit_id), "r": str(aula), **when})
+              )["joinCapacityWaitlist"]
+    assert joined["status"] == "waiting", joined
+    await world.gql(world.system, "mutation($b: ID!) { cancel(bookingId: $b) { __typename } }",
+                    {"b": full["booking"]["id"]})  # two places free: the line's first party is offered them
+    row = await pool.fetchrow("SELECT topic, payload FROM outbox WHERE unit_id = $1 AND topic = 'notification' "
+                              "AND payload->>'kind' = 'capacity_offer'", v.unit_id)
+    planned = notifications.plan(notifications.intent(parse_event(row["topic"], row["payload"])),  # as the relay
+                                 notifications.Context(phone="+5511987650002"))                   # words it
+    (whatsapp,) = [p for p in planned if p.channel == "whatsapp"]
+    assert len(whatsapp.body) <= 200, whatsapp.body
+    page, unit, token = await open_link(world, whatsapp.body)
+    assert unit == str(v.unit_id) and "Aula de spinning" in page and "claimWaitlistOffer" in page
+    claimed = (await world.gql(session, CLAIM_OFFER, {"u": unit, "t": token}))["claimWaitlistOffer"]
+    assert claimed["__typename"] == "Booking" and claimed["status"] == "HELD" and claimed["customerId"] == str(
+        customer), claimed
+    assert (await world.http.get("/waitlist/claim/" + "f" * 64)).status_code == 404

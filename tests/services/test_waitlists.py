@@ -195,7 +195,7 @@ async def test_walk_ins_are_never_promoted_automatically(deps: Deps, pool: Any) 
     assert msg == "+5511988887777"
 
 
-async def test_the_customer_offered_a_capacity_place_is_told_the_code_that_claims_it(
+async def test_the_customer_offered_a_capacity_place_is_sent_the_link_that_claims_it(
     deps: Deps, pool: Any
 ) -> None:
     from schema.waitlists import CapacityWaitlistEntry
@@ -211,7 +211,8 @@ async def test_the_customer_offered_a_capacity_place_is_told_the_code_that_claim
         token = await conn.fetchval("SELECT token FROM capacity_waitlist WHERE id = $1", entry["id"])
         told = await conn.fetch("SELECT payload FROM outbox WHERE unit_id = $1 AND topic = 'notification' "
                                 "AND payload->>'kind' = 'capacity_offer'", v.unit_id)
-    assert [(r["payload"]["text"], r["payload"]["customer_id"]) for r in told] == [(token, str(entry["customer_id"]))]
+    assert [(r["payload"]["text"], r["payload"]["customer_id"]) for r in told] == [
+        (f"http://127.0.0.1:8000/waitlist/claim/{token}", str(entry["customer_id"]))]
     shown = CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(deps, entry["id"]))
     assert shown.status == "offered" and shown.offer_token == token
 
