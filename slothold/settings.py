@@ -50,11 +50,14 @@ class Settings:
     worker_metrics_host: str = "127.0.0.1"
     public_base_url: str = ""
     """Where customers reach this server (https://reservas.example): the claim links of offers are built on it.
-    Empty: the server's own address, http://<host>:<port> (right for `slothold dev`)."""
+    Empty: the server's own address, http://<host>:<port> (right for `slothold dev`; a wildcard host is shown as
+    127.0.0.1)."""
 
     def base_url(self) -> str:
         """The public base URL without its trailing slash; ValueError unless it is an http(s) URL."""
-        url = (self.public_base_url or f"http://{self.host}:{self.port}").strip().rstrip("/")
+        host = "127.0.0.1" if self.host in ("", "0.0.0.0", "::") else f"[{self.host}]" if ":" in self.host \
+            else self.host
+        url = (self.public_base_url.strip() or f"http://{host}:{self.port}").rstrip("/")
         scheme, _, rest = url.partition("://")
         if scheme not in ("http", "https") or not rest or any(c.isspace() for c in rest) or "?" in rest \
                 or "#" in rest:
