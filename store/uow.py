@@ -14,6 +14,7 @@ from store.bookings import PgBookings
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
 from store.manual_payments import PgManualPayments
+from store.orphans import PgOrphanPayments
 from store.outbox import PgEvents
 from store.payments import PgPayments
 from store.queue import PgQueue
@@ -56,6 +57,7 @@ class PgUnitOfWork:
         self.manual_payments = PgManualPayments(self._connection)
         self.setup = PgSetup(self._connection)
         self.staff_tokens = PgStaffTokens(self._connection)
+        self.orphans = PgOrphanPayments(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:

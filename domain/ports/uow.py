@@ -16,6 +16,7 @@ from domain.ports.waitlists import WaitlistRepository
 
 if TYPE_CHECKING:  # domain.seatmaps uses the ports itself
     from domain.manual_payments import ManualPayments
+    from domain.orphans import OrphanPayments
     from domain.seatmaps import SeatMapRepository
     from domain.setup import VenueSetup
     from domain.staff_tokens import StaffTokens
@@ -71,6 +72,10 @@ class UnitOfWork(Protocol):
     @property
     def staff_tokens(self) -> StaffTokens:
         """Staff and integrator tokens, issued and revoked by owners (domain/staff_tokens.py)."""
+        ...
+    @property
+    def orphans(self) -> OrphanPayments:
+        """Pix that matched no charge: their payer and unit (domain/orphans.py)."""
         ...
 
     def savepoint(self) -> AbstractAsyncContextManager[object]:

@@ -349,6 +349,7 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
          {"t": str(w.staff_token)}),
         ("updateUnitContacts", Action.CONFIGURE, 'mutation($u: ID!) { updateUnitContacts(unitId: $u, input: '
          '{ownerEmail: "dono@example.com"}) { __typename } }', {"u": u}),
+        ("orphanPayments", Action.COUNTER, "query($u: ID!) { orphanPayments(unitId: $u) { id } }", {"u": u}),
     ]
 
 
