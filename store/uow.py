@@ -11,6 +11,7 @@ import asyncpg
 from domain.errors import Busy
 from store.antifraud import PgAntifraud
 from store.bookings import PgBookings
+from store.catalog import PgCatalog
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
 from store.outbox import PgEvents
@@ -50,6 +51,7 @@ class PgUnitOfWork:
         self.seatmaps = PgSeatMaps(self._connection)
         self.venue_log = PgVenueLog(self._connection)
         self.unit_settings = PgUnitSettings(self._connection)
+        self.catalog = PgCatalog(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:

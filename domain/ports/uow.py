@@ -7,6 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self
 
+from domain.ports.catalog import CatalogRepository
 from domain.ports.customers import AntifraudRepository, CustomerRepository
 from domain.ports.payments import PaymentsRepository
 from domain.ports.queue import QueueRepository
@@ -56,6 +57,10 @@ class UnitOfWork(Protocol):
     @property
     def unit_settings(self) -> UnitSettings:
         """A unit's parameter columns, read and written (domain/unit_settings.py)."""
+        ...
+    @property
+    def catalog(self) -> CatalogRepository:
+        """Services, their resources and their price versions with bands (store/catalog.py)."""
         ...
 
     def savepoint(self) -> AbstractAsyncContextManager[object]:
