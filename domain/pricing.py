@@ -180,7 +180,8 @@ class Service:
         if not self.active:
             raise InvalidInput("serviceId", f"{self.name} is not sold now", code=ErrorCode.SERVICE_INACTIVE)
         slots = (ends_at - starts_at) / timedelta(minutes=slot_minutes)
-        if self.durations is not None and slots not in self.durations:
+        # A length off the slot grid is left to the grid's own check (off_grid).
+        if self.durations is not None and slots == int(slots) and slots not in self.durations:
             offered = ", ".join(str(d) for d in self.durations)
             raise InvalidInput("endsAt", f"{self.name} is sold for {offered} slot(s) of {slot_minutes} minutes",
                                code=ErrorCode.DURATION_NOT_OFFERED)

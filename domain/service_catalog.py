@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from domain.services.deps import Deps
     from domain.units import Unit
 
-NAME_MAX = 80
+NAME_MAX = 200
+"""As the API's limit for names (api/graphql/text_limits.py)."""
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from domain import service_catalog
 from domain.access import Action
 from domain.units import Unit
 from resolvers.context import Info, parse_id
-from resolvers.permissions import authorize_unit
+from resolvers.permissions import authorize_unit, signed_in
 from schema.service_catalog import PriceBandInput, Service, ServiceInput, ServiceResult, ServiceUpdateInput
 
 
@@ -21,6 +21,7 @@ def _ids(values: list[strawberry.ID], field: str) -> tuple[UUID, ...]:
 async def _owned(info: Info, service_id: strawberry.ID) -> tuple[UUID, Unit]:
     """The service's id and unit, once the caller may configure that unit."""
     sid = parse_id(service_id, "serviceId")
+    signed_in(info.context, Action.CONFIGURE)  # an anonymous caller learns nothing of which ids exist
     unit_id = await service_catalog.unit_of(info.context.deps, sid)
     return sid, await authorize_unit(info.context, unit_id, Action.CONFIGURE)
 

@@ -262,3 +262,7 @@ async def test_a_hold_keeps_the_price_version_it_was_made_at(venue: Venue) -> No
     (listed,) = (await v.live.gql(None, LIST, {"u": v.unit}))["services"]
     assert (listed["priceVersion"], listed["priceCents"], [b["priceCents"] for b in listed["bands"]]) == (
         4, 22000, [15000, 40000])
+    latest = (await v.gql("manager", CHANGES, {"u": v.unit}))["venueChanges"][0]
+    assert (latest["entity"], latest["entityId"], latest["before"]["priceVersion"], latest["after"]) == (
+        "service", sid, 3, {"priceVersion": 4, "priceCents": 22000, "paymentRule": "FULL", "depositPercent": None,
+                            "depositCents": None})
