@@ -33,6 +33,8 @@ QUOTE = """query($b: ID!) { booking(id: $b) { ... on Booking { status paidCents 
   atVenueCents paymentRule priceVersion policySummary } } } }"""
 CONFIRM = """mutation($b: ID!) { confirm(bookingId: $b) { __typename ... on BookingPayload { booking { status
   acceptance { totalCents dueNowCents paymentRule priceVersion } } charge { txid amountCents status } } } }"""
+RESCHEDULE = """mutation($b: ID!, $i: RescheduleInput!) { reschedule(bookingId: $b, input: $i) { __typename
+  ... on BookingPayload { booking { id } } ... on Error { code message } } }"""
 PAY = "mutation($t: String!) { sandboxPay(txid: $t) { __typename ... on PaymentOutcome { outcome } } }"
 PRICE = """mutation($u: ID!, $s: ID!) { publishServicePrice(unitId: $u, serviceId: $s, priceCents: 22000,
   paymentRule: "full") { __typename ... on PriceVersion { version } } }"""
@@ -266,3 +268,16 @@ async def test_a_hold_keeps_the_price_version_it_was_made_at(venue: Venue) -> No
     assert (latest["entity"], latest["entityId"], latest["before"]["priceVersion"], latest["after"]) == (
         "service", sid, 3, {"priceVersion": 4, "priceCents": 22000, "paymentRule": "FULL", "depositPercent": None,
                             "depositCents": None})
+
+
+async def test_a_rescheduled_hold_keeps_its_version_and_is_priced_at_its_new_slot(venue: Venue) -> None:
+    v = venue
+    sid = (await v.create())["id"]
+    await v.gql("owner", BANDS, {"s": sid, "b": [DAYTIME, PRIME]})
+    bid = (await v.hold(sid, "Campo 1", 8, 16, 17, 1))["booking"]["id"]  # daytime: R$ 150, full
+    await v.gql("owner", BANDS, {"s": sid, "b": []})  # version 3: no bands, R$ 200 everywhere
+    moved = (await v.gql("system", RESCHEDULE, {"b": bid, "i": {"startsAt": at(8, 20).isoformat(),
+                                                                 "endsAt": at(8, 21).isoformat()}}))["reschedule"]
+    assert moved["__typename"] == "BookingPayload", moved
+    quote = (await v.gql("system", QUOTE, {"b": moved["booking"]["id"]}))["booking"]["quote"]
+    assert (quote["totalCents"], quote["dueNowCents"], quote["priceVersion"]) == (30000, 15000, 2)
