@@ -48,12 +48,14 @@ class Action(StrEnum):
     """Prices, cancellation policies, parameters, hold types."""
     WEBHOOKS = "webhooks"
     """Outgoing webhook endpoints: register, list, replay deliveries."""
+    RECORD_PAYMENT = "record_payment"
+    """Record a payment taken outside Pix (cash, card, transfer), which confirms the booking (issue 18)."""
 
 
 MIN_ROLE = {
     Action.READ: Role.OPERATOR, Action.BOOK: Role.OPERATOR, Action.COUNTER: Role.OPERATOR,
     Action.DROP: Role.MANAGER, Action.MANAGE: Role.MANAGER, Action.CONFIGURE: Role.OWNER,
-    Action.WEBHOOKS: Role.OWNER,
+    Action.WEBHOOKS: Role.OWNER, Action.RECORD_PAYMENT: Role.MANAGER,
 }
 SCOPES = frozenset(a.value for a in Action if a is not Action.PUBLIC)
 """The scopes an integrator token may carry: one per action."""

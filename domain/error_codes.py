@@ -55,6 +55,7 @@ class ErrorCode(StrEnum):
     IDEMPOTENCY_KEY_MISMATCH = "idempotency_key_mismatch"
     IN_THE_PAST = "in_the_past"
     INTERNAL_HOLD_TYPE = "internal_hold_type"
+    INVALID_AMOUNT = "invalid_amount"
     INVALID_CHANNEL = "invalid_channel"
     INVALID_COLOR = "invalid_color"
     INVALID_CPF = "invalid_cpf"
@@ -84,6 +85,7 @@ class ErrorCode(StrEnum):
     INVALID_VALID_STATES = "invalid_valid_states"
     INVALID_WEEKDAY = "invalid_weekday"
     LOCKED_STATE_REQUIRED = "locked_state_required"
+    MANUAL_PAYMENTS_OFF = "manual_payments_off"
     MIXED_SEAT_STATES = "mixed_seat_states"
     NAIVE_DATETIME = "naive_datetime"
     NAME_TAKEN = "name_taken"
@@ -112,6 +114,7 @@ class ErrorCode(StrEnum):
     SANDBOX_REFUSED = "sandbox_refused"
     SERVICE_INACTIVE = "service_inactive"
     SKIP_LOCKED_NEEDS_SOLD = "skip_locked_needs_sold"
+    TERMS_NOT_ACCEPTED = "terms_not_accepted"
     TOO_FAR = "too_far"
     TOO_LONG = "too_long"
     TOO_MANY_HOLD_TYPES = "too_many_hold_types"
@@ -125,6 +128,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_HOLD_TYPE = "unknown_hold_type"
     USER_REQUIRED = "user_required"
     WAITLIST_CLOSED = "waitlist_closed"
+    WAITLIST_DISABLED = "waitlist_disabled"
     WEBHOOK_DISABLED = "webhook_disabled"
 
     # The API's own refusals, before or around the resolvers (document, limits, transport): top-level errors only.

@@ -9,6 +9,7 @@ from uuid import UUID
 from zoneinfo import ZoneInfo
 
 from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
+from domain.notice_matrix import Matrix, effective
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,12 @@ class UnitParameters:
     """After start + this with no check-in, a confirmed booking raises a no-show suggestion (SPEC §11)."""
     appointment_reminders: tuple[int, ...] = (1440, 120)
     """Minutes before the start at which the customer of a confirmed booking is reminded (SPEC §11)."""
+    manual_payments_enabled: bool = True
+    """Staff with the right may record a payment taken outside Pix (domain/manual_payments.py)."""
+    check_in_required: bool = True
+    """False: confirmed bookings complete by themselves after their end, and no no-show suggestion is raised."""
+    notification_matrix: Matrix = field(default_factory=lambda: effective(None))
+    """(event, customer told, staff told) per event of domain.notice_matrix.MATRIX_EVENTS (seed 002's by default)."""
 
 
 class ResourceKind(StrEnum):

@@ -35,6 +35,21 @@ class OpeningWindow:
     closes_minute: int
 
 
+@strawberry.type(description="Whether the customer and the staff/owner (in-app, and e-mail to the owner's address "
+                 "when known) are told of one booking event.")
+class NotificationRule:
+    event: str = strawberry.field(description="created, paid, cancelled, completed or expired.")
+    customer: bool
+    staff: bool
+
+
+@strawberry.input(description="Who is told of one booking event (created, paid, cancelled, completed, expired).")
+class NotificationRuleInput:
+    event: str
+    customer: bool
+    staff: bool
+
+
 @strawberry.type(description="The parameters of a unit (SPEC §17), durations in seconds.")
 class UnitParameters:
     min_advance_seconds: int
@@ -50,6 +65,9 @@ class UnitParameters:
     payment_rule: str
     no_show_grace_minutes: int
     appointment_reminder_minutes: list[int]
+    manual_payments_enabled: bool
+    check_in_required: bool
+    notification_matrix: list[NotificationRule]
 
     @classmethod
     def from_domain(cls, p: du.UnitParameters) -> UnitParameters:
@@ -64,6 +82,8 @@ class UnitParameters:
             charge_margin_seconds=s(p.charge_margin.total_seconds()), payment_rule=p.payment_rule,
             no_show_grace_minutes=s(p.no_show_grace.total_seconds()) // 60,
             appointment_reminder_minutes=list(p.appointment_reminders),
+            manual_payments_enabled=p.manual_payments_enabled, check_in_required=p.check_in_required,
+            notification_matrix=[NotificationRule(event=e, customer=c, staff=st) for e, c, st in p.notification_matrix],
         )
 
 
@@ -116,10 +136,18 @@ class UnitParametersInput:
     payment_rule: str | None = None
     notification_locale: str | None = strawberry.field(
         default=None, description="The language of the unit's notifications: pt-BR (default) or en.")
+    manual_payments_enabled: bool | None = strawberry.field(
+        default=None, description="Managers and owners may record payments taken outside Pix (default true).")
+    check_in_required: bool | None = strawberry.field(
+        default=None, description="true (default): no-shows are a person's decision after a suggestion; false: "
+        "confirmed bookings complete by themselves after their end.")
+    notification_matrix: list[NotificationRuleInput] | None = strawberry.field(
+        default=None, description="Who is told of each listed event; events not listed keep their setting.")
 
     def changes(self) -> dict[str, object]:
         """The given values by their API names (camelCase), for domain.unit_settings.checked_changes."""
-        return {_camel(k): v for k, v in vars(self).items()}
+        return {_camel(k): [vars(r) for r in v] if k == "notification_matrix" and v is not None else v
+                for k, v in vars(self).items()}
 
 
 def _camel(name: str) -> str:

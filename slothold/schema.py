@@ -31,6 +31,7 @@ from resolvers.seatmaps import SeatMapMutation, SeatMapQuery
 from resolvers.service_catalog import ServiceCatalogMutation, ServiceCatalogQuery
 from resolvers.subscriptions import Subscription
 from resolvers.units import UnitQuery, UnitSettingsMutation
+from resolvers.venue_flows import VenueFlowsMutation, VenueFlowsQuery
 from resolvers.venue_log import VenueLogQuery, VenueLogSubscription
 from resolvers.waitlists import WaitlistMutation, WaitlistQuery, WaitlistSubscription
 from resolvers.webhooks import WebhookMutation, WebhookQuery
@@ -118,11 +119,13 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
         # The order of the parts is the order of the root types' fields in the SDL (schema/schema.graphql).
         query=merge_types("Query", (UnitQuery, BookingQuery, AvailabilityQuery, QueueQuery, CheckoutQuery,
                                     WaitlistQuery, AuthQuery, WebhookQuery, NotificationQuery, AuditQuery,
-                                    HoldTypeQuery, SeatMapQuery, VenueLogQuery, ServiceCatalogQuery)),
+                                    HoldTypeQuery, SeatMapQuery, VenueLogQuery, VenueFlowsQuery,
+                                    ServiceCatalogQuery)),
         mutation=merge_types("Mutation", (BookingMutation, CheckoutMutation, QueueMutation, CatalogMutation,
                                           WaitlistMutation, AuthMutation, CustomerMutation, UnitSettingsMutation,
                                           WebhookMutation, RescheduleMutation, NotificationMutation, NoShowMutation,
-                                          HoldTypeMutation, SeatMapMutation, ServiceCatalogMutation)),
+                                          HoldTypeMutation, SeatMapMutation, VenueFlowsMutation,
+                                          ServiceCatalogMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription,
                                                   VenueLogSubscription)),
         execution_context_class=SharedEventExecutor,

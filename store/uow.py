@@ -14,6 +14,7 @@ from store.bookings import PgBookings
 from store.catalog import PgCatalog
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
+from store.manual_payments import PgManualPayments
 from store.outbox import PgEvents
 from store.payments import PgPayments
 from store.queue import PgQueue
@@ -51,6 +52,7 @@ class PgUnitOfWork:
         self.seatmaps = PgSeatMaps(self._connection)
         self.venue_log = PgVenueLog(self._connection)
         self.unit_settings = PgUnitSettings(self._connection)
+        self.manual_payments = PgManualPayments(self._connection)
         self.catalog = PgCatalog(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:

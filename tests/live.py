@@ -100,23 +100,37 @@ class Live:
 
 
 @asynccontextmanager
-async def live_api(database_url: str, redis_url: str, clock: Clock | None = None) -> AsyncIterator[Live]:
-    """The API on a free port and a relay from the outbox to Redis, both stopped on leaving."""
-    app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=10, log_level="WARNING"),
-                     clock=clock)
+async def serving(app: Any) -> AsyncIterator[int]:
+    """`app` served by uvicorn in this process on a free port (yielded), stopped on leaving."""
     port = free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     task = asyncio.create_task(srv.serve())
-    stop = asyncio.Event()
-    relay = asyncio.create_task(Relay(PgOutboxSource(database_url), redis_url, clock or SystemClock()).run(stop))
     try:
         for _ in range(300):
             if srv.started:
                 break
             await asyncio.sleep(0.05)
-        yield Live(port, app.state.slothold["access"], app)
+        yield port
     finally:
-        stop.set()
-        await asyncio.wait_for(relay, 15)
         srv.should_exit = True
         await asyncio.wait_for(task, 15)
+
+
+@asynccontextmanager
+async def live_api(database_url: str, redis_url: str, clock: Clock | None = None, relay: bool = True,
+                   **settings: Any) -> AsyncIterator[Live]:
+    """The API on a free port (Settings fields may be given) and, unless `relay=False`, a relay from the outbox to
+    Redis; both stopped on leaving."""
+    app = create_app(Settings(database_url=database_url, redis_url=redis_url, **{"db_pool_max": 10,
+                                                                                "log_level": "WARNING", **settings}),
+                     clock=clock)
+    stop = asyncio.Event()
+    relaying = asyncio.create_task(Relay(PgOutboxSource(database_url), redis_url, clock or SystemClock()).run(stop)) \
+        if relay else None
+    try:
+        async with serving(app) as port:
+            yield Live(port, app.state.slothold["access"], app)
+    finally:
+        stop.set()
+        if relaying is not None:
+            await asyncio.wait_for(relaying, 15)

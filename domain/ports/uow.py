@@ -16,6 +16,7 @@ from domain.ports.venues import BookingRepository, UnitRepository
 from domain.ports.waitlists import WaitlistRepository
 
 if TYPE_CHECKING:  # domain.seatmaps uses the ports itself
+    from domain.manual_payments import ManualPayments
     from domain.seatmaps import SeatMapRepository
     from domain.unit_settings import UnitSettings
     from domain.venue_log import VenueLog
@@ -57,6 +58,10 @@ class UnitOfWork(Protocol):
     @property
     def unit_settings(self) -> UnitSettings:
         """A unit's parameter columns, read and written (domain/unit_settings.py)."""
+        ...
+    @property
+    def manual_payments(self) -> ManualPayments:
+        """Payments recorded by hand, apart from Pix (domain/manual_payments.py)."""
         ...
     @property
     def catalog(self) -> CatalogRepository:
