@@ -148,10 +148,11 @@ class PgCatalog:
         bands = _bands(await conn.fetch(_BANDS, unit_id, [service_id], [r["version"]]))
         return PriceTable(_price(service_id, r), bands.get((service_id, r["version"]), ()))
 
-    async def pin(self, unit_id: UUID, booking_id: UUID, service_id: UUID, version: int) -> None:
+    async def pin(self, unit_id: UUID, booking_id: UUID, service_id: UUID, version: int | None = None) -> None:
         conn = await self._conn()
         await conn.execute("INSERT INTO booking_price_versions (unit_id, booking_id, service_id, version) "
-                           "VALUES ($1, $2, $3, $4)", unit_id, booking_id, service_id, version)
+                           "SELECT $1, $2, id, coalesce($4, price_version) FROM services WHERE unit_id = $1 "
+                           "AND id = $3", unit_id, booking_id, service_id, version)
 
     async def pinned(self, unit_id: UUID, booking_id: UUID) -> int | None:
         conn = await self._conn()

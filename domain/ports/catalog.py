@@ -42,8 +42,8 @@ class CatalogRepository(Protocol):
         serviceId."""
         ...
 
-    async def pin(self, unit_id: UUID, booking_id: UUID, service_id: UUID, version: int) -> None:
-        """Keep the price version a hold was made at."""
+    async def pin(self, unit_id: UUID, booking_id: UUID, service_id: UUID, version: int | None = None) -> None:
+        """Keep the price version a hold was made at (None: the service's current one, read as it is written)."""
         ...
 
     async def pinned(self, unit_id: UUID, booking_id: UUID) -> int | None:

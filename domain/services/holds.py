@@ -306,8 +306,8 @@ async def _book_on(
         stored = await replay(uow, unit.id, cmd.idempotency_key, cmd.OPERATION, request, now)
         if stored is not None:
             return BookingResult(stored, replayed=True)
-        # The price version in force now is the one the hold keeps (NotFound naming serviceId, not the FK's error).
-        version = (await uow.catalog.table(unit.id, cmd.service_id)).base.version if cmd.service_id else None
+        if cmd.service_id is not None and _on_seats(cmd):  # NotFound naming serviceId, not the FK's error
+            await uow.catalog.table(unit.id, cmd.service_id)
         customer: Customer | None = None
         if capacity is not None and cmd.customer is not None:  # a self-service hold: RN-HLD-05
             customer = await fraud.admit(uow, unit, cmd.customer, cmd.starts_at, now, capacity, replacing)
@@ -331,8 +331,8 @@ async def _book_on(
         pooled = {r.id: slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
                   for r in picked if r.kind is ResourceKind.POOLED}
         booking = await place(uow, unit.id, allocations, now, make, pooled)
-        if cmd.service_id is not None and version is not None:
-            await uow.catalog.pin(unit.id, booking.id, cmd.service_id, version)
+        if cmd.service_id is not None:  # the hold keeps the price version in force as it is made
+            await uow.catalog.pin(unit.id, booking.id, cmd.service_id)
         await remember(uow, unit.id, cmd.idempotency_key, booking)
         await uow.commit()
     return BookingResult(booking)
