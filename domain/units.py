@@ -46,6 +46,8 @@ class UnitParameters:
     """False: confirmed bookings complete by themselves after their end, and no no-show suggestion is raised."""
     notification_matrix: Matrix = field(default_factory=lambda: effective(None))
     """(event, customer told, staff told) per event of domain.notice_matrix.MATRIX_EVENTS (seed 002's by default)."""
+    owner_email: str | None = None
+    """Where the owner's notifications go by e-mail (set with updateUnitContacts; None: nowhere)."""
 
 
 class ResourceKind(StrEnum):
@@ -91,6 +93,8 @@ class Unit:
     hours: tuple[OpeningWindow, ...] = ()
     hold_types: HoldTypeCatalog = field(default=PLATFORM_CATALOG, compare=False)
     """The hold types of the unit's organization (SPEC §10)."""
+    currency: str = "BRL"
+    """The ISO 4217 code of the unit's prices."""
 
     @property
     def tz(self) -> ZoneInfo:

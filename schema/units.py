@@ -8,6 +8,7 @@ from typing import Annotated
 import strawberry
 
 from domain import units as du
+from domain.access import Principal
 from schema.errors import InvalidInput, NotFound
 
 ResourceKind = du.ResourceKind  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
@@ -87,23 +88,40 @@ class UnitParameters:
         )
 
 
+@strawberry.type(description="Where the unit's operational alerts (WhatsApp) and owner notifications (e-mail) go.")
+class UnitContacts:
+    alert_whatsapp: str | None = strawberry.field(description="E.164, e.g. +5511999990000 (null: none).")
+    owner_email: str | None
+
+
 @strawberry.type(description="One venue with its clock, hours, parameters and resources.")
 class Unit:
     id: strawberry.ID
     name: str
     timezone: str
+    currency: str = strawberry.field(description="The ISO 4217 code of the unit's prices, e.g. BRL.")
     parameters: UnitParameters
     opening_hours: list[OpeningWindow]
     resources: list[Resource]
+    domain: strawberry.Private[du.Unit]
+
+    @strawberry.field(description="Staff of the unit and the platform: where alerts and owner notifications go "
+                      "(updateUnitContacts). Null for anyone else (customers, integrators, the public).")
+    def contacts(self, info: strawberry.Info) -> UnitContacts | None:
+        p = getattr(info.context, "principal", None)
+        u = self.domain
+        if not isinstance(p, Principal) or p.kind not in ("staff", "system") or not p.covers(u.tenant_id, u.id):
+            return None
+        return UnitContacts(alert_whatsapp=u.params.owner_alert_whatsapp, owner_email=u.params.owner_email)
 
     @classmethod
     def from_domain(cls, u: du.Unit, resources: list[du.Resource]) -> Unit:
         return cls(
-            id=strawberry.ID(str(u.id)), name=u.name, timezone=u.timezone,
+            id=strawberry.ID(str(u.id)), name=u.name, timezone=u.timezone, currency=u.currency,
             parameters=UnitParameters.from_domain(u.params),
             opening_hours=[OpeningWindow(weekday=w.weekday, opens_minute=w.opens, closes_minute=w.closes)
                            for w in u.hours],
-            resources=[Resource.from_domain(r) for r in resources],
+            resources=[Resource.from_domain(r) for r in resources], domain=u,
         )
 
 
@@ -157,3 +175,12 @@ def _camel(name: str) -> str:
 
 UnitResult = Annotated[Unit | NotFound | InvalidInput, strawberry.union("UnitResult")]
 UnitSettingsResult = Annotated[Unit | InvalidInput | NotFound, strawberry.union("UnitSettingsResult")]
+
+
+@strawberry.input(description="The unit's contacts to change; leave one out to keep it, \"\" clears it.")
+class UnitContactsInput:
+    alert_whatsapp: str | None = strawberry.field(
+        default=None, description="WhatsApp number for operational alerts, with its country code (+55 11 99999-0000; "
+        "without one it is read as Brazilian); stored in E.164. The same as updateUnitParameters' "
+        "ownerAlertWhatsapp.")
+    owner_email: str | None = strawberry.field(default=None, description="E-mail of owner notifications.")

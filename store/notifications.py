@@ -14,7 +14,7 @@ from domain.notifications import Context, Delivery, Intent, intent, plan
 
 _CONTEXT = """
 SELECT u.timezone, u.notification_locale, u.owner_alert_whatsapp, u.notification_matrix,
-       to_jsonb(u) ->> 'owner_email' AS owner_email,
+       u.owner_email,
        b.customer_id AS booking_customer,
        c.id AS customer_id, c.phone, c.email,
        (SELECT min(lower(a.during)) FROM allocations a WHERE a.booking_id = b.id) AS starts_at,

@@ -62,6 +62,8 @@ units = Table(
     Column("manual_payments_enabled", Boolean),
     Column("check_in_required", Boolean),
     Column("notification_matrix", JSONB),
+    Column("currency", Text),
+    Column("owner_email", Text),
 )
 
 resource_groups = Table(

@@ -14,7 +14,8 @@ _COLUMNS = frozenset(b.column for b in PARAMETERS.values()) | {"payment_rule", "
                                                                   "notification_locale",
                                                                   "appointment_reminder_minutes",
                                                                   "manual_payments_enabled", "check_in_required",
-                                                                  "notification_matrix"}
+                                                                  "notification_matrix",
+                                                                  "owner_email"}
 
 
 async def update_parameters(pool: asyncpg.Pool, unit_id: UUID, changes: dict[str, object]) -> bool:

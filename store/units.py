@@ -136,6 +136,7 @@ def _params(row: Any) -> UnitParameters:
         manual_payments_enabled=row["manual_payments_enabled"],
         check_in_required=row["check_in_required"],
         notification_matrix=effective(_json(row["notification_matrix"])),
+        owner_email=row["owner_email"],
     )
 
 
@@ -168,7 +169,8 @@ class PgUnits:
                 raise NotFound("unit", unit_id, field="unitId")
             return Unit(id=row["id"], organization_id=row["organization_id"], tenant_id=row["tenant_id"],
                         name=row["name"], timezone=row["timezone"], params=_params(row), hours=_hours(row["hours"]),
-                        hold_types=HoldTypeCatalog(_json(row["tenant_hold_types"]), _json(row["org_hold_types"])))
+                        hold_types=HoldTypeCatalog(_json(row["tenant_hold_types"]), _json(row["org_hold_types"])),
+                        currency=row["currency"])
 
         return await _units.get(unit_id, load)
 

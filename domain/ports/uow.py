@@ -17,7 +17,10 @@ from domain.ports.waitlists import WaitlistRepository
 
 if TYPE_CHECKING:  # domain.seatmaps uses the ports itself
     from domain.manual_payments import ManualPayments
+    from domain.orphans import OrphanPayments
     from domain.seatmaps import SeatMapRepository
+    from domain.setup import VenueSetup
+    from domain.staff_tokens import StaffTokens
     from domain.unit_settings import UnitSettings
     from domain.venue_log import VenueLog
 
@@ -62,6 +65,18 @@ class UnitOfWork(Protocol):
     @property
     def manual_payments(self) -> ManualPayments:
         """Payments recorded by hand, apart from Pix (domain/manual_payments.py)."""
+        ...
+    @property
+    def setup(self) -> VenueSetup:
+        """Tenants, organizations and units, created by the platform (domain/setup.py)."""
+        ...
+    @property
+    def staff_tokens(self) -> StaffTokens:
+        """Staff and integrator tokens, issued and revoked by owners (domain/staff_tokens.py)."""
+        ...
+    @property
+    def orphans(self) -> OrphanPayments:
+        """Pix that matched no charge: their payer and unit (domain/orphans.py)."""
         ...
     @property
     def catalog(self) -> CatalogRepository:

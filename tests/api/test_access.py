@@ -43,7 +43,8 @@ ALLOWED = {Action.PUBLIC: {"operator", "manager", "owner", "read", "book", "cust
            Action.MANAGE: {"manager", "owner"},
            Action.CONFIGURE: {"owner"},
            Action.WEBHOOKS: {"owner"},
-           Action.RECORD_PAYMENT: {"manager", "owner"}}
+           Action.RECORD_PAYMENT: {"manager", "owner"},
+           Action.PLATFORM: set()}
 """Who may run an operation of each action here (customers on a unit-level booking action; `stranger`: an owner
 of another tenant). Customers on someone else's booking are refused: see the per-booking tests below."""
 
@@ -68,6 +69,7 @@ class World:
     seat_map: UUID | None = None
     seat_event: UUID | None = None
     seats: list[UUID] | None = None
+    staff_token: UUID | None = None
     service: UUID | None = None
 
     async def gql(self, caller: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -155,6 +157,7 @@ async def world(database_url: str, redis_url: str, clock: MutableClock, pool: An
                       UUID(slot_entry), capacity_entry, pool, phone)
             w.webhook, w.delivery = await _webhook_rows(pool, v.unit_id)
             w.seat_map, w.seat_event, w.seats = await _seat_map(pool, clock, v.unit_id)
+            w.staff_token = (await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "to revoke"))[0]
             w.service = await _service(pool, clock, v.unit_id, v.resource_ids["Campo 1"])
             yield w
 
@@ -356,6 +359,19 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
          "{ __typename } }", {"s": str(w.service)}),
         ("markNotificationsRead", Action.READ, "mutation($u: ID!, $i: [ID!]!) { markNotificationsRead(unitId: $u, "
          "ids: $i) }", {"u": u, "i": [str(uuid4())]}),
+        ("createTenant", Action.PLATFORM, 'mutation { createTenant(name: "T") { __typename } }', {}),
+        ("createOrganization", Action.PLATFORM, 'mutation($t: ID!) { createOrganization(tenantId: $t, name: "O") '
+         "{ __typename } }", {"t": str(uuid4())}),
+        ("createUnit", Action.PLATFORM, 'mutation($o: ID!) { createUnit(input: {organizationId: $o, name: "U"}) '
+         "{ __typename } }", {"o": str(uuid4())}),
+        ("staffTokens", Action.CONFIGURE, "query($u: ID!) { staffTokens(unitId: $u) { id } }", {"u": u}),
+        ("issueStaffToken", Action.CONFIGURE, 'mutation($u: ID!) { issueStaffToken(input: {unitId: $u, kind: STAFF, '
+         'role: OPERATOR, name: "desk"}) { __typename } }', {"u": u}),
+        ("revokeStaffToken", Action.CONFIGURE, "mutation($t: ID!) { revokeStaffToken(tokenId: $t) { __typename } }",
+         {"t": str(w.staff_token)}),
+        ("updateUnitContacts", Action.CONFIGURE, 'mutation($u: ID!) { updateUnitContacts(unitId: $u, input: '
+         '{ownerEmail: "dono@example.com"}) { __typename } }', {"u": u}),
+        ("orphanPayments", Action.COUNTER, "query($u: ID!) { orphanPayments(unitId: $u) { id } }", {"u": u}),
     ]
 
 

@@ -74,8 +74,8 @@ def test_the_owner_hears_in_app_and_by_e_mail_of_paid_cancelled_expired_by_defau
 
 
 async def test_the_owner_e_mail_is_read_from_the_unit_when_it_has_one(deps: Deps, pool: Any, clock: Any) -> None:
-    """`units.owner_email` belongs to another change (migration 0019a): read when present, else no e-mail. Here the
-    column is added inside a transaction that is rolled back, so the test runs the same with or without 0019a."""
+    """The unit's owner e-mail (updateUnitContacts, migration 0019a) receives the owner's notices; the planning runs
+    in a transaction rolled back at the end, so the relay of other tests never sees these rows."""
     from jobs.notify import schedule_notifications
     from store.outbox import OutboxEvent
     from store.relay import PgOutboxFeed
@@ -88,7 +88,6 @@ async def test_the_owner_e_mail_is_read_from_the_unit_when_it_has_one(deps: Deps
         tx = conn.transaction()
         await tx.start()
         try:
-            await conn.execute("ALTER TABLE units ADD COLUMN IF NOT EXISTS owner_email text")
             await conn.execute("UPDATE units SET owner_email = 'dono@arena.example' WHERE id = $1", v.unit_id)
             rows = await conn.fetch("SELECT id, unit_id, topic, payload FROM outbox WHERE unit_id = $1 ORDER BY id",
                                     v.unit_id)
