@@ -11,6 +11,7 @@ import asyncpg
 from domain.errors import Busy
 from store.antifraud import PgAntifraud
 from store.bookings import PgBookings
+from store.catalog import PgCatalog
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
 from store.manual_payments import PgManualPayments
@@ -58,6 +59,7 @@ class PgUnitOfWork:
         self.setup = PgSetup(self._connection)
         self.staff_tokens = PgStaffTokens(self._connection)
         self.orphans = PgOrphanPayments(self._connection)
+        self.catalog = PgCatalog(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:

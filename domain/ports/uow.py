@@ -7,6 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self
 
+from domain.ports.catalog import CatalogRepository
 from domain.ports.customers import AntifraudRepository, CustomerRepository
 from domain.ports.payments import PaymentsRepository
 from domain.ports.queue import QueueRepository
@@ -76,6 +77,10 @@ class UnitOfWork(Protocol):
     @property
     def orphans(self) -> OrphanPayments:
         """Pix that matched no charge: their payer and unit (domain/orphans.py)."""
+        ...
+    @property
+    def catalog(self) -> CatalogRepository:
+        """Services, their resources and their price versions with bands (store/catalog.py)."""
         ...
 
     def savepoint(self) -> AbstractAsyncContextManager[object]:

@@ -22,8 +22,9 @@ import pytest
 import uvicorn
 import websockets
 
-from domain import seatmaps
+from domain import seatmaps, service_catalog
 from domain.access import Action
+from domain.payments import PaymentRule
 from domain.services import Deps
 from slothold.app import create_app
 from slothold.cli.embedded import free_port
@@ -69,6 +70,7 @@ class World:
     seat_event: UUID | None = None
     seats: list[UUID] | None = None
     staff_token: UUID | None = None
+    service: UUID | None = None
 
     async def gql(self, caller: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         token = self.tokens[caller]
@@ -156,6 +158,7 @@ async def world(database_url: str, redis_url: str, clock: MutableClock, pool: An
             w.webhook, w.delivery = await _webhook_rows(pool, v.unit_id)
             w.seat_map, w.seat_event, w.seats = await _seat_map(pool, clock, v.unit_id)
             w.staff_token = (await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "to revoke"))[0]
+            w.service = await _service(pool, clock, v.unit_id, v.resource_ids["Campo 1"])
             yield w
 
 
@@ -168,6 +171,14 @@ async def _seat_map(pool: Any, clock: MutableClock, unit: UUID) -> tuple[UUID, U
     seats = [s.id for s in m.seats]
     await seatmaps.lock_seats(deps, seatmaps.SeatCommand(e.id, (seats[0],), customer=customer(77)))
     return m.id, e.id, seats
+
+
+async def _service(pool: Any, clock: MutableClock, unit: UUID, field: UUID) -> UUID:
+    """A service of the unit, on one field."""
+    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock)
+    made = await service_catalog.create_service(deps, unit, service_catalog.ServiceDraft(
+        "Matriz", (1,), (field,), 1000, PaymentRule.FULL), "cli")
+    return made.id
 
 
 async def _webhook_rows(pool: Any, unit: UUID) -> tuple[UUID, UUID]:
@@ -335,6 +346,17 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("unblockSeats", Action.COUNTER, "mutation($e: ID!, $s: [ID!]!) { unblockSeats(eventId: $e, seatIds: $s) "
          "{ __typename } }", {"e": ev, "s": [seat(5)]}),
         ("notifications", Action.READ, "query($u: ID!) { notifications(unitId: $u) { id } }", {"u": u}),
+        ("services", Action.PUBLIC, "query($u: ID!) { services(unitId: $u) { id } }", {"u": u}),
+        ("createService", Action.CONFIGURE, 'mutation($u: ID!, $r: ID!) { createService(unitId: $u, input: {name: '
+         '"Outro", durations: [1], resourceIds: [$r], priceCents: 1000}) { __typename } }', {"u": u, "r": f}),
+        ("updateService", Action.CONFIGURE, 'mutation($s: ID!) { updateService(serviceId: $s, input: {durations: '
+         "[1, 2]}) { __typename } }", {"s": str(w.service)}),
+        ("deactivateService", Action.CONFIGURE, "mutation($s: ID!) { deactivateService(serviceId: $s) "
+         "{ __typename } }", {"s": str(w.service)}),
+        ("reactivateService", Action.CONFIGURE, "mutation($s: ID!) { reactivateService(serviceId: $s) "
+         "{ __typename } }", {"s": str(w.service)}),
+        ("setPriceBands", Action.CONFIGURE, "mutation($s: ID!) { setPriceBands(serviceId: $s, bands: []) "
+         "{ __typename } }", {"s": str(w.service)}),
         ("markNotificationsRead", Action.READ, "mutation($u: ID!, $i: [ID!]!) { markNotificationsRead(unitId: $u, "
          "ids: $i) }", {"u": u, "i": [str(uuid4())]}),
         ("createTenant", Action.PLATFORM, 'mutation { createTenant(name: "T") { __typename } }', {}),
