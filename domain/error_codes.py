@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_ATTEMPTS = "too_many_attempts"
     WRONG_CODE = "wrong_code"
     IDENTITY_CONFLICT = "identity_conflict"
+    BOOKINGS_IN_THE_WAY = "bookings_in_the_way"
 
     # Which input was refused, and why: the codes an InvalidInput gives itself.
     ACCEPTED_SIZE_CHANGED = "accepted_size_changed"
@@ -120,6 +121,11 @@ class ErrorCode(StrEnum):
     USER_REQUIRED = "user_required"
     WAITLIST_CLOSED = "waitlist_closed"
     WEBHOOK_DISABLED = "webhook_disabled"
+    ALREADY_BLOCKED = "already_blocked"
+    INVALID_CAPACITY = "invalid_capacity"
+    INVALID_TIME = "invalid_time"
+    OVERLAPPING_WINDOWS = "overlapping_windows"
+    SLOT_BLOCKED = "slot_blocked"
 
     # The API's own refusals, before or around the resolvers (document, limits, transport): top-level errors only.
     BAD_REQUEST = "bad_request"

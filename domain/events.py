@@ -81,20 +81,24 @@ class BookingChanged(Fact):
 
 @dataclass(frozen=True)
 class SeatsBlockChanged(Fact):
-    """Seats of an event were blocked or unblocked (domain/seatmaps.py). Shown on slotChanged with no booking, so
-    its payload carries a booking change's keys, empty: the one fact with a codec of its own."""
+    """Seats of an event (domain/seatmaps.py), or a resource of the grid (`scope` "resource": domain/layout/blocks.py),
+    were blocked or unblocked. Shown on slotChanged with no booking, so its payload carries a booking change's
+    keys, empty: the one fact with a codec of its own."""
 
     TOPIC: ClassVar[str] = "block_changed"
+    SCOPES: ClassVar[tuple[str, ...]] = ("seats", "resource")
 
     unit_id: UUID
     blocked: bool
     at: datetime
     reason: str
     allocations: tuple[SlotSpan, ...]
+    scope: str = "seats"
 
     @property
     def name(self) -> str:
-        return "seats.blocked" if self.blocked else "seats.unblocked"
+        """seats.blocked, seats.unblocked, resource.blocked, resource.unblocked."""
+        return f"{self.scope}.{'blocked' if self.blocked else 'unblocked'}"
 
     @property
     def state(self) -> str:
@@ -107,10 +111,11 @@ class SeatsBlockChanged(Fact):
 
     @classmethod
     def from_json(cls, p: Mapping[str, Any]) -> Self:
-        if p["event"] not in ("seats.blocked", "seats.unblocked"):
-            raise ValueError(f"unknown seat block event {p['event']!r}")
-        return cls(UUID(read_str(p["unit_id"])), p["event"] == "seats.blocked", read_time(p["at"]),
-                   read_str(p.get("reason") or ""), read_spans(p["allocations"]))
+        scope, _, what = str(p["event"]).partition(".")
+        if scope not in cls.SCOPES or what not in ("blocked", "unblocked"):
+            raise ValueError(f"unknown block event {p['event']!r}")
+        return cls(UUID(read_str(p["unit_id"])), what == "blocked", read_time(p["at"]),
+                   read_str(p.get("reason") or ""), read_spans(p["allocations"]), scope)
 
 
 # --- money: jobs the relay schedules, what integrators hear -----------------------------------------------------------

@@ -25,6 +25,7 @@ from resolvers.catalog import CatalogMutation
 from resolvers.checkout import CheckoutMutation, CheckoutQuery
 from resolvers.customers import CustomerMutation
 from resolvers.hold_types import HoldTypeMutation, HoldTypeQuery
+from resolvers.layout import LayoutMutation, LayoutQuery
 from resolvers.notifications import NotificationMutation, NotificationQuery, NotificationSubscription
 from resolvers.queue import QueueMutation, QueueQuery
 from resolvers.seatmaps import SeatMapMutation, SeatMapQuery
@@ -117,11 +118,11 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
         # The order of the parts is the order of the root types' fields in the SDL (schema/schema.graphql).
         query=merge_types("Query", (UnitQuery, BookingQuery, AvailabilityQuery, QueueQuery, CheckoutQuery,
                                     WaitlistQuery, AuthQuery, WebhookQuery, NotificationQuery, AuditQuery,
-                                    HoldTypeQuery, SeatMapQuery, VenueLogQuery)),
+                                    HoldTypeQuery, SeatMapQuery, VenueLogQuery, LayoutQuery)),
         mutation=merge_types("Mutation", (BookingMutation, CheckoutMutation, QueueMutation, CatalogMutation,
                                           WaitlistMutation, AuthMutation, CustomerMutation, UnitSettingsMutation,
                                           WebhookMutation, RescheduleMutation, NotificationMutation, NoShowMutation,
-                                          HoldTypeMutation, SeatMapMutation)),
+                                          HoldTypeMutation, SeatMapMutation, LayoutMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription,
                                                   VenueLogSubscription)),
         execution_context_class=SharedEventExecutor,

@@ -13,12 +13,13 @@ from store.antifraud import PgAntifraud
 from store.bookings import PgBookings
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
+from store.layout import PgLayout
 from store.outbox import PgEvents
 from store.payments import PgPayments
 from store.queue import PgQueue
 from store.seatmaps import PgSeatMaps
 from store.unit_settings import PgUnitSettings
-from store.units import PgUnits
+from store.units import PgUnits, invalidate
 from store.venue_log import PgVenueLog
 from store.waitlists import PgWaitlists
 
@@ -50,6 +51,7 @@ class PgUnitOfWork:
         self.seatmaps = PgSeatMaps(self._connection)
         self.venue_log = PgVenueLog(self._connection)
         self.unit_settings = PgUnitSettings(self._connection)
+        self.layout = PgLayout(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:
@@ -92,3 +94,5 @@ class PgUnitOfWork:
         if self._tx is not None:
             await self._tx.commit()
         self._done = True
+        for unit_id in self.layout.touched:  # a copy cached while the change was under way is stale now
+            invalidate(unit_id)

@@ -15,6 +15,7 @@ from domain.ports.venues import BookingRepository, UnitRepository
 from domain.ports.waitlists import WaitlistRepository
 
 if TYPE_CHECKING:  # domain.seatmaps uses the ports itself
+    from domain.layout.ports import LayoutRepository
     from domain.seatmaps import SeatMapRepository
     from domain.unit_settings import UnitSettings
     from domain.venue_log import VenueLog
@@ -56,6 +57,11 @@ class UnitOfWork(Protocol):
     @property
     def unit_settings(self) -> UnitSettings:
         """A unit's parameter columns, read and written (domain/unit_settings.py)."""
+        ...
+
+    @property
+    def layout(self) -> LayoutRepository:
+        """Resources, groups, hours, closed days, grid blocks (domain/layout/ports.py)."""
         ...
 
     def savepoint(self) -> AbstractAsyncContextManager[object]:
