@@ -206,7 +206,7 @@ class PgLayout:
             "SELECT id, day, resource_id, windows, reason FROM hours_exceptions WHERE unit_id = $1 "
             "AND coalesce(resource_id, $2) = coalesce($3, $2) AND day = $4 FOR UPDATE", unit_id, _ZERO,
             e.resource_id, e.day)
-        windows = json.dumps([list(w) for w in e.windows])
+        windows = [list(w) for w in e.windows]
         kind = "closed" if e.closed else "special"
         if old is None:
             await conn.execute(

@@ -97,3 +97,24 @@ def check_on_grid(unit: Unit, resource: Resource, starts_at: datetime, ends_at: 
         f"inside the opening hours of {resource.name}",
         code=ErrorCode.OFF_GRID,
     )
+
+
+def closed_windows(
+    hours: Sequence[OpeningWindow], tz: ZoneInfo, start: datetime, end: datetime, days: DayHours
+) -> list[tuple[datetime, datetime]]:
+    """The parts of the weekly windows that dated exceptions close (a holiday, shorter special hours), touching
+    [start, end): the staff grid shows them CLOSED."""
+    if not days:
+        return []
+    weekly = opening_windows(hours, tz, start, end)
+    actual = opening_windows(hours, tz, start, end, days)
+    dated = {d for d, _ in days}
+    out: list[tuple[datetime, datetime]] = []
+    for o, c in weekly:
+        if o.astimezone(tz).date() not in dated:
+            continue
+        pieces = [(o, c)]
+        for ao, ac in actual:
+            pieces = [p for lo, hi in pieces for p in ((lo, min(hi, ao)), (max(lo, ac), hi)) if p[0] < p[1]]
+        out += pieces
+    return out

@@ -26,6 +26,7 @@ SAMPLES: list[Fact] = [
     ev.BookingChanged(U[0], U[1], None, "confirmed", "booked", None, None, None, None, None, LOCAL, ()),
     ev.SeatsBlockChanged(U[1], True, T, "camera", (SlotSpan(U[5], T, T + timedelta(hours=2)),)),
     ev.SeatsBlockChanged(U[1], False, T, "", ()),
+    ev.SeatsBlockChanged(U[1], True, T, "manutenção", (SlotSpan(U[5], T, T + timedelta(days=2)),), "resource"),
     ev.ChargeCancelRequested(U[2]),
     ev.RefundRequested(U[3], U[0]),
     ev.PaymentReceived(U[0], U[2], U[4], 8000, False, T),
@@ -86,8 +87,8 @@ def _notify(topic: str, payload: dict[str, Any]) -> dict[str, Any]:  # store/out
 def _before(fact: Fact) -> dict[str, Any]:
     """The payload the untyped code wrote for this fact's values."""
     match fact:
-        case ev.SeatsBlockChanged():  # domain/seatmaps._block_event
-            name = "seats.blocked" if fact.blocked else "seats.unblocked"
+        case ev.SeatsBlockChanged():  # domain/seatmaps._block_event (and domain/layout/blocks._event: "resource")
+            name = f"{fact.scope}.blocked" if fact.blocked else f"{fact.scope}.unblocked"
             return _notify("block_changed", {
                 "event": name, "unit_id": str(fact.unit_id), "booking_id": None, "status": None, "old_status": None,
                 "state": "blocked" if fact.blocked else "free", "hold_type": None, "hold_expires_at": None,
