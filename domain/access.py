@@ -43,7 +43,7 @@ class Action(StrEnum):
     DROP = "drop"
     """Drop a customer's hold."""
     MANAGE = "manage"
-    """The unit's customers: blacklist."""
+    """The unit's customers (blacklist), and grid blocks: taking a resource out of sale for a while."""
     CONFIGURE = "configure"
     """Prices, cancellation policies, parameters, hold types."""
     WEBHOOKS = "webhooks"
