@@ -169,6 +169,13 @@ async def test_a_pooled_capacity_never_goes_below_what_live_bookings_use(venue: 
     assert (await v.one("owner", UPDATE, {"r": aula, "i": {"capacity": 12}}))["capacity"] == 12
     assert (await v.one("system", HOLD, _hold(v, "Aula", at(9, 19), n=5, quantity=5)))["__typename"] == \
         "BookingPayload"
+    # A block keeps the whole pool through a resize, and gives all of it back.
+    block = await v.one("manager", BLOCK, {"r": aula, "f": at(18, 19).isoformat(), "t": at(18, 20).isoformat()})
+    assert (await v.one("owner", UPDATE, {"r": aula, "i": {"capacity": 15}}))["capacity"] == 15
+    assert (await v.one("system", HOLD, _hold(v, "Aula", at(18, 19), n=6, quantity=1)))["__typename"] == "SlotTaken"
+    assert (await v.one("owner", UPDATE, {"r": aula, "i": {"capacity": 14}}))["capacity"] == 14
+    assert (await v.one("manager", UNBLOCK, {"b": block["id"]}))["__typename"] == "GridBlock"
+    await _held(v, "Aula", at(18, 19), n=7, quantity=14)
 
 
 async def test_deactivating_a_resource_is_refused_while_it_has_future_bookings(venue: Venue) -> None:
