@@ -267,6 +267,28 @@ class PgLayout:
             raise AlreadyBlocked() from None
         self._forget(b.unit_id)
 
+    async def pooled_blocks(self, unit_id: UUID, resource_ids: list[UUID], after: datetime
+                            ) -> list[tuple[GridBlock, list[datetime]]]:
+        conn = await self._conn()
+        rows = await conn.fetch(f"SELECT {_BLOCK_COLUMNS}, pool_slots FROM blocks WHERE unit_id = $1 "
+                                "AND resource_id = ANY($2::uuid[]) AND seat_event_id IS NULL "
+                                "AND pool_slots IS NOT NULL AND upper(during) > $3 FOR UPDATE",
+                                unit_id, resource_ids, after)
+        return [(_block(r), list(r["pool_slots"])) for r in rows]
+
+    async def retake(self, block: GridBlock, capacity: int, slots: list[datetime]) -> None:
+        conn = await self._conn()
+        await conn.execute("UPDATE pool_usage p SET used = p.used - $4 FROM blocks b WHERE b.id = $1 "
+                           "AND p.unit_id = $2 AND p.resource_id = $3 AND p.slot_start = ANY(b.pool_slots)",
+                           block.id, block.unit_id, block.resource_id, capacity)
+        await conn.execute("INSERT INTO pool_usage (unit_id, resource_id, slot_start, used, capacity) "
+                           "SELECT $1, $2, s, $3, $3 FROM unnest($4::timestamptz[]) AS s "
+                           "ON CONFLICT (unit_id, resource_id, slot_start) "
+                           "DO UPDATE SET used = pool_usage.used + EXCLUDED.used, capacity = EXCLUDED.capacity",
+                           block.unit_id, block.resource_id, capacity, slots)
+        await conn.execute("UPDATE blocks SET pool_slots = $2 WHERE id = $1", block.id, slots)
+        self._forget(block.unit_id)
+
     async def block(self, block_id: UUID) -> GridBlock | None:
         conn = await self._conn()
         r = await conn.fetchrow(f"SELECT {_BLOCK_COLUMNS} FROM blocks WHERE id = $1 AND seat_event_id IS NULL "

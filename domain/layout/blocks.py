@@ -27,7 +27,7 @@ REASON_MAX = 200
 LIST_MAX = timedelta(days=400)
 
 
-def _pool_slots(unit: Unit, resource: Resource, start: datetime, end: datetime) -> list[datetime]:
+def pool_slots(unit: Unit, resource: Resource, start: datetime, end: datetime) -> list[datetime]:
     """The starts of the resource's grid slots that overlap [start, end): a pooled block takes them whole."""
     day = timedelta(days=1)
     return [s for group in slot_ranges(unit, resource, start - day, end + day) for s, e in group
@@ -78,7 +78,7 @@ async def block_resource(deps: Deps, resource_id: UUID, starts_at: datetime, end
         block = GridBlock(deps.new_id(), unit.id, resource.id, start, end, why, session, now)
         pooled = resource.kind is ResourceKind.POOLED
         try:
-            await uow.layout.add_block(block, (resource.capacity, _pool_slots(unit, resource, start, end))
+            await uow.layout.add_block(block, (resource.capacity, pool_slots(unit, resource, start, end))
                                        if pooled else None)
         except AlreadyBlocked:
             raise InvalidInput("from", f"{resource.name} is already blocked in part of that range",
@@ -124,3 +124,16 @@ async def refuse_blocked(uow: UnitOfWork, unit_id: UUID, resource_id: UUID, star
         if o.is_block:
             raise InvalidInput("startsAt", "that slot is blocked (out of sale): it has no waitlist",
                                code=ErrorCode.SLOT_BLOCKED)
+
+
+async def retake_pools(uow: UnitOfWork, after: Unit, resources: list[Resource], now: datetime) -> None:
+    """After the hours changed: each future block of a pooled resource takes whole the slots its range covers under
+    the new hours (a newly opened slot inside a block is not for sale either)."""
+    pooled = {r.id: r for r in resources if r.kind is ResourceKind.POOLED}
+    if not pooled:
+        return
+    for block, taken in await uow.layout.pooled_blocks(after.id, list(pooled), now):
+        r = pooled[block.resource_id]
+        slots = pool_slots(after, r, block.starts_at, block.ends_at)
+        if slots != taken:
+            await uow.layout.retake(block, r.capacity, slots)

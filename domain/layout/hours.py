@@ -14,6 +14,7 @@ from uuid import UUID
 
 from domain.availability import check_on_grid
 from domain.errors import ErrorCode, InvalidInput, NotFound
+from domain.layout.blocks import retake_pools
 from domain.layout.common import live_over, note
 from domain.layout.errors import BookingsInTheWay
 from domain.layout.ports import LiveAllocation
@@ -124,12 +125,15 @@ async def _context(uow: UnitOfWork, unit_id: UUID, resource_id: UUID | None) -> 
 
 async def _refuse_orphans(uow: UnitOfWork, before: Unit, after: Unit, pairs: dict[UUID, tuple[Resource, Resource]],
                           start: datetime, end: datetime, now: datetime, field: str) -> None:
+    """Refuse a change that leaves live bookings outside the new hours; then pooled blocks take the new hours'
+    slots of their ranges (the resources stay locked until the change commits)."""
     ids = list(pairs)
     await uow.bookings.lock_resources(before.id, ids)
     live = await live_over(uow, before.id, ids, max(start, now), end, now)
     found = orphaned(before, after, pairs, live)
     if found:
         raise BookingsInTheWay(field, "the change would leave live bookings outside the opening hours", found)
+    await retake_pools(uow, after, [new for _, new in pairs.values()], now)
 
 
 async def set_opening_hours(deps: Deps, unit_id: UUID, resource_id: UUID | None, specs: Sequence[WindowSpec],

@@ -175,6 +175,15 @@ class LayoutRepository(Protocol):
         AlreadyBlocked."""
         ...
 
+    async def pooled_blocks(self, unit_id: UUID, resource_ids: list[UUID], after: datetime
+                            ) -> list[tuple[GridBlock, list[datetime]]]:
+        """The grid blocks of those pooled resources that end after `after`, with the slot starts each took."""
+        ...
+
+    async def retake(self, block: GridBlock, capacity: int, slots: list[datetime]) -> None:
+        """A pooled block takes these slot starts whole instead of those it took (the hours changed)."""
+        ...
+
     async def block(self, block_id: UUID) -> GridBlock | None:
         """A grid block (seat blocks are not)."""
         ...

@@ -217,8 +217,14 @@ async def test_opening_hours_are_checked_and_refused_over_live_bookings(venue: V
     refused = await v.one("owner", HOURS, {"u": u, "w": week("08:00", "20:00")})
     assert (refused["__typename"], refused["field"], refused["bookingIds"]) == ("BookingsInTheWay", "windows",
                                                                                 [booking])
-    # Until midnight is fine (the booking stays inside); bookable slots follow at once.
+    # Until midnight is fine (the booking stays inside); bookable slots follow at once. A pooled block up to
+    # midnight takes the newly opened 23:00 slot too.
+    aula = await v.one("manager", BLOCK, {"r": str(v.resources["Aula"]), "f": at(9, 22).isoformat(),
+                                          "t": at(10, 0).isoformat()})
+    assert aula["__typename"] == "GridBlock"
     done = await v.one("owner", HOURS, {"u": u, "w": week("10:00", "24:00")})
+    late = await v.one("system", HOLD, _hold(v, "Aula", at(9, 23), n=9, quantity=1))
+    assert late["__typename"] == "SlotTaken", late
     assert done["windows"][0] == {"weekday": "MONDAY", "opens": "10:00", "closes": "24:00"}
     slots = (await v.gql("owner", BOOKABLE, {"u": u, "f": at(9, 0).isoformat(), "t": at(10, 0).isoformat(),
                                              "r": c1}))["bookableSlots"]["slots"]
