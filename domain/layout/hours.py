@@ -14,7 +14,7 @@ from uuid import UUID
 
 from domain.availability import check_on_grid
 from domain.errors import ErrorCode, InvalidInput, NotFound
-from domain.layout.blocks import retake_pools
+from domain.layout.blocks import REASON_MAX, retake_pools
 from domain.layout.common import live_over, note
 from domain.layout.errors import BookingsInTheWay
 from domain.layout.ports import LiveAllocation
@@ -170,6 +170,8 @@ async def put_day(deps: Deps, unit_id: UUID, day: date, resource_id: UUID | None
                   reason: str, session: str) -> HoursException:
     """Close a date (no windows: a holiday) or give it special hours, unit-wide or for one resource; replaces
     that date's exception if it has one."""
+    if len(reason) > REASON_MAX:
+        raise InvalidInput("reason", f"a reason is at most {REASON_MAX} characters", code=ErrorCode.TOO_LONG)
     now = deps.clock.now()
     async with deps.uow() as uow:
         unit, resources = await _context(uow, unit_id, resource_id)
