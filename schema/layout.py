@@ -15,7 +15,7 @@ from domain.layout.ports import GridBlock as DomainBlock
 from domain.layout.ports import GroupRow, ResourceRow
 from domain.units import HoursException as DomainException
 from domain.units import OpeningWindow
-from schema.errors import Error, InvalidInput, NotFound
+from schema.errors import Busy, Error, InvalidInput, NotFound
 from schema.units import ResourceKind
 
 
@@ -183,13 +183,13 @@ class GridBlock:
                    created_by=b.created_by, created_at=b.created_at)
 
 
-ResourceResult = Annotated[VenueResource | InvalidInput | NotFound | BookingsInTheWay,
+ResourceResult = Annotated[VenueResource | InvalidInput | NotFound | BookingsInTheWay | Busy,
                            strawberry.union("ResourceResult")]
 ResourceOrderResult = Annotated[ResourceOrder | InvalidInput | NotFound, strawberry.union("ResourceOrderResult")]
 ResourceGroupResult = Annotated[ResourceGroup | InvalidInput | NotFound, strawberry.union("ResourceGroupResult")]
-OpeningHoursResult = Annotated[OpeningHours | InvalidInput | NotFound | BookingsInTheWay,
+OpeningHoursResult = Annotated[OpeningHours | InvalidInput | NotFound | BookingsInTheWay | Busy,
                                strawberry.union("OpeningHoursResult")]
-HoursExceptionResult = Annotated[HoursException | InvalidInput | NotFound | BookingsInTheWay,
+HoursExceptionResult = Annotated[HoursException | InvalidInput | NotFound | BookingsInTheWay | Busy,
                                  strawberry.union("HoursExceptionResult")]
-GridBlockResult = Annotated[GridBlock | InvalidInput | NotFound | BookingsInTheWay,
+GridBlockResult = Annotated[GridBlock | InvalidInput | NotFound | BookingsInTheWay | Busy,
                             strawberry.union("GridBlockResult")]
