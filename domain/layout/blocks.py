@@ -23,7 +23,8 @@ from domain.units import Resource, ResourceKind, Unit
 from domain.venue_log import ChangeAction
 
 BLOCK_MAX = timedelta(days=366)
-REASON_MAX = 200
+REASON_MAX = 2_000
+"""As the API's text limit for reasons (api/graphql/text_limits.py)."""
 LIST_MAX = timedelta(days=400)
 
 

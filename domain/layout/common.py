@@ -15,7 +15,8 @@ from domain.services.deps import Deps
 from domain.services.placing import expire_booking
 from domain.venue_log import ChangeAction, JsonValue, VenueChange
 
-NAME_MAX = 80
+NAME_MAX = 200
+"""As the API's text limit for names (api/graphql/text_limits.py): a name it lets through is never too long here."""
 
 
 def checked_name(value: str, field: str) -> str:

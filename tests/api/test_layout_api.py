@@ -302,7 +302,7 @@ async def test_closing_a_day_over_a_booking_is_refused_and_a_day_replaces_its_ex
     assert special["id"] == other["id"] and special["closed"] is False  # the same day's exception, replaced
     for variables, field, code in (({"u": u, "d": "2026-12-01"}, "date", "in_the_past"),
                                    ({"u": u, "d": "2026-12-20", "r": str(v.unit)}, "resourceId", "not_found"),
-                                   ({"u": u, "d": "2026-12-20", "why": "x" * 201}, "reason", "too_long")):
+                                   ({"u": u, "d": "2026-12-20", "why": "x" * 2001}, "reason", "too_long")):
         bad = await v.one("owner", CLOSE, variables)
         assert (bad["field"], bad["code"]) == (field, code)
     empty = await v.one("owner", SPECIAL, {"u": u, "d": "2026-12-20", "w": []})
