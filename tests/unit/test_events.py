@@ -48,6 +48,7 @@ SAMPLES: list[Fact] = [
     ev.LoginCodeSent("email", "ana@example.com", "Seu código de acesso é 123456."),
     ev.NotificationAdded(U[4], "customer", U[8], "confirmed", U[0], "Reserva confirmada", "Sua reserva…", T),
     ev.NotificationAdded(U[4], "staff", None, "owner_alert", None, "Alerta", "Banco falhando", T),
+    ev.VenueChanged("block", str(U[6]), "created", "staff:" + str(U[7]), T),
 ]
 
 
@@ -165,7 +166,8 @@ def _before(fact: Fact) -> dict[str, Any]:
     raise AssertionError(f"no former shape for {fact!r}")
 
 
-@pytest.mark.parametrize("fact", [s for s in SAMPLES if not isinstance(s, ev.BookingChanged)],
+# VenueChanged (issue 18) was typed from the start: it has no former shape.
+@pytest.mark.parametrize("fact", [s for s in SAMPLES if not isinstance(s, ev.BookingChanged | ev.VenueChanged)],
                          ids=lambda f: type(f).__name__)
 def test_every_fact_writes_the_json_it_wrote_before(fact: Fact) -> None:
     assert json.dumps(fact.to_json()) == json.dumps(_before(fact))
