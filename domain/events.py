@@ -79,14 +79,19 @@ class BookingChanged(Fact):
         return f"booking.{self.status}"
 
 
+_BLOCK_EVENTS = {("seats", True): "seats.blocked", ("seats", False): "seats.unblocked",
+                 ("resource", True): "resource.blocked", ("resource", False): "resource.unblocked",
+                 ("hours", True): "hours.closed", ("hours", False): "hours.opened"}
+
+
 @dataclass(frozen=True)
 class SeatsBlockChanged(Fact):
-    """Seats of an event (domain/seatmaps.py), or a resource of the grid (`scope` "resource": domain/layout/blocks.py),
-    were blocked or unblocked. Shown on slotChanged with no booking, so its payload carries a booking change's
-    keys, empty: the one fact with a codec of its own."""
+    """Slots without a booking changed: seats of an event were blocked or unblocked (domain/seatmaps.py), a grid
+    resource was (`scope` "resource", domain/layout/blocks.py), or the opening hours closed or opened ranges (`scope`
+    "hours", domain/layout/hours.py; `blocked`: closed). Shown on slotChanged with no booking, so its payload
+    carries a booking change's keys, empty: the one fact with a codec of its own."""
 
     TOPIC: ClassVar[str] = "block_changed"
-    SCOPES: ClassVar[tuple[str, ...]] = ("seats", "resource")
 
     unit_id: UUID
     blocked: bool
@@ -97,12 +102,14 @@ class SeatsBlockChanged(Fact):
 
     @property
     def name(self) -> str:
-        """seats.blocked, seats.unblocked, resource.blocked, resource.unblocked."""
-        return f"{self.scope}.{'blocked' if self.blocked else 'unblocked'}"
+        """seats.blocked, seats.unblocked, resource.blocked, resource.unblocked, hours.closed, hours.opened."""
+        return _BLOCK_EVENTS[(self.scope, self.blocked)]
 
     @property
     def state(self) -> str:
-        return "blocked" if self.blocked else "free"
+        if not self.blocked:
+            return "free"
+        return "closed" if self.scope == "hours" else "blocked"
 
     def to_json(self) -> dict[str, Any]:
         return {"topic": self.TOPIC, "event": self.name, "unit_id": str(self.unit_id), "booking_id": None,
@@ -111,11 +118,12 @@ class SeatsBlockChanged(Fact):
 
     @classmethod
     def from_json(cls, p: Mapping[str, Any]) -> Self:
-        scope, _, what = str(p["event"]).partition(".")
-        if scope not in cls.SCOPES or what not in ("blocked", "unblocked"):
+        found = [key for key, name in _BLOCK_EVENTS.items() if name == p["event"]]
+        if not found:
             raise ValueError(f"unknown block event {p['event']!r}")
-        return cls(UUID(read_str(p["unit_id"])), what == "blocked", read_time(p["at"]),
-                   read_str(p.get("reason") or ""), read_spans(p["allocations"]), scope)
+        (scope, blocked), = found
+        return cls(UUID(read_str(p["unit_id"])), blocked, read_time(p["at"]), read_str(p.get("reason") or ""),
+                   read_spans(p["allocations"]), scope)
 
 
 # --- money: jobs the relay schedules, what integrators hear -----------------------------------------------------------

@@ -109,12 +109,16 @@ def closed_windows(
     weekly = opening_windows(hours, tz, start, end)
     actual = opening_windows(hours, tz, start, end, days)
     dated = {d for d, _ in days}
+    return subtract([(o, c) for o, c in weekly if o.astimezone(tz).date() in dated], actual)
+
+
+def subtract(ranges: Sequence[tuple[datetime, datetime]], minus: Sequence[tuple[datetime, datetime]]
+             ) -> list[tuple[datetime, datetime]]:
+    """The parts of `ranges` outside every range of `minus`."""
     out: list[tuple[datetime, datetime]] = []
-    for o, c in weekly:
-        if o.astimezone(tz).date() not in dated:
-            continue
+    for o, c in ranges:
         pieces = [(o, c)]
-        for ao, ac in actual:
-            pieces = [p for lo, hi in pieces for p in ((lo, min(hi, ao)), (max(lo, ac), hi)) if p[0] < p[1]]
+        for mo, mc in minus:
+            pieces = [p for lo, hi in pieces for p in ((lo, min(hi, mo)), (max(lo, mc), hi)) if p[0] < p[1]]
         out += pieces
     return out

@@ -12,8 +12,10 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from uuid import UUID
 
-from domain.availability import check_on_grid
+from domain.availability import check_on_grid, opening_windows
+from domain.availability.windows import subtract
 from domain.errors import ErrorCode, InvalidInput, NotFound
+from domain.events import SeatsBlockChanged, SlotSpan
 from domain.layout.blocks import REASON_MAX, retake_pools
 from domain.layout.common import live_over, note
 from domain.layout.errors import BookingsInTheWay
@@ -134,6 +136,24 @@ async def _refuse_orphans(uow: UnitOfWork, before: Unit, after: Unit, pairs: dic
     if found:
         raise BookingsInTheWay(field, "the change would leave live bookings outside the opening hours", found)
     await retake_pools(uow, after, [new for _, new in pairs.values()], now)
+    await _announce(uow, before, after, pairs, max(start, now),
+                    min(end, now + before.params.max_advance + timedelta(days=1)), now)
+
+
+async def _announce(uow: UnitOfWork, before: Unit, after: Unit, pairs: dict[UUID, tuple[Resource, Resource]],
+                    start: datetime, end: datetime, now: datetime) -> None:
+    """Tell the grid's subscribers (slotChanged) which ranges closed and which opened, per resource, over [start,
+    end) (a weekly change: the booking window)."""
+    closed: list[SlotSpan] = []
+    opened: list[SlotSpan] = []
+    for old, new in pairs.values():
+        was = opening_windows(before.hours_of(old), before.tz, start, end, before.days_of(old))
+        now_open = opening_windows(after.hours_of(new), after.tz, start, end, after.days_of(new))
+        closed += [SlotSpan(new.id, o, c) for o, c in subtract(was, now_open)]
+        opened += [SlotSpan(new.id, o, c) for o, c in subtract(now_open, was)]
+    for shut, spans in ((True, closed), (False, opened)):
+        if spans:
+            await uow.events.notify(before.id, SeatsBlockChanged(before.id, shut, now, "", tuple(spans), "hours"))
 
 
 async def set_opening_hours(deps: Deps, unit_id: UUID, resource_id: UUID | None, specs: Sequence[WindowSpec],

@@ -1,5 +1,5 @@
-"""Layout changes arrive live (issue 18): a grid block on slotChanged (resource.blocked / resource.unblocked) and
-every change on venueChanged, with who made it."""
+"""Layout changes arrive live (issue 18): a grid block on slotChanged (resource.blocked / resource.unblocked), a
+closed day too (hours.closed), and every change on venueChanged, with who made it."""
 
 from __future__ import annotations
 
@@ -29,7 +29,9 @@ async def test_a_block_arrives_on_slot_changed_and_every_change_on_venue_changed
     _, operator = await live.access.issue_token(v.tenant_id, v.unit_id, "staff", "operator", [], "balcão")
     u, c2 = str(v.unit_id), str(v.resource_ids["Campo 2"])
     window = {"u": u, "f": at(20, 0).isoformat(), "t": at(21, 0).isoformat()}
-    async with live.subscribe(operator, SLOTS, window) as slots, live.subscribe(operator, VENUE, {"u": u}) as venue:
+    xmas = {"u": u, "f": at(25, 0).isoformat(), "t": at(26, 0).isoformat()}
+    async with live.subscribe(operator, SLOTS, window) as slots, live.subscribe(operator, VENUE, {"u": u}) as venue, \
+            live.subscribe(operator, SLOTS, xmas) as christmas:
         made = (await live.gql(manager, BLOCK, {"r": c2, "f": at(20, 14).isoformat(), "t": at(20, 16).isoformat(),
                                                 "why": "rede nova"}))["blockResource"]
         assert made["__typename"] == "GridBlock", made
@@ -48,3 +50,8 @@ async def test_a_block_arrives_on_slot_changed_and_every_change_on_venue_changed
         assert (logged["entity"], logged["entityId"], logged["session"]) == ("closed_day", closed["id"],
                                                                               f"staff:{owner_id}")
         await slots.nothing()  # a closed day outside the window says nothing there
+        change = (await christmas.next())["slotChanged"]
+        assert (change["event"], change["state"], change["bookingId"]) == ("hours.closed", "CLOSED", None)
+        assert sorted(s["resourceId"] for s in change["slots"]) == sorted(str(r) for r in v.resource_ids.values())
+        assert {(s["startsAt"], s["endsAt"]) for s in change["slots"]} == {(at(25, 8).isoformat(),
+                                                                            at(25, 23).isoformat())}

@@ -27,6 +27,7 @@ SAMPLES: list[Fact] = [
     ev.SeatsBlockChanged(U[1], True, T, "camera", (SlotSpan(U[5], T, T + timedelta(hours=2)),)),
     ev.SeatsBlockChanged(U[1], False, T, "", ()),
     ev.SeatsBlockChanged(U[1], True, T, "manutenção", (SlotSpan(U[5], T, T + timedelta(days=2)),), "resource"),
+    ev.SeatsBlockChanged(U[1], True, T, "", (SlotSpan(U[5], T, T + timedelta(hours=15)),), "hours"),
     ev.ChargeCancelRequested(U[2]),
     ev.RefundRequested(U[3], U[0]),
     ev.PaymentReceived(U[0], U[2], U[4], 8000, False, T),
@@ -90,9 +91,12 @@ def _before(fact: Fact) -> dict[str, Any]:
     match fact:
         case ev.SeatsBlockChanged():  # domain/seatmaps._block_event (and domain/layout/blocks._event: "resource")
             name = f"{fact.scope}.blocked" if fact.blocked else f"{fact.scope}.unblocked"
+            if fact.scope == "hours":  # domain/layout/hours._announce (issue 18): typed from the start
+                name = "hours.closed" if fact.blocked else "hours.opened"
             return _notify("block_changed", {
                 "event": name, "unit_id": str(fact.unit_id), "booking_id": None, "status": None, "old_status": None,
-                "state": "blocked" if fact.blocked else "free", "hold_type": None, "hold_expires_at": None,
+                "state": ("closed" if fact.scope == "hours" else "blocked") if fact.blocked else "free",
+                "hold_type": None, "hold_expires_at": None,
                 "at": fact.at.isoformat(), "reason": fact.reason,
                 "allocations": [{"resource_id": str(a.resource_id), "starts_at": a.starts_at.isoformat(),
                                  "ends_at": a.ends_at.isoformat(), "quantity": 1} for a in fact.allocations]})
