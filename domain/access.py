@@ -45,7 +45,7 @@ class Action(StrEnum):
     MANAGE = "manage"
     """The unit's customers (blacklist), and grid blocks: taking a resource out of sale for a while."""
     CONFIGURE = "configure"
-    """Prices, cancellation policies, parameters, hold types."""
+    """Prices, cancellation policies, parameters, hold types, resources and opening hours."""
     WEBHOOKS = "webhooks"
     """Outgoing webhook endpoints: register, list, replay deliveries."""
 
