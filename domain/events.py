@@ -273,7 +273,8 @@ class HoldReminderDue(Fact):
 
 @dataclass(frozen=True)
 class CapacityOfferSent(Fact):
-    """The person an offer of places is for learns the code that claims it (`text`) (SPEC §8, §13)."""
+    """The person an offer of places is for gets the link that claims it (`text`: <base>/waitlist/claim/<token>)
+    (SPEC §8, §13; seed 003)."""
 
     TOPIC: ClassVar[str] = "notification"
     KIND: ClassVar[str | None] = "capacity_offer"
@@ -312,7 +313,7 @@ class OwnerAlerted(Fact):
 
 @dataclass(frozen=True)
 class WalkInOfferSent(Fact):
-    """A walk-in party's turn came: a message to its phone with the code (`token`) that confirms it."""
+    """A walk-in party's turn came: a message to its phone (`text`) with the link of the `token` that confirms it."""
 
     TOPIC: ClassVar[str] = "notification"
     KIND: ClassVar[str | None] = "walk_in_offer"

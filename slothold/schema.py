@@ -29,8 +29,10 @@ from resolvers.layout import LayoutMutation, LayoutQuery
 from resolvers.notifications import NotificationMutation, NotificationQuery, NotificationSubscription
 from resolvers.queue import QueueMutation, QueueQuery
 from resolvers.seatmaps import SeatMapMutation, SeatMapQuery
+from resolvers.setup import SetupMutation, StaffTokenMutation, StaffTokenQuery
 from resolvers.subscriptions import Subscription
 from resolvers.units import UnitQuery, UnitSettingsMutation
+from resolvers.venue_flows import VenueFlowsMutation, VenueFlowsQuery
 from resolvers.venue_log import VenueLogQuery, VenueLogSubscription
 from resolvers.waitlists import WaitlistMutation, WaitlistQuery, WaitlistSubscription
 from resolvers.webhooks import WebhookMutation, WebhookQuery
@@ -118,11 +120,13 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
         # The order of the parts is the order of the root types' fields in the SDL (schema/schema.graphql).
         query=merge_types("Query", (UnitQuery, BookingQuery, AvailabilityQuery, QueueQuery, CheckoutQuery,
                                     WaitlistQuery, AuthQuery, WebhookQuery, NotificationQuery, AuditQuery,
-                                    HoldTypeQuery, SeatMapQuery, VenueLogQuery, LayoutQuery)),
+                                    HoldTypeQuery, SeatMapQuery, VenueLogQuery, VenueFlowsQuery,
+                                    StaffTokenQuery, LayoutQuery)),
         mutation=merge_types("Mutation", (BookingMutation, CheckoutMutation, QueueMutation, CatalogMutation,
                                           WaitlistMutation, AuthMutation, CustomerMutation, UnitSettingsMutation,
                                           WebhookMutation, RescheduleMutation, NotificationMutation, NoShowMutation,
-                                          HoldTypeMutation, SeatMapMutation, LayoutMutation)),
+                                          HoldTypeMutation, SeatMapMutation, VenueFlowsMutation,
+                                          SetupMutation, StaffTokenMutation, LayoutMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription,
                                                   VenueLogSubscription)),
         execution_context_class=SharedEventExecutor,

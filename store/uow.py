@@ -14,10 +14,14 @@ from store.bookings import PgBookings
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
 from store.layout import PgLayout
+from store.manual_payments import PgManualPayments
+from store.orphans import PgOrphanPayments
 from store.outbox import PgEvents
 from store.payments import PgPayments
 from store.queue import PgQueue
 from store.seatmaps import PgSeatMaps
+from store.setup import PgSetup
+from store.staff_tokens import PgStaffTokens
 from store.unit_settings import PgUnitSettings
 from store.units import PgUnits, invalidate
 from store.venue_log import PgVenueLog
@@ -52,6 +56,10 @@ class PgUnitOfWork:
         self.venue_log = PgVenueLog(self._connection)
         self.unit_settings = PgUnitSettings(self._connection)
         self.layout = PgLayout(self._connection)
+        self.manual_payments = PgManualPayments(self._connection)
+        self.setup = PgSetup(self._connection)
+        self.staff_tokens = PgStaffTokens(self._connection)
+        self.orphans = PgOrphanPayments(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:

@@ -27,34 +27,44 @@ What this class changes on top of :class:`strawberry.asgi.GraphQL`:
   ``operation_name_required`` (GraphQL spec, GetOperation; strawberry would run the first one): 400 under
   ``application/graphql-response+json``, 200 under ``application/json``, like any request error;
 * GraphiQL is served from this package's static files instead of unpkg.
+
+The pieces it is made of: ``media`` (Accept negotiation), ``operations`` (what it reads of a document), ``guards``
+(its refusals and their errors), ``graphiql`` (the offline page and its static routes).
 """
 
 from __future__ import annotations
 
-import functools
 import json
-import re
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from cross_web import HTTPException
-from graphql import DocumentNode, GraphQLError, OperationDefinitionNode, parse
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
-from starlette.routing import BaseRoute, Mount
-from starlette.staticfiles import StaticFiles
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import MissingQueryError
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
-from strawberry.http.ides import GraphQL_IDE, get_graphql_ide_html
+from strawberry.http.ides import GraphQL_IDE
 from strawberry.http.parse_content_type import parse_content_type
 from strawberry.http.typevars import Context, RootValue
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.execution import ExecutionResult, PreExecutionError
 from strawberry.types.graphql import OperationType
+
+from api.graphql.graphiql import offline_graphiql_html, static_routes
+from api.graphql.guards import (
+    HTTP_ERROR_CODES,
+    GraphQLHTTPError,
+    _BodyTooLargeError,
+    _check_message_shape,
+    _MalformedMessageError,
+    _MessageTooLargeError,
+    _NestedTooDeeplyError,
+)
+from api.graphql.media import APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, _mime_type, negotiate_media_type
+from api.graphql.operations import _is_request_error, operation_name_required, parse_document, several_operations
 
 if TYPE_CHECKING:
     from cross_web import AsyncHTTPRequestAdapter
@@ -63,207 +73,7 @@ if TYPE_CHECKING:
     from strawberry.http.types import QueryParams
     from strawberry.schema import BaseSchema
 
-GRAPHQL_RESPONSE_JSON: Final = "application/graphql-response+json"
-APPLICATION_JSON: Final = "application/json"
-STATIC_DIR: Final = Path(__file__).resolve().parents[1] / "static"
 DEFAULT_MAX_BODY_BYTES: Final = 1_000_000
-
-HTTP_ERROR_CODES: Final = {400: "bad_request", 405: "method_not_allowed", 406: "not_acceptable",
-                            413: "body_too_large", 415: "unsupported_media_type"}
-"""`extensions.code` of the refusals this view answers itself (every error a client gets carries a code)."""
-
-_OPERATION_KEYWORD = re.compile(r"\b(?:query|mutation|subscription)\b")
-"""Several operations without a name are refused by validation (LoneAnonymousOperationRule); several named ones
-each start with one of these keywords: a document with fewer than two needs no parse to know it holds one."""
-
-_UNPKG_PREFIX = "https://unpkg.com/"
-# A <script ...> or <link ...> start tag; attribute values may contain ">" (the favicon's data: URI does).
-_ASSET_TAG = re.compile(r"""<(?:script|link)\b(?:[^>"']|"[^"]*"|'[^']*')*>""", re.IGNORECASE)
-_URL_ATTR = re.compile(r"""\b(src|href)\s*=\s*(["'])(.*?)\2""", re.IGNORECASE | re.DOTALL)
-_DROPPED_ATTRS = re.compile(
-    r"""\s+(?:integrity\s*=\s*(["']).*?\1|crossorigin(?:\s*=\s*(["']).*?\2)?)(?=[\s/>])""",
-    re.IGNORECASE | re.DOTALL,
-)
-
-
-class GraphQLHTTPError(HTTPException):
-    """An HTTP-level refusal, answered as ``{"errors": [{"message": reason}]}`` with extra headers."""
-
-    def __init__(self, status_code: int, reason: str, headers: Mapping[str, str] | None = None) -> None:
-        super().__init__(status_code, reason)
-        self.headers: dict[str, str] = dict(headers or {})
-
-
-class _NestedTooDeeplyError(json.JSONDecodeError):
-    """A JSON text nested deeper than the decoder can recurse."""
-
-
-class _MalformedMessageError(Exception):
-    """A graphql-transport-ws message of the wrong shape; strawberry's handler assumes the shape and would fail."""
-
-
-def _check_message_shape(text: str) -> None:
-    """Refuse a JSON message strawberry's graphql-transport-ws handler would crash on (it indexes the message, its
-    `id` and `payload` without checking their types): not an object, a `subscribe` whose `id` is not a string or
-    whose `payload` is not an object with a string `query` (and object `variables`/`extensions`, a string
-    `operationName`, when given), a `complete` whose `id` is not a string. Text that is
-    not JSON is left to strawberry (it closes with 4400 itself)."""
-    try:
-        message = json.loads(text)
-    except (ValueError, RecursionError):
-        return
-    if not isinstance(message, dict):
-        raise _MalformedMessageError("A message must be a JSON object.")
-    kind = message.get("type")
-    if kind in ("subscribe", "complete") and not isinstance(message.get("id"), str):
-        raise _MalformedMessageError(f"A {kind} message needs a string id.")
-    if kind == "subscribe":
-        payload = message.get("payload")
-        if not isinstance(payload, dict) or not isinstance(payload.get("query"), str):
-            raise _MalformedMessageError("A subscribe message needs a payload object with a string query.")
-        if not isinstance(payload.get("variables"), dict | None) or not isinstance(payload.get("extensions"),
-                                                                                  dict | None):
-            raise _MalformedMessageError("A subscribe message's variables and extensions must be objects.")
-        if not isinstance(payload.get("operationName"), str | None):
-            raise _MalformedMessageError("A subscribe message's operationName must be a string.")
-
-
-class _BodyTooLargeError(Exception):
-    """Raised by the guarded ``receive`` once the body grows past the limit."""
-
-
-class _MessageTooLargeError(Exception):
-    """Raised by the guarded websocket ``receive`` for a message past the limit."""
-
-
-@functools.lru_cache(maxsize=256)
-def parse_document(query: str, max_tokens: int | None = None) -> DocumentNode | None:
-    """The document of a query (cached), or None when it does not parse: the schema reports that itself."""
-    try:
-        return parse(query, max_tokens=max_tokens)
-    except (GraphQLError, RecursionError):
-        return None
-
-
-def several_operations(query: str, max_tokens: int | None = None) -> bool:
-    """Whether a document defines more than one operation (then an `operationName` must choose one)."""
-    keywords = _OPERATION_KEYWORD.finditer(query)
-    if next(keywords, None) is None or next(keywords, None) is None:
-        return False
-    document = parse_document(query, max_tokens)
-    return document is not None and sum(isinstance(d, OperationDefinitionNode) for d in document.definitions) > 1
-
-
-def operation_name_required() -> GraphQLError:
-    """The request error for a document of several operations sent without `operationName`."""
-    return GraphQLError("The document defines several operations: give `operationName` to say which one to run.",
-                        extensions={"code": "operation_name_required"})
-
-
-def static_routes() -> list[BaseRoute]:
-    """Routes serving ``api/static`` (GraphiQL's assets) at ``/static``."""
-    return [Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")]
-
-
-@functools.cache
-def offline_graphiql_html(static_url: str = "/static/graphiql/") -> str:
-    """Strawberry's GraphiQL page with its unpkg assets pointed at ``static_url``; fails if any is missing."""
-    html = get_graphql_ide_html("graphiql")
-
-    def rewrite_tag(tag: re.Match[str]) -> str:
-        text = _URL_ATTR.sub(
-            lambda m: (
-                f"{m[1]}={m[2]}{static_url}{m[3].removeprefix(_UNPKG_PREFIX)}{m[2]}"
-                if m[3].startswith(_UNPKG_PREFIX)
-                else m[0]
-            ),
-            tag[0],
-        )
-        # Subresource-integrity and CORS attributes only make sense for the CDN copies.
-        return _DROPPED_ATTRS.sub("", text)
-
-    html = _ASSET_TAG.sub(rewrite_tag, html)
-
-    for tag in _ASSET_TAG.finditer(html):
-        for attr in _URL_ATTR.finditer(tag[0]):
-            url = attr[3].strip()
-            if url.startswith("data:"):
-                continue
-            if "://" in url or url.startswith("//"):
-                raise RuntimeError(f"GraphiQL page still loads an external asset: {url}")
-            if (
-                url.startswith(static_url)
-                and not (STATIC_DIR / "graphiql" / url.removeprefix(static_url)).is_file()
-            ):
-                raise RuntimeError(
-                    f"GraphiQL asset {url} is not shipped under {STATIC_DIR / 'graphiql'}; "
-                    "strawberry's template probably moved to new versions: fetch them from npm"
-                )
-    return html
-
-
-def _parse_accept(header: str) -> list[tuple[str, str, float]]:
-    ranges: list[tuple[str, str, float]] = []
-    for part in header.split(","):
-        media, *params = (piece.strip() for piece in part.split(";"))
-        kind, slash, subtype = media.lower().partition("/")
-        if not slash or not kind or not subtype:
-            continue
-        quality = 1.0
-        for param in params:
-            name, _, value = param.partition("=")
-            if name.strip().lower() == "q":
-                try:
-                    quality = float(value.strip())
-                except ValueError:
-                    quality = 0.0
-        ranges.append((kind, subtype, quality))
-    return ranges
-
-
-def negotiate_media_type(accept: str | None, default: str = APPLICATION_JSON) -> str | None:
-    """Pick ``application/graphql-response+json`` or ``application/json`` for an Accept header; None → 406.
-
-    An absent or empty header, and wildcards that rank both the same, give ``default``; when both types
-    are listed explicitly with equal quality, ``application/graphql-response+json`` wins.
-    """
-    if accept is None or not accept.strip():
-        return default
-    ranges = _parse_accept(accept)
-    best: tuple[float, int, bool] | None = None
-    chosen: str | None = None
-    for candidate in (GRAPHQL_RESPONSE_JSON, APPLICATION_JSON):
-        kind, subtype = candidate.split("/")
-        match: tuple[int, float] | None = None  # (specificity, quality) of the most specific range
-        for range_kind, range_subtype, quality in ranges:
-            if (range_kind, range_subtype) == (kind, subtype):
-                specificity = 2
-            elif range_kind == kind and range_subtype == "*":
-                specificity = 1
-            elif (range_kind, range_subtype) == ("*", "*"):
-                specificity = 0
-            else:
-                continue
-            if match is None or specificity > match[0]:
-                match = (specificity, quality)
-        if match is None or match[1] <= 0:
-            continue
-        preferred = candidate == GRAPHQL_RESPONSE_JSON if match[0] == 2 else candidate == default
-        key = (match[1], match[0], preferred)
-        if best is None or key > best:
-            best, chosen = key, candidate
-    return chosen
-
-
-def _is_request_error(result: ExecutionResult) -> bool:
-    """True when the operation never ran: parse/validation failure, or variables that did not coerce."""
-    if isinstance(result, PreExecutionError):
-        return True
-    # graphql-core reports variable-coercion failures as data=None with errors that carry no path;
-    # an execution that nulled the whole response always has a path on its errors.
-    return (
-        result.data is None and bool(result.errors) and all(err.path is None for err in result.errors or ())
-    )
 
 
 class SlotholdGraphQL(GraphQL[Context, RootValue]):
@@ -553,12 +363,6 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
             headers=dict(headers or {}),
             media_type=f"{media_type}; charset=utf-8",
         )
-
-
-def _mime_type(content_type: str | None) -> str | None:
-    if not content_type:
-        return None
-    return parse_content_type(content_type)[0].lower()
 
 
 __all__ = [

@@ -15,8 +15,8 @@ from domain.services.deps import Deps
 from domain.services.placing import expire_booking
 from domain.venue_log import ChangeAction, JsonValue, VenueChange
 
-NAME_MAX = 200
-"""As the API's text limit for names (api/graphql/text_limits.py): a name it lets through is never too long here."""
+NAME_MAX = 120
+"""As the set-up's names (domain/setup.py); the API's own text limit (too_long) is wider."""
 
 
 def checked_name(value: str, field: str) -> str:
@@ -25,7 +25,7 @@ def checked_name(value: str, field: str) -> str:
     if not name:
         raise InvalidInput(field, "a name is required", code=ErrorCode.REQUIRED)
     if len(name) > NAME_MAX:
-        raise InvalidInput(field, f"a name is at most {NAME_MAX} characters", code=ErrorCode.TOO_LONG)
+        raise InvalidInput(field, f"a name is at most {NAME_MAX} characters", code=ErrorCode.INVALID_NAME)
     return name
 
 

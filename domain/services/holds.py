@@ -127,6 +127,21 @@ async def sell(deps: Deps, cmd: SaleCommand) -> BookingResult:
     return await _book(deps, cmd)
 
 
+async def replayed(deps: Deps, cmd: SeatHoldCommand | SaleCommand) -> BookingResult | None:
+    """What the request's idempotency key already answered (a retry: the first answer, `replayed`), or None (no
+    key, or a first run: go on). A different request under the key is IdempotencyKeyReused. For seat operations,
+    whose state checks come first and would find the retry's own seats taken; the claim this makes is rolled back,
+    the run claims the key again in its own transaction (`_book_on`)."""
+    if not cmd.idempotency_key:
+        return None
+    check_key(cmd.idempotency_key)
+    starts_at, ends_at = utc_range(cmd.starts_at, cmd.ends_at)
+    request = _normalised(replace(cmd, starts_at=starts_at, ends_at=ends_at))
+    async with deps.uow() as uow:  # never committed: a first run leaves no claim behind
+        stored = await replay(uow, cmd.unit_id, cmd.idempotency_key, cmd.OPERATION, request, deps.clock.now())
+    return None if stored is None else BookingResult(stored, replayed=True)
+
+
 def _on_seats(cmd: BookingRequest) -> bool:
     return isinstance(cmd, SeatHoldCommand | SaleCommand)
 

@@ -12,7 +12,6 @@ from uuid import UUID, uuid4
 
 import httpx
 import pytest
-import uvicorn
 import websockets
 from graphql import GraphQLEnumType, GraphQLNonNull, GraphQLObjectType, GraphQLUnionType
 from websockets.typing import Subprotocol
@@ -23,9 +22,9 @@ from domain.access import Forbidden, Unauthenticated
 from domain.errors import ErrorCode
 from schema.refusals import MEMBERS, member_for, top_level_extensions
 from slothold.app import create_app
-from slothold.cli.embedded import free_port
 from slothold.schema import schema
 from slothold.settings import Settings
+from tests.live import serving
 from tests.unit.test_error_codes import _refusal_classes
 from tests.venues import arena, at, cpf
 
@@ -64,20 +63,10 @@ class Live:
 @pytest.fixture(scope="module")
 async def live(database_url: str, redis_url: str, pool: Any) -> AsyncIterator[Live]:
     app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=5, log_level="WARNING"))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    task = asyncio.create_task(server.serve())
-    try:
-        for _ in range(300):
-            if server.started:
-                break
-            await asyncio.sleep(0.05)
+    async with serving(app) as port:
         _, token = await app.state.slothold["access"].issue_token(None, None, "system", None, [], "pipeline")
         v = await arena(pool)
         yield Live(port, token, v.unit_id, v.resource_ids["Campo 1"])
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 15)
 
 
 # --- the table -------------------------------------------------------------------------------------------------

@@ -120,6 +120,7 @@ async def test_owners_create_rename_group_reorder_and_resize_resources(venue: Ve
     for bad, field, code in (
             ({"name": "Campo 1", "kind": "EXCLUSIVE"}, "input.name", "name_taken"),
             ({"name": "  ", "kind": "EXCLUSIVE"}, "input.name", "required"),
+            ({"name": "x" * 121, "kind": "EXCLUSIVE"}, "input.name", "invalid_name"),
             ({"name": "X", "kind": "EXCLUSIVE", "capacity": 4}, "input.capacity", "not_pooled"),
             ({"name": "Y", "kind": "POOLED"}, "input.capacity", "invalid_capacity"),
             ({"name": "Z", "kind": "POOLED", "capacity": 0}, "input.capacity", "invalid_capacity"),

@@ -12,36 +12,19 @@ from uuid import UUID, uuid4
 
 import httpx
 import pytest
-import uvicorn
 import websockets
 
 from domain.notifications import Delivery
-from jobs.relay import Relay
 from providers.channels import InAppChannel
-from providers.clock import SystemClock
-from slothold.app import create_app
-from slothold.cli.embedded import free_port
-from slothold.settings import Settings
-from store.access import PgAccess
 from store.in_app import PgInApp
-from store.relay import PgOutboxSource
+from tests.live import live_api
 from tests.venues import arena
 
 
 @pytest.fixture
 async def server(database_url: str, redis_url: str, pool: Any) -> AsyncIterator[dict[str, Any]]:
-    app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=10, log_level="WARNING"))
-    port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    task = asyncio.create_task(srv.serve())
-    stop = asyncio.Event()
-    relay = asyncio.create_task(Relay(PgOutboxSource(database_url), redis_url, SystemClock()).run(stop))
-    try:
-        for _ in range(300):
-            if srv.started:
-                break
-            await asyncio.sleep(0.05)
-        access: PgAccess = app.state.slothold["access"]
+    async with live_api(database_url, redis_url) as live:
+        port, access = live.port, live.access
         v, other = await arena(pool), await arena(pool)
         tenant_of = "SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = u.organization_id WHERE u.id = $1"
         tenant, other_tenant = await pool.fetchval(tenant_of, v.unit_id), await pool.fetchval(tenant_of, other.unit_id)
@@ -58,11 +41,6 @@ async def server(database_url: str, redis_url: str, pool: Any) -> AsyncIterator[
             "customer": (await access.open_session(v.unit_id, tenant, customers[0], now, timedelta(days=1)))[1],
         }
         yield {"port": port, "tokens": tokens, "unit": v.unit_id, "customers": customers}
-    finally:
-        stop.set()
-        await asyncio.wait_for(relay, 15)
-        srv.should_exit = True
-        await asyncio.wait_for(task, 15)
 
 
 async def _gql(port: int, token: str | None, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -13,13 +13,12 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 import websockets
 
 from slothold.app import create_app
-from slothold.cli.embedded import free_port
 from slothold.settings import Settings
 from store.access import PgAccess
+from tests.live import serving
 from tests.venues import arena
 
 MAX_DEPTH = 2
@@ -52,20 +51,10 @@ async def live(database_url: str, redis_url: str, pool: Any) -> AsyncIterator[tu
     """(port, system token, unit id) of a real uvicorn server in this process."""
     app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=5, log_level="WARNING",
                               max_query_depth=MAX_DEPTH))
-    port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    task = asyncio.create_task(srv.serve())
-    try:
-        for _ in range(300):
-            if srv.started:
-                break
-            await asyncio.sleep(0.05)
+    async with serving(app) as port:
         _, token = await PgAccess(pool).issue_token(None, None, "system", None, [], "ws edges")
         v = await arena(pool)
         yield port, token, str(v.unit_id)
-    finally:
-        srv.should_exit = True
-        await asyncio.wait_for(task, 15)
 
 
 async def _connect(port: int, token: str) -> Any:

@@ -10,36 +10,25 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import uvicorn
 import websockets
 from hypothesis import given
 from hypothesis import strategies as st
 
 from slothold.app import create_app
-from slothold.cli.embedded import free_port
 from slothold.settings import Settings
 from tests.fuzz.checks import judge
 from tests.fuzz.conftest import PROFILE, Fuzzer
 from tests.fuzz.generator import Request, requests
 from tests.fuzz.world import CALLERS
+from tests.live import serving
 
 
 @pytest.fixture(scope="module")
 async def live(fuzzer: Fuzzer, database_url: str, redis_url: str) -> AsyncIterator[int]:
     """A real server (uvicorn) on the fuzz venue's database: websockets need one."""
     app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=5, log_level="WARNING"))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    task = asyncio.create_task(server.serve())
-    try:
-        for _ in range(300):
-            if server.started:
-                break
-            await asyncio.sleep(0.05)
+    async with serving(app) as port:
         yield port
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 15)
 
 
 async def _messages(ws: Any, wait: float) -> list[dict[str, Any]]:

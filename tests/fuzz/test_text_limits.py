@@ -14,17 +14,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-import uvicorn
 import websockets
 
 from api.graphql.text_limits import limit_for
 from slothold.app import create_app
-from slothold.cli.embedded import free_port
 from slothold.settings import Settings
 from tests.fuzz.checks import judge
 from tests.fuzz.conftest import Fuzzer
 from tests.fuzz.generator import ID_KINDS, ID_OF_FIELD, STRING_HINTS, RootField, Schema, literal, named, type_sdl
 from tests.fuzz.world import World
+from tests.live import serving
 from tests.venues import cpf
 
 HEADERS = {"content-type": "application/json", "accept": "application/graphql-response+json"}
@@ -244,18 +243,8 @@ async def test_a_text_input_without_a_typed_result_is_a_top_level_too_long(fuzze
 @pytest.fixture(scope="module")
 async def live(fuzzer: Fuzzer, database_url: str, redis_url: str) -> AsyncIterator[int]:
     app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=5, log_level="WARNING"))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    task = asyncio.create_task(server.serve())
-    try:
-        for _ in range(300):
-            if server.started:
-                break
-            await asyncio.sleep(0.05)
+    async with serving(app) as port:
         yield port
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 15)
 
 
 async def test_every_subscription_text_input_over_its_limit_is_too_long(fuzzer: Fuzzer, live: int) -> None:
