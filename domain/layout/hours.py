@@ -125,7 +125,7 @@ async def _context(uow: UnitOfWork, unit_id: UUID, resource_id: UUID | None) -> 
     return unit, resources
 
 
-async def _refuse_orphans(uow: UnitOfWork, before: Unit, after: Unit, pairs: dict[UUID, tuple[Resource, Resource]],
+async def _change_hours(uow: UnitOfWork, before: Unit, after: Unit, pairs: dict[UUID, tuple[Resource, Resource]],
                           start: datetime, end: datetime, now: datetime, field: str) -> None:
     """Refuse a change that leaves live bookings outside the new hours; then pooled blocks take the new hours'
     slots of their ranges (the resources stay locked until the change commits)."""
@@ -172,7 +172,7 @@ async def set_opening_hours(deps: Deps, unit_id: UUID, resource_id: UUID | None,
             old, after = mine.hours, unit
             pairs = {mine.id: (mine, replace(mine, hours=windows))}
         if old != windows:
-            await _refuse_orphans(uow, unit, after, pairs, now, now + timedelta(days=3660), now, "windows")
+            await _change_hours(uow, unit, after, pairs, now, now + timedelta(days=3660), now, "windows")
             await uow.layout.replace_hours(unit_id, resource_id, windows)
             await note(uow, unit_id, "hours", resource_id or unit_id, ChangeAction.UPDATED, session, now,
                        {"windows": weekly_json(old)}, {"windows": weekly_json(windows)})
@@ -206,7 +206,7 @@ async def put_day(deps: Deps, unit_id: UUID, day: date, resource_id: UUID | None
         kept = [e for e in unit.exceptions if not (e.day == day and e.resource_id == resource_id)]
         after = replace(unit, exceptions=(*kept, new))
         pairs = {r.id: (r, r) for r in resources if resource_id in (None, r.id)}
-        await _refuse_orphans(uow, unit, after, pairs, *_day_range(unit, day), now, "date")
+        await _change_hours(uow, unit, after, pairs, *_day_range(unit, day), now, "date")
         previous = await uow.layout.put_exception(unit_id, new, session, now)
         if previous is not None:
             new = replace(new, id=previous.id)
@@ -228,7 +228,7 @@ async def remove_day(deps: Deps, exception_id: UUID, session: str) -> HoursExcep
         unit, resources = await _context(uow, unit_id, None)
         after = replace(unit, exceptions=tuple(e for e in unit.exceptions if e.id != exception_id))
         pairs = {r.id: (r, r) for r in resources if gone.resource_id in (None, r.id)}
-        await _refuse_orphans(uow, unit, after, pairs, *_day_range(unit, gone.day), now, "id")
+        await _change_hours(uow, unit, after, pairs, *_day_range(unit, gone.day), now, "id")
         await uow.layout.remove_exception(unit_id, exception_id)
         await note(uow, unit_id, "closed_day" if gone.closed else "special_hours", gone.id, ChangeAction.REMOVED,
                    session, now, before=day_json(gone))
