@@ -30,6 +30,7 @@ from domain.events import (
     WalkInAdded,
     WalkInOfferSent,
 )
+from domain.layout.blocks import refuse_blocked
 from domain.services import Deps, place, require_aware
 from domain.units import Resource, ResourceKind, Unit
 from domain.waitlist_switch import require_enabled
@@ -82,6 +83,7 @@ async def join_slot_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, start
         if known.blacklisted:
             raise InvalidInput("customer", "this customer cannot join waitlists", code=ErrorCode.CUSTOMER_BLOCKED)
         await fraud.check_standing_of(uow, unit, customer, now)  # cooldown, blacklist by phone (RN-HLD-05)
+        await refuse_blocked(uow, unit_id, resource_id, starts_at, ends_at)  # a block frees no place (issue 18)
         entry = await uow.waitlists.join_slot(unit_id, resource_id, starts_at, ends_at, known.id, now)
         if service_id is not None:
             await uow.waitlists.set_service(entry["id"], service_id)
@@ -201,6 +203,7 @@ async def join_capacity_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, s
             raise InvalidInput("customer", "this customer cannot join waitlists", code=ErrorCode.CUSTOMER_BLOCKED)
         if customer is not None:
             await fraud.check_standing_of(uow, unit, customer, now)  # cooldown, blacklist by phone (RN-HLD-05)
+        await refuse_blocked(uow, unit_id, resource_id, starts_at, ends_at)
         entry = await uow.waitlists.join_capacity(unit_id, resource_id, starts_at, ends_at, user_ref,
                                                   known.id if known else None, service_id, party_size, now)
         await uow.commit()

@@ -16,6 +16,7 @@ from domain.ports.venues import BookingRepository, UnitRepository
 from domain.ports.waitlists import WaitlistRepository
 
 if TYPE_CHECKING:  # domain.seatmaps uses the ports itself
+    from domain.layout.ports import LayoutRepository
     from domain.manual_payments import ManualPayments
     from domain.orphans import OrphanPayments
     from domain.seatmaps import SeatMapRepository
@@ -81,6 +82,11 @@ class UnitOfWork(Protocol):
     @property
     def catalog(self) -> CatalogRepository:
         """Services, their resources and their price versions with bands (store/catalog.py)."""
+        ...
+
+    @property
+    def layout(self) -> LayoutRepository:
+        """Resources, groups, hours, closed days, grid blocks (domain/layout/ports.py)."""
         ...
 
     def savepoint(self) -> AbstractAsyncContextManager[object]:

@@ -14,6 +14,7 @@ import re
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -24,6 +25,8 @@ import websockets
 
 from domain import seatmaps, service_catalog
 from domain.access import Action
+from domain.layout import blocks as layout_blocks
+from domain.layout import hours as layout_hours
 from domain.payments import PaymentRule
 from domain.services import Deps
 from slothold.app import create_app
@@ -71,6 +74,7 @@ class World:
     seats: list[UUID] | None = None
     staff_token: UUID | None = None
     service: UUID | None = None
+    layout: dict[str, str] | None = None
 
     async def gql(self, caller: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         token = self.tokens[caller]
@@ -159,6 +163,7 @@ async def world(database_url: str, redis_url: str, clock: MutableClock, pool: An
             w.seat_map, w.seat_event, w.seats = await _seat_map(pool, clock, v.unit_id)
             w.staff_token = (await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "to revoke"))[0]
             w.service = await _service(pool, clock, v.unit_id, v.resource_ids["Campo 1"])
+            w.layout = await _layout_rows(pool, clock, v.unit_id, v.resource_ids["Campo 4"])
             yield w
 
 
@@ -179,6 +184,15 @@ async def _service(pool: Any, clock: MutableClock, unit: UUID, field: UUID) -> U
     made = await service_catalog.create_service(deps, unit, service_catalog.ServiceDraft(
         "Matriz", (1,), (field,), 1000, PaymentRule.FULL), "cli")
     return made.id
+
+
+async def _layout_rows(pool: Any, clock: MutableClock, unit: UUID, field: UUID) -> dict[str, str]:
+    """A grid block and a closed day of the unit, and its group of fields (issue 18's layout)."""
+    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock)
+    block = await layout_blocks.block_resource(deps, field, at(12, 8), at(12, 9), "matrix", "tests")
+    closed = await layout_hours.close_day(deps, unit, date(2026, 12, 28), None, "matrix", "tests")
+    group = await pool.fetchval("SELECT group_id FROM resources WHERE id = $1", field)
+    return {"block": str(block.id), "closed": str(closed.id), "group": str(group), "field": str(field)}
 
 
 async def _webhook_rows(pool: Any, unit: UUID) -> tuple[UUID, UUID]:
@@ -372,6 +386,47 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("updateUnitContacts", Action.CONFIGURE, 'mutation($u: ID!) { updateUnitContacts(unitId: $u, input: '
          '{ownerEmail: "dono@example.com"}) { __typename } }', {"u": u}),
         ("orphanPayments", Action.COUNTER, "query($u: ID!) { orphanPayments(unitId: $u) { id } }", {"u": u}),
+        *_layout_operations(w),
+    ]
+
+
+def _layout_operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
+    """Issue 18's layout: owners configure resources and hours, managers block, staff read."""
+    u, lay = str(w.unit), w.layout or {}
+    r = {"r": lay.get("field")}
+    return [
+        ("venueResources", Action.READ, "query($u: ID!) { venueResources(unitId: $u) { id } }", {"u": u}),
+        ("hoursExceptions", Action.READ, 'query($u: ID!) { hoursExceptions(unitId: $u, from: "2026-12-01", '
+         'to: "2026-12-31") { id } }', {"u": u}),
+        ("gridBlocks", Action.READ, "query($u: ID!, $f: DateTime!, $t: DateTime!) { gridBlocks(unitId: $u, from: $f, "
+         "to: $t) { id } }", {"u": u, "f": at(12, 0).isoformat(), "t": at(13, 0).isoformat()}),
+        ("createResource", Action.CONFIGURE, 'mutation($u: ID!) { createResource(unitId: $u, input: {name: "Campo M",'
+         " kind: EXCLUSIVE}) { __typename } }", {"u": u}),
+        ("updateResource", Action.CONFIGURE, "mutation($r: ID!) { updateResource(resourceId: $r, input: {sort: 9}) "
+         "{ __typename } }", r),
+        ("reorderResources", Action.CONFIGURE, "mutation($u: ID!, $r: ID!) { reorderResources(unitId: $u, "
+         "resourceIds: [$r]) { __typename } }", {"u": u, **r}),
+        ("createResourceGroup", Action.CONFIGURE, 'mutation($u: ID!) { createResourceGroup(unitId: $u, name: "G M") '
+         "{ __typename } }", {"u": u}),
+        ("renameResourceGroup", Action.CONFIGURE, 'mutation($g: ID!) { renameResourceGroup(groupId: $g, name: '
+         '"Campos") { __typename } }', {"g": lay.get("group")}),
+        ("setOpeningHours", Action.CONFIGURE, "mutation($u: ID!, $r: ID!) { setOpeningHours(unitId: $u, resourceId: "
+         "$r, windows: []) { __typename } }", {"u": u, **r}),
+        ("addClosedDay", Action.CONFIGURE, 'mutation($u: ID!) { addClosedDay(unitId: $u, date: "2026-12-29") '
+         "{ __typename } }", {"u": u}),
+        ("setSpecialHours", Action.CONFIGURE, 'mutation($u: ID!) { setSpecialHours(unitId: $u, date: "2026-12-30", '
+         'windows: [{opens: "08:00", closes: "12:00"}]) { __typename } }', {"u": u}),
+        ("removeHoursException", Action.CONFIGURE, "mutation($i: ID!) { removeHoursException(id: $i) "
+         "{ __typename } }", {"i": lay.get("closed")}),
+        ("blockResource", Action.MANAGE, "mutation($r: ID!, $f: DateTime!, $t: DateTime!) { blockResource("
+         "resourceId: $r, from: $f, to: $t) { __typename } }", {**r, "f": at(13, 8).isoformat(),
+                                                               "t": at(13, 9).isoformat()}),
+        ("unblockResource", Action.MANAGE, "mutation($b: ID!) { unblockResource(blockId: $b) { __typename } }",
+         {"b": lay.get("block")}),
+        ("deactivateResource", Action.CONFIGURE, "mutation($r: ID!) { deactivateResource(resourceId: $r) "
+         "{ __typename } }", r),
+        ("reactivateResource", Action.CONFIGURE, "mutation($r: ID!) { reactivateResource(resourceId: $r) "
+         "{ __typename } }", r),
     ]
 
 
