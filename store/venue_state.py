@@ -40,3 +40,10 @@ async def last_change(conn: asyncpg.Connection) -> int:
     """The newest venue_changes id (0: none), to tell which changes an apply made."""
     found: int = await conn.fetchval("SELECT coalesce(max(id), 0) FROM venue_changes")
     return found
+
+
+async def resource_names(conn: asyncpg.Connection, unit_id: UUID) -> dict[str, str]:
+    """The unit's resources' and services' names by id (as text), for what `venue apply` prints."""
+    rows = await conn.fetch("SELECT id::text AS id, name FROM resources WHERE unit_id = $1 UNION ALL "
+                            "SELECT id::text, name FROM services WHERE unit_id = $1", unit_id)
+    return {r["id"]: r["name"] for r in rows}

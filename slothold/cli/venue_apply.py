@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 from uuid import UUID
+from zoneinfo import ZoneInfo
 
 import asyncpg
 
@@ -76,7 +78,9 @@ class Applying:
         rows = await self.conn.fetch("SELECT entity, entity_id, action, before, after FROM venue_changes "
                                      "WHERE id > $1 ORDER BY id", self.mark)
         self.mark = await venue_state.last_change(self.conn)
-        self.lines.extend(describe(r["entity"], r["entity_id"], r["action"], r["before"], r["after"]) for r in rows)
+        names = await venue_state.resource_names(self.conn, self.unit_id) if rows else {}
+        self.lines.extend(describe(r["entity"], r["entity_id"], r["action"], r["before"], r["after"], names,
+                                   self.venue.timezone) for r in rows)
 
 
 Section = Callable[[Applying], Awaitable[None]]
@@ -165,28 +169,68 @@ def _role(value: str | None, where: str) -> Role:
         raise ApplyRefused(f"{where}: a staff role is one of {', '.join(r.value for r in Role)}") from None
 
 
-SECTIONS: list[Section] = [top, parameters, unit_contacts, staff]
-"""In order; the layout (resources, hours, closed days, blocks) and the services come between contacts and staff."""
+def all_sections() -> list[Section]:
+    """Every section, in the order they apply: what a later one names (a resource of a service) exists by then."""
+    from slothold.cli import venue_sections as layout
+
+    return [top, parameters, unit_contacts, layout.unit_hours, layout.resources, layout.day_exceptions,
+            layout.grid_blocks, layout.services, staff]
 
 
 # --- running it -------------------------------------------------------------------------------------------------
 
-def describe(entity: str, entity_id: str, action: str, before: Any, after: Any) -> str:
-    """One line of the venue log as `venue apply` prints it."""
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def describe(entity: str, entity_id: str, action: str, before: Any, after: Any,
+             names: dict[str, str] | None = None, tz: str = "UTC") -> str:
+    """One line of the venue log as `venue apply` prints it (`names`: resource and service id → name; times in
+    the unit's zone `tz`)."""
+    names = names or {}
     values = after or before or {}
-    name = values.get("name") if isinstance(values, dict) else None
-    label = f"{entity.replace('_', ' ')} {name}" if name else entity.replace("_", " ")
+    label = entity.replace("_", " ")
+    if isinstance(values, dict):
+        subject = values.get("name") or values.get("date") or names.get(entity_id)
+        if entity == "block":
+            subject = f"{names.get(str(values.get('resourceId')), '')} {_local(values.get('from'), tz)} → " \
+                      f"{_local(values.get('to'), tz)}".strip()
+        if entity == "hours":
+            subject = f"of {names[entity_id]}" if entity_id in names else "of the unit"
+        if subject:
+            label = f"{label} {subject}"
+        if values.get("reason"):
+            label += f" ({values['reason']})"
     if action == "created":
         return f"+ {label}"
     if action == "removed":
         return f"- {label}"
     before, after = before or {}, after or {}
-    changes = ", ".join(f"{k}: {_shown(before.get(k))} → {_shown(after.get(k))}" for k in after)
+    changes = "; ".join(f"{k}: {_shown(before.get(k))} → {_shown(after.get(k))}" for k in after)
     return f"~ {label}: {changes}"
 
 
+def _local(value: object, tz: str) -> str:
+    try:
+        return datetime.fromisoformat(str(value)).astimezone(ZoneInfo(tz)).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return _shown(value)
+
+
 def _shown(value: object) -> str:
-    return "(none)" if value is None else str(value)
+    """A logged value, short: windows as "Mon 08:00-23:00", bands as "Mon-Fri 18:00-23:00 25000"."""
+    if value is None:
+        return "(none)"
+    if isinstance(value, list):
+        return "[" + ", ".join(_shown(v) for v in value) + "]" if value else "(none)"
+    if isinstance(value, dict) and "opens" in value:
+        day = str(value.get("weekday") or "")[:3].title()
+        return f"{day} {value['opens']}-{value['closes']}".strip()
+    if isinstance(value, dict) and "priceCents" in value and "from" in value:
+        days = "".join(_DAYS[d][0] for d in value.get("weekdays", []) if isinstance(d, int) and 0 <= d < 7)
+        rule = str(value.get("paymentRule", "")).lower()
+        deposit = value.get("depositPercent") or value.get("depositCents")
+        return f"{days} {value['from']}-{value['to']} {value['priceCents']} {rule}{f' {deposit}' if deposit else ''}"
+    return str(value)
 
 
 async def apply(deps: Deps, pool: asyncpg.Pool, path: Path, dry_run: bool,
@@ -206,7 +250,7 @@ async def apply(deps: Deps, pool: asyncpg.Pool, path: Path, dry_run: bool,
         a = Applying(replace(deps, uow=lambda: shared), conn, venue, dry_run)
         a.mark = await venue_state.last_change(conn)
         try:
-            for section in sections or SECTIONS:
+            for section in sections or all_sections():
                 await section(a)
                 await a.logged()
         except DomainError as e:
@@ -223,9 +267,10 @@ async def apply(deps: Deps, pool: asyncpg.Pool, path: Path, dry_run: bool,
         else:
             await tx.commit()
     if not a.lines:
-        return [f"{venue.unit}: nothing to change"]
+        return [f"{venue.unit} (unit {a.unit_id}): nothing to change"]
     count = sum(1 for line in a.lines if line[:1] in "+~-")
-    head = f"{venue.unit}: {count} change{'s' if count != 1 else ''}{' (dry run)' if dry_run else ''}"
+    unit = f"{venue.unit} (unit {'to be made' if a.made_unit and dry_run else a.unit_id})"
+    head = f"{unit}: {count} change{'s' if count != 1 else ''}{' (dry run)' if dry_run else ''}"
     return [head, *a.lines, *(["dry run: nothing was changed"] if dry_run else [])]
 
 
