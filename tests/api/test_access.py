@@ -20,7 +20,6 @@ from uuid import UUID, uuid4
 
 import httpx
 import pytest
-import uvicorn
 import websockets
 
 from domain import seatmaps, service_catalog
@@ -30,12 +29,12 @@ from domain.layout import hours as layout_hours
 from domain.payments import PaymentRule
 from domain.services import Deps
 from slothold.app import create_app
-from slothold.cli.embedded import free_port
 from slothold.settings import Settings
 from store.access import PgAccess
 from store.uow import PgUnitOfWork
 from tests.api.conftest import system_token
 from tests.conftest import MutableClock
+from tests.live import serving
 from tests.venues import arena, at, cpf, customer
 
 ALLOWED = {Action.PUBLIC: {"operator", "manager", "owner", "read", "book", "customer", "anonymous", "stranger"},
@@ -461,26 +460,12 @@ async def test_every_operation_against_every_kind_of_caller(world: World) -> Non
 @pytest.fixture
 async def live(database_url: str, redis_url: str, pool: Any) -> AsyncIterator[tuple[int, dict[str, str], UUID]]:
     app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=10, log_level="WARNING"))
-    port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    task = asyncio.create_task(srv.serve())
-    try:
-        for _ in range(300):
-            if srv.started:
-                break
-            await asyncio.sleep(0.05)
+    async with serving(app) as port:
         access: PgAccess = app.state.slothold["access"]
         v, other = await arena(pool), await arena(pool)
-        tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = "
-                                     "u.organization_id WHERE u.id = $1", v.unit_id)
-        other_tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = "
-                                           "u.organization_id WHERE u.id = $1", other.unit_id)
-        tokens = {"operator": (await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "op"))[1],
-                  "stranger": (await access.issue_token(other_tenant, None, "staff", "owner", [], "st"))[1]}
+        tokens = {"operator": (await access.issue_token(v.tenant_id, v.unit_id, "staff", "operator", [], "op"))[1],
+                  "stranger": (await access.issue_token(other.tenant_id, None, "staff", "owner", [], "st"))[1]}
         yield port, tokens, v.unit_id
-    finally:
-        srv.should_exit = True
-        await asyncio.wait_for(task, 15)
 
 
 async def _ws(port: int, payload: dict[str, Any]) -> Any:
