@@ -5,6 +5,7 @@ import {BookingClient} from "./booking.js";
 import {gql, liveClient, resultError} from "./gql.js";
 import {StaffQueue} from "./queue.js";
 import {SeatMapView} from "./seatmap.js";
+import {SetupScreen} from "./setup.js";
 import {h, loadDevConfig, say, session} from "./session.js";
 
 const UNIT = `query($u: ID!) { unit(id: $u) { __typename
@@ -154,6 +155,12 @@ async function route() {
       live = liveClient(session.staffToken, {onStatus: setBanner, onReconnect: () => current[0]?.onReconnect()});
     }
     current.push(new SeatMapView(root, unit, live));
+  } else if (page === "setup") {
+    if (!session.staffToken) return main.replaceChildren(staffSignIn());
+    const root = h("div", {class: "setup"});
+    main.replaceChildren(root);
+    live = liveClient(session.staffToken, {onStatus: setBanner, onReconnect: () => current[0]?.onReconnect()});
+    current.push(new SetupScreen(root, unit, live));
   } else if (page === "settings") {
     main.replaceChildren(unitForm());
   } else if (!session.staffToken) {
