@@ -86,6 +86,21 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
     listed = page.locator(f'[data-testid="exception-list"] li[data-date="{holiday.isoformat()}"]')
     assert "Closed all day" in await listed.inner_text()
 
+    # Special hours three days ahead, then removed: the date follows its weekly hours again.
+    special = (tomorrow_local(12).astimezone(SAO_PAULO) + timedelta(days=2)).date().isoformat()
+    await form.locator("input[name=date]").fill(special)
+    await form.locator("select[name=kind]").select_option("special")
+    await form.locator("input[name=opens]").fill("10:00")
+    await form.locator("input[name=closes]").fill("14:00")
+    await form.locator("input[name=reason]").fill("Torneio")
+    await form.get_by_role("button", name="Add date").click()
+    assert (await said(page, "exceptions-message")).endswith("opens only 10:00–14:00 (Torneio).")
+    special_item = page.locator(f'[data-testid="exception-list"] li[data-date="{special}"]')
+    assert "Open 10:00–14:00" in await special_item.inner_text()
+    await special_item.get_by_role("button", name="Remove").click()
+    assert (await said(page, "exceptions-message")).endswith("follows its weekly hours again.")
+    await special_item.wait_for(state="detached")
+
     # A maintenance block tomorrow, 08:00–12:00 on Campo 2.
     tomorrow = tomorrow_local(12).astimezone(SAO_PAULO).date().isoformat()
     block = page.get_by_test_id("block-form")
@@ -101,6 +116,15 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
     await block.get_by_role("button", name="Block").click()
     refused = await said(page, "blocks-message")
     assert refused.startswith("Blocking Campo 2 was refused:") and "{" not in refused
+
+    # Another block, on Campo 4, put back on sale.
+    await block.locator("select[name=resource]").select_option(label="Campo 4")
+    await block.get_by_role("button", name="Block").click()
+    assert (await said(page, "blocks-message")).startswith("Campo 4 is blocked ")
+    campo4 = page.locator(f'[data-testid="block-list"] li[data-resource-id="{venue.fields["Campo 4"]}"]')
+    await campo4.get_by_role("button", name="Unblock").click()
+    assert (await said(page, "blocks-message")).startswith("Campo 4 is back on sale ")
+    await campo4.wait_for(state="detached")
 
     # Two price bands: weeknights 18:00–23:00 R$ 250,00 with a 50% deposit, weekends R$ 220,00 in full.
     service = page.locator(f'li[data-service-id="{venue.service_id}"]')
@@ -124,6 +148,13 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
     bands = text(await service.get_by_test_id("bands").inner_text())
     assert "Mon–Fri · 18:00–23:00" in bands and "R$ 250,00" in bands and "deposit 50%" in bands
     assert "Sat, Sun · 08:00–23:00" in bands and "R$ 220,00" in bands
+    # A third band over the first: refused, naming the bands as the editor numbers them.
+    await service.get_by_role("button", name="Edit price bands").click()
+    await editor.get_by_role("button", name="+ Add a band").click()
+    await editor.get_by_role("button", name="Save price bands").click()
+    overlap = await said(page, "prices-message")
+    assert "was refused: band 3 overlaps band 1 on the same weekday." in overlap, overlap
+    await editor.get_by_role("button", name="Cancel").click()
     served = await api(venue, "query($u: ID!) { services(unitId: $u) { id bands { weekdays from to priceCents "
                        "paymentRule depositPercent } } }", {"u": str(venue.unit_id)})
     priced = next(s for s in served["services"] if s["id"] == str(venue.service_id))["bands"]

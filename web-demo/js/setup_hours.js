@@ -166,9 +166,9 @@ export class ExceptionsPart {
     this.resourceSelect = h("select", {name: "resource"}, h("option", {value: ""}, "The whole venue"));
     const reason = h("input", {name: "reason", maxlength: 200, placeholder: "e.g. Natal"});
     const form = h("form", {class: "setup-form", "data-testid": "exception-form"}, h("h3", {}, "Add a date"),
-      h("div", {class: "form-row"}, labelled("Date", date), labelled("What happens", kind),
-        labelled("Applies to", this.resourceSelect), labelled("Reason (optional)", reason)),
-      hours, h("div", {class: "actions"}, h("button", {type: "submit"}, "Add date")));
+      h("div", {class: "form-row"}, labelled("Date", date), labelled("What happens", kind)), hours,
+      h("div", {class: "form-row"}, labelled("Applies to", this.resourceSelect), labelled("Reason (optional)", reason)),
+      h("div", {class: "actions"}, h("button", {type: "submit"}, "Add date")));
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
       const base = {u: this.screen.unit.id, d: date.value, r: this.resourceSelect.value || null,
