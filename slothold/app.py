@@ -13,7 +13,6 @@ from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any
 
-import redis.asyncio as aioredis
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -41,6 +40,7 @@ from providers.qr import qr_png_data_uri
 from providers.sandbox import SandboxProvider
 from resolvers.context import Context
 from slothold.cli.demo import DEMO_UNIT_ID
+from slothold.redis_conn import broadcast, redis_client
 from slothold.schema import build_schema
 from slothold.settings import Settings
 from slothold.wiring import build_deps
@@ -165,9 +165,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         assert settings.database_url and settings.redis_url
-        pool = await create_pool(settings.database_url, settings.db_pool_min, settings.db_pool_max)
-        redis = aioredis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=2)
-        hub = Hub(settings.redis_url)
+        pool = await create_pool(settings.database_url, settings.db_pool_min, settings.db_pool_max,
+                                 behind_pooler=settings.database_pooled)
+        redis = redis_client(settings, 2)
+        hub = Hub(settings.redis_url, partial(broadcast, settings))
         await hub.start()
         the_clock = clock or SystemClock()
         deps = build_deps(pool, the_clock, os.environ, sandbox_on_clock=True)  # the pretend bank on the app's clock
@@ -175,7 +176,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         # Its own connection with short timeouts: a sick Redis may slow a hold by half a second, once (the limiter
         # then steps aside for a few seconds), never stall it.
         state["hold_limiter"] = HoldRateLimiter(
-            aioredis.Redis.from_url(settings.redis_url, socket_connect_timeout=0.5, socket_timeout=0.5),
+            redis_client(settings, 0.5),
             settings.hold_rate_per_token, settings.hold_rate_per_customer, settings.hold_rate_window_seconds)
         access = PgAccess(pool)
         # Revoked, expired or changed credentials end the websockets already open with them, from the database
