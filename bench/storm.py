@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.storm                 # 90 s storm, 3 APIs, 2 workers, faults; prints the report
     .venv/bin/python -m bench.storm --record        # ... and appends it to bench/RESULTS.md
     .venv/bin/python -m bench.storm --seconds 20 --customers 300 --no-faults
+    .venv/bin/python -m bench.storm --pgbouncer 8    # ... through PgBouncer (transaction mode), 8 server connections
 
 It drops and recreates one database (`slothold_storm` on the server of DATABASE_URL, default the machine's
 PostgreSQL), starts its own Redis (so it can stop and start it), 3 API processes and 2 workers, then lets simulated
@@ -45,6 +46,7 @@ from bench._server import error_lines, stop_group
 from domain.customers import complete_cpf
 from providers.sandbox import SandboxProvider
 from slothold.cli.embedded import EmbeddedServer, free_port, start_redis
+from slothold.cli.embedded.pgbouncer import PgBouncer, start_pgbouncer
 from slothold.settings import PROJECT_ROOT
 from store.access import issue_system_token_blocking
 from store.db import create_pool
@@ -103,6 +105,9 @@ class Config:
     """A late payment arrives this long after the charge (the hold's payment TTL is 45 s)."""
     late_share: float = 0.1
     duplicate_share: float = 0.2
+    pgbouncer: int = 0
+    """Through PgBouncer in transaction mode with at most this many server connections (0: straight to PostgreSQL);
+    the relays' sessions stay direct (DATABASE_DIRECT_URL)."""
 
 
 @dataclass
@@ -119,6 +124,8 @@ class Stats:
     """The highest value of each watched /metrics figure seen while the storm ran."""
     scrapes: int = 0
     scrape_failures: int = 0
+    backends: int = 0
+    """The most PostgreSQL backends the system's processes held at once (the harness's own aside)."""
 
 
 class Proc:
@@ -158,7 +165,13 @@ class System:
         self.cfg, self.db_url, self.logs = cfg, db_url, logs
         self.redis_dir = logs / "redis"
         self.redis: EmbeddedServer = start_redis(self.redis_dir, free_port())
-        self.env = {**os.environ, "DATABASE_URL": db_url, "REDIS_URL": self.redis.url,
+        self.bouncer: PgBouncer | None = None
+        pooled = db_url
+        if cfg.pgbouncer:
+            self.bouncer = start_pgbouncer(logs / "pgbouncer", db_url, pool_size=cfg.pgbouncer,
+                                           max_db_connections=cfg.pgbouncer)
+            pooled = self.bouncer.url_for(db_url)
+        self.env = {**os.environ, "DATABASE_URL": pooled, "DATABASE_DIRECT_URL": db_url, "REDIS_URL": self.redis.url,
                     "SLOTHOLD_LOG_LEVEL": "WARNING", "SLOTHOLD_SWEEP_SECONDS": "5",
                     "SLOTHOLD_PIX_PROVIDER": "sandbox", "SLOTHOLD_SANDBOX_WEBHOOK_SECRET": SECRET}
         self.ports = [free_port() for _ in range(cfg.apis)]
@@ -178,6 +191,8 @@ class System:
         for p in [*self.workers, *self.apis]:
             p.stop()
         self.redis.stop()
+        if self.bouncer is not None:
+            self.bouncer.stop()
 
     def procs(self) -> list[Proc]:
         return [*self.apis, *self.workers]
@@ -525,10 +540,16 @@ async def scrape_metrics(system: System, stats: Stats, stop: asyncio.Event) -> N
                 pass
 
 
-async def sample_memory(system: System, stats: Stats, stop: asyncio.Event) -> None:
+async def sample_memory(system: System, stats: Stats, stop: asyncio.Event, pool: asyncpg.Pool) -> None:
     while not stop.is_set():
         for p in system.procs():
             stats.rss[p.name] = max(stats.rss.get(p.name, 0.0), p.rss_mib())
+        try:
+            stats.backends = max(stats.backends, await pool.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name <> $1",
+                HARNESS))
+        except (OSError, asyncpg.PostgresError):
+            pass
         try:
             await asyncio.wait_for(stop.wait(), 1.0)
         except TimeoutError:
@@ -607,7 +628,7 @@ async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
                        for v in venues for _ in range(cfg.subscribers)]
         stop, sub_stop = asyncio.Event(), asyncio.Event()
         sub_tasks = [asyncio.create_task(s.run(sub_stop)) for s in subscribers]
-        mem = asyncio.create_task(sample_memory(system, stats, sub_stop))
+        mem = asyncio.create_task(sample_memory(system, stats, sub_stop, pool))
         scraper = asyncio.create_task(scrape_metrics(system, stats, sub_stop))
         await asyncio.sleep(1.0)
         t0 = time.monotonic()
@@ -669,7 +690,9 @@ def render(r: dict[str, Any]) -> str:
     lines = [f"### Storm {datetime.now(UTC):%Y-%m-%d %H:%M} UTC — {'PASS' if r['ok'] else 'FAIL'}", "",
              f"{cfg.seconds:.0f} s, {cfg.apis} API processes, {cfg.workers} workers, {cfg.units} units × "
              f"{cfg.fields} fields + a class of 6, {cfg.customers} customers, {cfg.concurrency} concurrent actors, "
-             f"{cfg.subscribers * cfg.units} subscribers, faults {'on' if cfg.faults else 'off'}.", "",
+             f"{cfg.subscribers * cfg.units} subscribers, faults {'on' if cfg.faults else 'off'}"
+             + (f", through PgBouncer (transaction mode, {cfg.pgbouncer} server connections)" if cfg.pgbouncer else "")
+             + f"; at most {st.backends} PostgreSQL backends at once.", "",
              "| operation | requests/s | p50 ms | p99 ms | outcomes |", "|---|---|---|---|---|"]
     ops = sorted(st.latency)
     for op in ops:
@@ -712,12 +735,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--apis", type=int, default=3)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--no-faults", action="store_true")
+    p.add_argument("--pgbouncer", type=int, default=0, metavar="N",
+                   help="run through PgBouncer (transaction mode) with at most N server connections")
     p.add_argument("--record", action="store_true", help="append the report to bench/RESULTS.md")
     a = p.parse_args(argv)
     parts = urlsplit(os.environ.get("DATABASE_URL") or "postgresql://postgres@127.0.0.1:5432")
     server = urlunsplit(parts._replace(path="", query=""))
     cfg = Config(seconds=a.seconds, customers=a.customers, concurrency=a.concurrency, apis=a.apis,
-                 workers=a.workers, faults=not a.no_faults, server_url=server)
+                 workers=a.workers, faults=not a.no_faults, server_url=server, pgbouncer=a.pgbouncer)
     report = asyncio.run(run(cfg))
     text = render(report)
     print(text)
