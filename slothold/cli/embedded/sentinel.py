@@ -10,6 +10,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -104,7 +105,7 @@ class RedisSentinelGroup:
     def _sentinel_view(self, w: _Node) -> tuple[int, int]:
         client = redis.Redis(port=w.port, socket_timeout=1, decode_responses=True)
         try:
-            info = client.sentinel_master(self.master)
+            info: Any = client.sentinel_master(self.master)  # type: ignore[no-untyped-call]
             return int(info["num-slaves"]), int(info["num-other-sentinels"])
         except (redis.RedisError, OSError, KeyError):
             return (-1, -1)
@@ -116,7 +117,7 @@ class RedisSentinelGroup:
         for w in self.watchers:
             client = redis.Redis(port=w.port, socket_timeout=1)
             try:
-                addr = client.sentinel_get_master_addr_by_name(self.master)
+                addr: Any = client.sentinel_get_master_addr_by_name(self.master)  # type: ignore[no-untyped-call]
                 if addr:
                     return int(addr[1])
             except (redis.RedisError, OSError):
@@ -176,7 +177,8 @@ def _link_up(port: int) -> bool:
     """Whether the replica on `port` finished its sync with its primary (master_link_status:up)."""
     client = redis.Redis(port=port, socket_timeout=1, decode_responses=True)
     try:
-        return client.info("replication").get("master_link_status") == "up"
+        info: Any = client.info("replication")
+        return bool(info.get("master_link_status") == "up")
     except (redis.RedisError, OSError):
         return False
     finally:
@@ -187,7 +189,7 @@ def _role(port: int) -> tuple[str, int]:
     """(role, connected replicas) of the Redis on `port`; ("down", -1) when it does not answer."""
     client = redis.Redis(port=port, socket_timeout=1)
     try:
-        info = client.info("replication")
+        info: Any = client.info("replication")
         return str(info["role"]), int(info.get("connected_slaves", 0))
     except (redis.RedisError, OSError):
         return ("down", -1)
