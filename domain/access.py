@@ -48,15 +48,19 @@ class Action(StrEnum):
     """Prices, cancellation policies, parameters, hold types."""
     WEBHOOKS = "webhooks"
     """Outgoing webhook endpoints: register, list, replay deliveries."""
+    RECORD_PAYMENT = "record_payment"
+    """Record a payment taken outside Pix (cash, card, transfer), which confirms the booking (issue 18)."""
+    PLATFORM = "platform"
+    """The venue's top levels: create tenants, organizations and units (system tokens and the CLI only)."""
 
 
 MIN_ROLE = {
     Action.READ: Role.OPERATOR, Action.BOOK: Role.OPERATOR, Action.COUNTER: Role.OPERATOR,
     Action.DROP: Role.MANAGER, Action.MANAGE: Role.MANAGER, Action.CONFIGURE: Role.OWNER,
-    Action.WEBHOOKS: Role.OWNER,
+    Action.WEBHOOKS: Role.OWNER, Action.RECORD_PAYMENT: Role.MANAGER,
 }
-SCOPES = frozenset(a.value for a in Action if a is not Action.PUBLIC)
-"""The scopes an integrator token may carry: one per action."""
+SCOPES = frozenset(a.value for a in Action if a not in (Action.PUBLIC, Action.PLATFORM))
+"""The scopes an integrator token may carry: one per action (the platform's is no integrator's)."""
 
 
 class Unauthenticated(DomainError):
@@ -137,6 +141,8 @@ class Principal:
         """Whether the role or scopes include the action (wherever it is done)."""
         if action is Action.PUBLIC or self.kind == "system":
             return True
+        if action is Action.PLATFORM:
+            return False
         if self.kind == "staff":
             return self.role is not None and RANK[self.role] >= RANK[MIN_ROLE[action]]
         if self.kind == "client":
@@ -156,6 +162,15 @@ def require_signed_in(principal: Principal, why: str = "") -> None:
                               "(a staff or integrator token, or a customer session from verifyLoginCode)")
 
 
+def authorize_platform(principal: Principal) -> None:
+    """Refuse unless the caller is the platform (a system token): only it creates tenants, organizations and
+    units."""
+    require_signed_in(principal)
+    if not principal.allows(Action.PLATFORM):
+        raise Forbidden("only the platform's operators (a system token, or the `slothold venue` command) create "
+                        "tenants, organizations and units")
+
+
 def authorize(principal: Principal, action: Action, tenant_id: UUID, unit_id: UUID,
               own_booking: bool | None = None) -> None:
     """Refuse unless `principal` may perform `action` on the unit.
@@ -169,6 +184,8 @@ def authorize(principal: Principal, action: Action, tenant_id: UUID, unit_id: UU
     if not principal.covers(tenant_id, unit_id):
         raise Forbidden("this token has no access to that unit")
     if not principal.allows(action):
+        if action is Action.PLATFORM:
+            raise Forbidden("only the platform's operators (a system token) may do this")
         if principal.kind == "staff":
             assert principal.role is not None
             raise Forbidden(f"'{action.value}' needs the {MIN_ROLE[action].value} role or above; this token is "

@@ -222,10 +222,10 @@ class Booking:
         self._move(S.VERIFYING, "claim payment for", at, actor, "customer says paid")
         self.hold_expires_at = until
 
-    def settle(self, at: datetime, amount_cents: int, actor: str = "system") -> None:
-        """A payment arrived in time: the booking is confirmed (SPEC §7)."""
+    def settle(self, at: datetime, amount_cents: int, actor: str = "system", reason: str = "payment.paid") -> None:
+        """A payment arrived in time (or staff recorded one taken by hand): the booking is confirmed (SPEC §7)."""
         self.paid_cents += amount_cents
-        self._move(S.CONFIRMED, "confirm payment for", at, actor, "payment.paid")
+        self._move(S.CONFIRMED, "confirm payment for", at, actor, reason)
 
     def revive_by_late_payment(self, at: datetime, amount_cents: int) -> None:
         """A payment arrived after the hold ended and its slot is still free: the booking confirms after all.
@@ -279,6 +279,19 @@ class Booking:
     def complete(self, at: datetime, actor: str) -> None:
         """The customer was attended."""
         self._move(S.COMPLETED, "complete", at, actor, None)
+
+    def complete_unattended(self, at: datetime) -> None:
+        """A confirmed booking of a venue without check-in ends: completed by the clock (issue 18, seed 002's
+        "COMPLETADA (fecha/hora ya pasó)"). Like `revive_by_late_payment`, a move outside SPEC §3's table, made
+        only by the worker's sweep for units with `check_in_required` off."""
+        if self.status is not S.CONFIRMED:
+            raise InvalidTransition(self.status.value, S.COMPLETED.value, "complete without check-in")
+        self.status = S.COMPLETED
+        self.version += 1
+        self.events.append(BookingEvent(
+            booking_id=self.id, unit_id=self.unit_id, old_status=S.CONFIRMED.value, new_status=S.COMPLETED.value,
+            hold_type=self.hold_type, actor="system", channel=self.channel, at=at,
+            reason="ended; the venue has no check-in"))
 
     def mark_no_show(self, at: datetime, actor: str) -> None:
         """A person confirms the customer did not come (never automatic)."""

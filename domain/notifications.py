@@ -20,6 +20,10 @@ The matrix (seed 002; "owner" is the unit's staff, in-app):
 | a swapped hold's old half (its Pix is void) | yes | no |
 | owner alerts | — | in-app + the `owner_alert_whatsapp` number |
 
+Per unit, `notificationMatrix` turns the customer or the staff side of created, paid, cancelled, completed and
+expired on or off (domain/notice_matrix.py); staff notices of those events also go by e-mail to the unit's owner
+e-mail when it has one.
+
 A customer hears in-app, by WhatsApp when a phone is known and by e-mail when one is known.
 """
 
@@ -43,6 +47,7 @@ from domain.events import (
     OwnerAlerted,
     WalkInOfferSent,
 )
+from domain.notice_matrix import Matrix, told
 
 log = logging.getLogger("slothold.notifications")
 
@@ -83,6 +88,8 @@ TEMPLATES: dict[str, dict[tuple[str, str], tuple[str, str]]] = {
         ("expired", "staff"): ("Horário liberado", "A reserva de {when} expirou sem pagamento; o horário voltou à "
                                                    "venda."),
         ("completed", "customer"): ("Partida concluída", "Obrigado! A reserva de {when} foi concluída."),
+        ("completed", "staff"): ("Reserva concluída", "A reserva de {when} foi concluída."),
+        ("created", "staff"): ("Nova reserva", "Uma reserva de {when} foi criada."),
         ("appointment_reminder", "customer"): ("Lembrete da reserva", "Lembrete: sua reserva é em {when}. "
                                                "Até lá!"),
         ("rescheduled", "customer"): ("Reserva remarcada", "Sua reserva foi remarcada para {when}."),
@@ -119,6 +126,8 @@ TEMPLATES: dict[str, dict[tuple[str, str], tuple[str, str]]] = {
                                                      "If you like, just ask again."),
         ("expired", "staff"): ("Slot released", "The booking for {when} expired unpaid; the slot is for sale again."),
         ("completed", "customer"): ("Game completed", "Thank you! The booking for {when} is completed."),
+        ("completed", "staff"): ("Booking completed", "The booking for {when} is completed."),
+        ("created", "staff"): ("New booking", "A booking for {when} was created."),
         ("appointment_reminder", "customer"): ("Booking reminder", "Reminder: your booking is on {when}. "
                                                "See you there!"),
         ("rescheduled", "customer"): ("Booking rescheduled", "Your booking was moved to {when}."),
@@ -169,6 +178,10 @@ class Context:
     starts_at: datetime | None = None
     channel: str | None = None
     """The booking's channel: the WhatsApp conversation itself says what BOT_SAYS lists (domain/conversation)."""
+    matrix: Matrix = ()
+    """The unit's notification matrix (domain/notice_matrix.py; (): seed 002's)."""
+    owner_email: str | None = None
+    """The unit's owner e-mail: staff notices of the matrix go there too."""
 
 
 BOT_SAYS = frozenset({"created", "cancelled_by_customer"})
@@ -319,6 +332,9 @@ def plan(it: Intent, ctx: Context) -> list[Planned]:
     out = []
     customer = it.customer_id or ctx.customer_id
     template_kind = kind if (kind, "customer") in TEMPLATES[DEFAULT_LOCALE] else "message"
+    governed = told(ctx.matrix, kind)
+    if governed is not None and not governed[0]:
+        customer = None  # the unit turned this event off for its customers
     if customer is not None and (template_kind != "message" or it.text):
         title, body = render(locale, template_kind, "customer", values)
         out.append(Planned("customer:in_app", kind, "customer", "in_app", title, body, locale, customer_id=customer))
@@ -328,11 +344,13 @@ def plan(it: Intent, ctx: Context) -> list[Planned]:
         if ctx.email:
             out.append(Planned("customer:email", kind, "customer", "email", title, body, locale,
                                customer_id=customer, address=ctx.email))
-    elif it.to and it.channel and it.text:  # a message to an address the use case named (no customer)
+    elif it.to and it.channel and it.text and governed is None:  # a message to an address the use case named
         out.append(Planned("address", kind, "address", it.channel, kind, it.text, locale, address=it.to))
-    if kind in STAFF_TOO:
+    if (governed[1] if governed is not None else kind in STAFF_TOO):
         title, body = render(locale, kind, "staff", values)
         out.append(Planned("staff:in_app", kind, "staff", "in_app", title, body, locale))
+        if governed is not None and ctx.owner_email:
+            out.append(Planned("staff:email", kind, "staff", "email", title, body, locale, address=ctx.owner_email))
     return out
 
 

@@ -9,6 +9,7 @@ from uuid import UUID
 
 from domain import venue_log
 from domain.errors import ErrorCode, InvalidInput
+from domain.notice_matrix import MATRIX_EVENTS
 from domain.notifications import LOCALES
 from domain.venue_log import ChangeAction, JsonValue, VenueChange, changed_fields
 
@@ -52,6 +53,8 @@ REMINDER_OFFSETS_MAX = 5
 REMINDER_OFFSET_RANGE = (1, 7 * 24 * 60)
 """appointmentReminderMinutes: at most 5 offsets, each 1 minute to 7 days before the start."""
 PAYMENT_RULES = ("full", "deposit_percent", "deposit_cents")
+FLAGS = {"manualPaymentsEnabled": "manual_payments_enabled", "checkInRequired": "check_in_required"}
+"""The on/off flows of a unit (issue 18), by GraphQL field → column."""
 _E164 = re.compile(r"^\+[1-9][0-9]{7,14}$")
 
 
@@ -73,6 +76,14 @@ def checked_changes(values: dict[str, object]) -> dict[str, object]:
                 raise InvalidInput(name, f"notificationLocale must be one of {', '.join(LOCALES)}",
                                    code=ErrorCode.INVALID_PARAMETER)
             out["notification_locale"] = value
+            continue
+        if name in FLAGS:
+            if not isinstance(value, bool):
+                raise InvalidInput(name, f"{name} is true or false", code=ErrorCode.INVALID_PARAMETER)
+            out[FLAGS[name]] = value
+            continue
+        if name == "notificationMatrix":
+            out["notification_matrix"] = _matrix(name, value)
             continue
         if name == "appointmentReminderMinutes":
             out["appointment_reminder_minutes"] = _reminder_offsets(name, value)
@@ -107,6 +118,27 @@ def _reminder_offsets(name: str, value: object) -> list[int]:
     return sorted(value, reverse=True)
 
 
+def _matrix(name: str, value: object) -> dict[str, dict[str, bool]]:
+    """Rows {event, customer, staff} → the stored departures {event: {customer, staff}}; each event at most once."""
+    rows = value if isinstance(value, list | tuple) else None
+    if not rows:
+        raise InvalidInput(name, f"{name} lists at least one event of {', '.join(MATRIX_EVENTS)}",
+                           code=ErrorCode.INVALID_PARAMETER)
+    out: dict[str, dict[str, bool]] = {}
+    for row in rows:
+        event = row.get("event") if isinstance(row, dict) else None
+        if event not in MATRIX_EVENTS:
+            raise InvalidInput(f"{name}.event", f"the event must be one of {', '.join(MATRIX_EVENTS)}",
+                               code=ErrorCode.INVALID_PARAMETER)
+        if event in out:
+            raise InvalidInput(f"{name}.event", f"{event} is listed twice", code=ErrorCode.INVALID_PARAMETER)
+        flags = {k: row.get(k) for k in ("customer", "staff")}
+        if not all(isinstance(v, bool) for v in flags.values()):
+            raise InvalidInput(name, "customer and staff are true or false", code=ErrorCode.INVALID_PARAMETER)
+        out[str(event)] = {k: bool(v) for k, v in flags.items()}
+    return out
+
+
 class UnitSettings(Protocol):
     """A unit's parameter columns in the unit of work (store/unit_settings.py)."""
 
@@ -117,11 +149,14 @@ class UnitSettings(Protocol):
 
 _FIELDS = {b.column: b.field for b in PARAMETERS.values()} | {
     "payment_rule": "paymentRule", "notification_locale": "notificationLocale",
-    "appointment_reminder_minutes": "appointmentReminderMinutes", "owner_alert_whatsapp": "ownerAlertWhatsapp"}
+    "appointment_reminder_minutes": "appointmentReminderMinutes", "owner_alert_whatsapp": "ownerAlertWhatsapp",
+    "notification_matrix": "notificationMatrix"} | {c: f for f, c in FLAGS.items()}
 """Column → the GraphQL field naming it: the log speaks the API's names."""
 
 
 def _json(value: object) -> JsonValue:
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_json(v) for v in value]
     return value if value is None or isinstance(value, str | int | float | bool) else str(value)
@@ -135,6 +170,10 @@ async def change_parameters(deps: Deps, unit_id: UUID, values: dict[str, object]
         current = await uow.unit_settings.read(unit_id, list(changes))
         if current is None:
             return False
+        if "notification_matrix" in changes:  # the rows given change those events; the others stay as they were
+            stored = current["notification_matrix"]
+            changes["notification_matrix"] = {**(stored if isinstance(stored, dict) else {}),
+                                              **changes["notification_matrix"]}  # type: ignore[dict-item]
         before, after = changed_fields({_FIELDS[k]: _json(v) for k, v in current.items()},
                                        {_FIELDS[k]: _json(v) for k, v in changes.items()})
         if after:

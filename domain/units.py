@@ -9,6 +9,7 @@ from uuid import UUID
 from zoneinfo import ZoneInfo
 
 from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
+from domain.notice_matrix import Matrix, effective
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,14 @@ class UnitParameters:
     """After start + this with no check-in, a confirmed booking raises a no-show suggestion (SPEC §11)."""
     appointment_reminders: tuple[int, ...] = (1440, 120)
     """Minutes before the start at which the customer of a confirmed booking is reminded (SPEC §11)."""
+    manual_payments_enabled: bool = True
+    """Staff with the right may record a payment taken outside Pix (domain/manual_payments.py)."""
+    check_in_required: bool = True
+    """False: confirmed bookings complete by themselves after their end, and no no-show suggestion is raised."""
+    notification_matrix: Matrix = field(default_factory=lambda: effective(None))
+    """(event, customer told, staff told) per event of domain.notice_matrix.MATRIX_EVENTS (seed 002's by default)."""
+    owner_email: str | None = None
+    """Where the owner's notifications go by e-mail (set with updateUnitContacts; None: nowhere)."""
 
 
 class ResourceKind(StrEnum):
@@ -84,6 +93,8 @@ class Unit:
     hours: tuple[OpeningWindow, ...] = ()
     hold_types: HoldTypeCatalog = field(default=PLATFORM_CATALOG, compare=False)
     """The hold types of the unit's organization (SPEC §10)."""
+    currency: str = "BRL"
+    """The ISO 4217 code of the unit's prices."""
 
     @property
     def tz(self) -> ZoneInfo:

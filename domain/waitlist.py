@@ -31,6 +31,7 @@ from domain.events import (
 )
 from domain.services import Deps, place, require_aware
 from domain.units import Resource, ResourceKind, Unit
+from domain.waitlist_switch import require_enabled
 
 log = logging.getLogger("slothold.waitlist")
 OFFER_HOLD_TYPE = "CART"
@@ -75,6 +76,7 @@ async def join_slot_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, start
     check_on_grid(unit, resource, starts_at, ends_at)
     _check_open(unit, starts_at, now)
     async with deps.uow() as uow:
+        await require_enabled(uow, unit_id, resource_id)
         known = await uow.customers.identify(unit.tenant_id, customer)
         if known.blacklisted:
             raise InvalidInput("customer", "this customer cannot join waitlists", code=ErrorCode.CUSTOMER_BLOCKED)
@@ -96,8 +98,8 @@ async def promote_slot(deps: Deps, key: SlotKey) -> UUID | None:
     async with deps.uow() as uow:
         await uow.bookings.lock_resources(unit.id, [resource.id])
         line = await uow.waitlists.slot_line(unit.id, resource.id, key.starts_at, key.ends_at)
-        if not line:
-            return None
+        if not line or not await uow.waitlists.enabled(unit.id, resource.id):
+            return None  # nobody waits, or the venue turned this waitlist off: no offer
         deadline = min(now + unit.params.waitlist_hold, key.starts_at - unit.params.min_advance)
         if deadline - now < unit.params.hold_min:  # the list stops being valid at start − min_advance
             for entry in line:
@@ -189,6 +191,7 @@ async def join_capacity_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, s
     check_on_grid(unit, resource, starts_at, ends_at)
     _check_open(unit, starts_at, now)
     async with deps.uow() as uow:
+        await require_enabled(uow, unit_id, resource_id)
         known = await uow.customers.identify(unit.tenant_id, customer) if customer else None
         if known is not None and known.blacklisted:
             raise InvalidInput("customer", "this customer cannot join waitlists", code=ErrorCode.CUSTOMER_BLOCKED)
@@ -212,6 +215,8 @@ async def promote_capacity(deps: Deps, unit_id: UUID, resource_id: UUID, starts_
     offered = 0
     async with deps.uow() as uow:
         await uow.bookings.lock_resources(unit.id, [resource.id])
+        if not await uow.waitlists.enabled(unit.id, resource.id):
+            return 0  # the venue turned this waitlist off: no offer
         for entry in await uow.waitlists.capacity_line(unit.id, resource.id, starts_at, ends_at):
             deadline = min(now + unit.params.capacity_offer_ttl, entry["starts_at"] - unit.params.min_advance)
             if deadline <= now:

@@ -28,8 +28,10 @@ from resolvers.hold_types import HoldTypeMutation, HoldTypeQuery
 from resolvers.notifications import NotificationMutation, NotificationQuery, NotificationSubscription
 from resolvers.queue import QueueMutation, QueueQuery
 from resolvers.seatmaps import SeatMapMutation, SeatMapQuery
+from resolvers.setup import SetupMutation, StaffTokenMutation, StaffTokenQuery
 from resolvers.subscriptions import Subscription
 from resolvers.units import UnitQuery, UnitSettingsMutation
+from resolvers.venue_flows import VenueFlowsMutation, VenueFlowsQuery
 from resolvers.venue_log import VenueLogQuery, VenueLogSubscription
 from resolvers.waitlists import WaitlistMutation, WaitlistQuery, WaitlistSubscription
 from resolvers.webhooks import WebhookMutation, WebhookQuery
@@ -117,11 +119,13 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
         # The order of the parts is the order of the root types' fields in the SDL (schema/schema.graphql).
         query=merge_types("Query", (UnitQuery, BookingQuery, AvailabilityQuery, QueueQuery, CheckoutQuery,
                                     WaitlistQuery, AuthQuery, WebhookQuery, NotificationQuery, AuditQuery,
-                                    HoldTypeQuery, SeatMapQuery, VenueLogQuery)),
+                                    HoldTypeQuery, SeatMapQuery, VenueLogQuery, VenueFlowsQuery,
+                                    StaffTokenQuery)),
         mutation=merge_types("Mutation", (BookingMutation, CheckoutMutation, QueueMutation, CatalogMutation,
                                           WaitlistMutation, AuthMutation, CustomerMutation, UnitSettingsMutation,
                                           WebhookMutation, RescheduleMutation, NotificationMutation, NoShowMutation,
-                                          HoldTypeMutation, SeatMapMutation)),
+                                          HoldTypeMutation, SeatMapMutation, VenueFlowsMutation,
+                                          SetupMutation, StaffTokenMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription,
                                                   VenueLogSubscription)),
         execution_context_class=SharedEventExecutor,

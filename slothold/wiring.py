@@ -10,6 +10,7 @@ from domain.ports import Clock, PaymentProvider
 from domain.services import Deps
 from domain.waitlist import promote_after_release
 from providers.factory import make_provider
+from providers.phones import LibPhoneNumbers
 from providers.sandbox import SandboxProvider
 from store.uow import PgUnitOfWork
 
@@ -25,4 +26,4 @@ def build_deps(pool: asyncpg.Pool, clock: Clock, env: Mapping[str, str] | None =
     if sandbox_on_clock and isinstance(provider, SandboxProvider):
         provider.clock = clock
     return Deps(uow=lambda: PgUnitOfWork(pool), clock=clock, provider=provider,
-                on_release=promote_after_release if waitlists else None)
+                on_release=promote_after_release if waitlists else None, phones=LibPhoneNumbers())

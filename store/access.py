@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import hashlib
 import hmac
 import secrets
@@ -23,6 +24,8 @@ from domain.events import LoginCodeSent
 
 STAFF_PREFIX = "slh_s_"
 CUSTOMER_PREFIX = "slh_c_"
+LAST_USED_EVERY = timedelta(minutes=1)
+"""How stale a token's last_used_at may get before an authentication writes it again (staffTokens shows it)."""
 
 
 def digest(token: str) -> bytes:
@@ -110,6 +113,7 @@ class PgAccess:
             "live AS (SELECT id, md5(concat_ws('|', kind, coalesce(tenant_id::text, ''), coalesce(unit_id::text, ''), "
             "coalesce(role, ''), array_to_string(ARRAY(SELECT s FROM unnest(scopes) s ORDER BY s COLLATE \"C\"), ','), "
             "''))::uuid AS reach FROM access_tokens WHERE id IN (SELECT id FROM w) AND revoked_at IS NULL "
+            "AND (expires_at IS NULL OR expires_at > $3) "
             "UNION ALL SELECT id, md5(concat_ws('|', 'customer', tenant_id::text, unit_id::text, '', '', "
             "customer_id::text))::uuid FROM customer_sessions WHERE id IN (SELECT id FROM w) AND revoked_at IS NULL "
             "AND expires_at > $3) "
@@ -118,13 +122,18 @@ class PgAccess:
         return [(r["id"], r["reach"]) for r in rows]
 
     async def principal(self, token: str, now: datetime) -> Principal | None:
-        """Who a bearer token stands for, or None (unknown, revoked or expired)."""
+        """Who a bearer token stands for, or None (unknown, revoked or expired). A staff or integrator token's
+        last use is written when the one stored is over a minute old (one write a minute per token at most)."""
         if token.startswith(STAFF_PREFIX):
             r = await self.pool.fetchrow(
-                "SELECT id, tenant_id, unit_id, kind, role, scopes, name FROM access_tokens "
-                "WHERE secret_hash = $1 AND revoked_at IS NULL", digest(token))
+                "SELECT id, tenant_id, unit_id, kind, role, scopes, name, last_used_at FROM access_tokens "
+                "WHERE secret_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)",
+                digest(token), now)
             if r is None:
                 return None
+            if r["last_used_at"] is None or now - r["last_used_at"] > LAST_USED_EVERY:
+                with contextlib.suppress(asyncpg.PostgresError):  # a note, never a reason to refuse the caller
+                    await self.pool.execute("UPDATE access_tokens SET last_used_at = $2 WHERE id = $1", r["id"], now)
             return Principal(kind=r["kind"], tenant_id=r["tenant_id"], unit_id=r["unit_id"],
                              role=Role(r["role"]) if r["role"] else None, scopes=frozenset(r["scopes"]),
                              token_id=r["id"], name=r["name"])

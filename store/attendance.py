@@ -25,7 +25,7 @@ _SUGGEST = f"""
 WITH due AS (
     SELECT b.id, b.unit_id, lower(b.during) AS starts_at
     FROM bookings b JOIN units u ON u.id = b.unit_id
-    WHERE b.status = 'confirmed' AND lower(b.during) <= $1::timestamptz
+    WHERE b.status = 'confirmed' AND u.check_in_required AND lower(b.during) <= $1::timestamptz
       AND lower(b.during) > $1::timestamptz - interval '{LOOKBACK}'
       AND lower(b.during) + make_interval(mins => u.no_show_grace_minutes) <= $1::timestamptz
       AND NOT EXISTS (SELECT 1 FROM queue_items q WHERE q.booking_id = b.id AND q.type = $3::text)

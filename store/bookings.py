@@ -48,7 +48,12 @@ FOR UPDATE SKIP LOCKED
 
 _PAST_CHECKED_IN = """
 SELECT id FROM bookings
-WHERE status = 'checked_in' AND upper(during) <= $1::timestamptz
+WHERE upper(during) <= $1::timestamptz
+  AND id IN (SELECT id FROM bookings WHERE status = 'checked_in' AND upper(during) <= $1::timestamptz
+             UNION ALL
+             SELECT b.id FROM units u JOIN bookings b ON b.unit_id = u.id
+             WHERE NOT u.check_in_required AND b.status = 'confirmed' AND upper(b.during) <= $1::timestamptz
+               AND upper(b.during) > $1::timestamptz - interval '7 days')
 ORDER BY upper(during) LIMIT $2::int
 FOR UPDATE SKIP LOCKED
 """
@@ -304,7 +309,9 @@ class PgBookings:
         return [await self.get(r["id"]) for r in ids]
 
     async def past_checked_in(self, now: datetime, limit: int) -> list[Booking]:
-        """Checked-in bookings that have ended, locked for us (others' rows skipped)."""
+        """Checked-in bookings that have ended, and confirmed ones of units without check-in that ended in the last 7
+        days (turning check-in off does not complete, and notify, a venue's whole past), locked for us (others' rows
+        skipped)."""
         conn = await self._conn()
         ids = await conn.fetch(_PAST_CHECKED_IN, now, limit)
         return [await self.get(r["id"]) for r in ids]

@@ -9,10 +9,12 @@ from uuid import UUID, uuid4
 import asyncpg
 
 from domain.events import Fact, NotificationAdded
+from domain.notice_matrix import effective
 from domain.notifications import Context, Delivery, Intent, intent, plan
 
 _CONTEXT = """
-SELECT u.timezone, u.notification_locale, u.owner_alert_whatsapp,
+SELECT u.timezone, u.notification_locale, u.owner_alert_whatsapp, u.notification_matrix,
+       u.owner_email,
        b.customer_id AS booking_customer,
        c.id AS customer_id, c.phone, c.email,
        (SELECT min(lower(a.during)) FROM allocations a WHERE a.booking_id = b.id) AS starts_at,
@@ -55,7 +57,7 @@ async def plan_deliveries(conn: asyncpg.Connection, event_id: int, unit_id: UUID
     ctx = Context(timezone=r["timezone"], locale=r["notification_locale"],
                   owner_alert_whatsapp=r["owner_alert_whatsapp"], customer_id=r["customer_id"], phone=r["phone"],
                   email=r["email"], actor=r["actor"], reason=r["reason"], starts_at=r["starts_at"],
-                  channel=r["channel"])
+                  channel=r["channel"], matrix=effective(r["notification_matrix"]), owner_email=r["owner_email"])
     planned = plan(it, ctx)
     ids = []
     async with conn.transaction():

@@ -59,6 +59,11 @@ units = Table(
     Column("payment_rule", Text),
     Column("no_show_grace_minutes", Integer),
     Column("appointment_reminder_minutes", ARRAY(Integer)),
+    Column("manual_payments_enabled", Boolean),
+    Column("check_in_required", Boolean),
+    Column("notification_matrix", JSONB),
+    Column("currency", Text),
+    Column("owner_email", Text),
 )
 
 resource_groups = Table(
@@ -80,6 +85,7 @@ resources = Table(
     Column("sort", Integer, nullable=False, server_default="0"),
     Column("attributes", JSONB, nullable=False, server_default="{}"),
     Column("active", Boolean, nullable=False, server_default="true"),
+    Column("waitlist_enabled", Boolean, nullable=False, server_default="true"),
 )
 
 opening_hours = Table(

@@ -12,7 +12,10 @@ from store.units import invalidate
 
 _COLUMNS = frozenset(b.column for b in PARAMETERS.values()) | {"payment_rule", "owner_alert_whatsapp",
                                                                   "notification_locale",
-                                                                  "appointment_reminder_minutes"}
+                                                                  "appointment_reminder_minutes",
+                                                                  "manual_payments_enabled", "check_in_required",
+                                                                  "notification_matrix",
+                                                                  "owner_email"}
 
 
 async def update_parameters(pool: asyncpg.Pool, unit_id: UUID, changes: dict[str, object]) -> bool:

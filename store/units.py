@@ -19,6 +19,7 @@ import asyncpg
 
 from domain.errors import NotFound
 from domain.hold_types import HoldTypeCatalog
+from domain.notice_matrix import effective
 from domain.units import OpeningWindow, Resource, ResourceKind, Unit, UnitParameters
 
 CACHE_SECONDS = 5.0
@@ -132,6 +133,10 @@ def _params(row: Any) -> UnitParameters:
         payment_rule=row["payment_rule"],
         no_show_grace=timedelta(minutes=row["no_show_grace_minutes"]),
         appointment_reminders=tuple(row["appointment_reminder_minutes"]),
+        manual_payments_enabled=row["manual_payments_enabled"],
+        check_in_required=row["check_in_required"],
+        notification_matrix=effective(_json(row["notification_matrix"])),
+        owner_email=row["owner_email"],
     )
 
 
@@ -164,7 +169,8 @@ class PgUnits:
                 raise NotFound("unit", unit_id, field="unitId")
             return Unit(id=row["id"], organization_id=row["organization_id"], tenant_id=row["tenant_id"],
                         name=row["name"], timezone=row["timezone"], params=_params(row), hours=_hours(row["hours"]),
-                        hold_types=HoldTypeCatalog(_json(row["tenant_hold_types"]), _json(row["org_hold_types"])))
+                        hold_types=HoldTypeCatalog(_json(row["tenant_hold_types"]), _json(row["org_hold_types"])),
+                        currency=row["currency"])
 
         return await _units.get(unit_id, load)
 

@@ -13,10 +13,13 @@ from store.antifraud import PgAntifraud
 from store.bookings import PgBookings
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
+from store.manual_payments import PgManualPayments
 from store.outbox import PgEvents
 from store.payments import PgPayments
 from store.queue import PgQueue
 from store.seatmaps import PgSeatMaps
+from store.setup import PgSetup
+from store.staff_tokens import PgStaffTokens
 from store.unit_settings import PgUnitSettings
 from store.units import PgUnits
 from store.venue_log import PgVenueLog
@@ -50,6 +53,9 @@ class PgUnitOfWork:
         self.seatmaps = PgSeatMaps(self._connection)
         self.venue_log = PgVenueLog(self._connection)
         self.unit_settings = PgUnitSettings(self._connection)
+        self.manual_payments = PgManualPayments(self._connection)
+        self.setup = PgSetup(self._connection)
+        self.staff_tokens = PgStaffTokens(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:

@@ -9,6 +9,7 @@ from uuid import UUID, uuid4
 import asyncpg
 
 from store import tables as t
+from store.setup import insert_organization, insert_tenant, insert_unit
 from store.sql import execute
 from store.units import invalidate
 
@@ -58,12 +59,9 @@ async def create_venue(pool: asyncpg.Pool, spec: VenueSpec) -> CreatedVenue:
     resource_ids: dict[str, UUID] = {}
     service_ids: dict[str, UUID] = {}
     async with pool.acquire() as conn, conn.transaction():
-        await execute(conn, t.tenants.insert().values(id=tenant_id, name=spec.tenant_name))
-        await execute(conn, t.organizations.insert().values(id=org_id, tenant_id=tenant_id,
-                                                            name=spec.organization_name))
-        await execute(conn, t.units.insert().values(id=unit_id, organization_id=org_id,
-                                                    name=spec.unit_name, timezone=spec.timezone,
-                                                    **spec.params))
+        await insert_tenant(conn, tenant_id, spec.tenant_name)
+        await insert_organization(conn, org_id, tenant_id, spec.organization_name)
+        await insert_unit(conn, unit_id, org_id, spec.unit_name, spec.timezone, **spec.params)
         groups: dict[str, UUID] = {}
         for i, r in enumerate(spec.resources):
             gid = None
@@ -93,8 +91,6 @@ async def create_venue(pool: asyncpg.Pool, spec: VenueSpec) -> CreatedVenue:
                 "INSERT INTO service_prices (unit_id, service_id, version, price_cents, payment_rule, "
                 "deposit_percent, deposit_cents) SELECT unit_id, id, 1, price_cents, payment_rule, "
                 "deposit_percent, deposit_cents FROM services WHERE id = $1", sid)
-        await conn.execute("INSERT INTO cancellation_policies (unit_id, version, tiers) "
-                           "SELECT id, 1, cancellation_tiers FROM units WHERE id = $1", unit_id)
     invalidate(unit_id)
     return CreatedVenue(tenant_id, org_id, unit_id, resource_ids, service_ids)
 

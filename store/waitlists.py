@@ -225,3 +225,30 @@ class PgWaitlists:
         rows = await conn.fetch("SELECT * FROM walkin_queue WHERE unit_id = $1 AND status IN "
                                 "('waiting', 'offered', 'claimed') ORDER BY area, position LIMIT $2", unit_id, limit)
         return [dict(r) for r in rows]
+
+    # --- waitlists on or off (issue 18) ----------------------------------------------------------------
+
+    async def enabled(self, unit_id: UUID, resource_id: UUID) -> bool:
+        """Whether the resource's waitlists take entries and make offers (an unknown resource: true)."""
+        conn = await self._conn()
+        found = await conn.fetchval("SELECT waitlist_enabled FROM resources WHERE unit_id = $1 AND id = $2",
+                                    unit_id, resource_id)
+        return found is not False
+
+    async def switch(self, target: str, target_id: UUID, enabled: bool) -> tuple[UUID, bool] | None:
+        """Turn the waitlist of a resource or a seat event (`target`: resource, seat_event) on or off: (its unit,
+        the value before), the row locked; None when there is no such row."""
+        table = {"resource": "resources", "seat_event": "seat_events"}[target]
+        conn = await self._conn()
+        r = await conn.fetchrow(
+            f"WITH old AS (SELECT unit_id, waitlist_enabled FROM {table} WHERE id = $1 FOR UPDATE) "
+            f"UPDATE {table} t SET waitlist_enabled = $2 FROM old WHERE t.id = $1 "
+            "RETURNING old.unit_id, old.waitlist_enabled", target_id, enabled)
+        return (r["unit_id"], r["waitlist_enabled"]) if r is not None else None
+
+    async def unit_of(self, target: str, target_id: UUID) -> UUID | None:
+        """The unit of a resource or a seat event (`target`: resource, seat_event); None when there is none."""
+        table = {"resource": "resources", "seat_event": "seat_events"}[target]
+        conn = await self._conn()
+        found: UUID | None = await conn.fetchval(f"SELECT unit_id FROM {table} WHERE id = $1", target_id)
+        return found

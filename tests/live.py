@@ -62,6 +62,7 @@ class Live:
     port: int
     access: PgAccess
     app: Any
+    relaying: bool = True
 
     @property
     def url(self) -> str:
@@ -83,10 +84,23 @@ class Live:
         assert "errors" not in body, body["errors"]
         return body["data"]  # type: ignore[no-any-return]
 
+    async def settled(self, timeout: float = 15.0) -> None:
+        """Wait until the relay has published every committed outbox row (at once without a relay)."""
+        if not self.relaying:
+            return
+        pool = self.app.state.slothold["pool"]
+        for _ in range(int(timeout / 0.05)):
+            if not await pool.fetchval("SELECT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL)"):
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"outbox rows still unpublished after {timeout} s")
+
     @asynccontextmanager
     async def subscribe(self, token: str | None, query: str, variables: dict[str, Any] | None = None
                         ) -> AsyncIterator[Feed]:
-        """A subscription, open once the server acknowledged it (give it a moment to reach the hub)."""
+        """A subscription, open once the server acknowledged it (give it a moment to reach the hub). Everything
+        committed before it is published first, so it starts after the events of what the test did so far."""
+        await self.settled()
         async with websockets.connect(f"ws://127.0.0.1:{self.port}/graphql",
                                       subprotocols=[websockets.Subprotocol("graphql-transport-ws")]) as ws:
             await ws.send(json.dumps({"type": "connection_init",
@@ -125,12 +139,24 @@ async def live_api(database_url: str, redis_url: str, clock: Clock | None = None
                                                                                 "log_level": "WARNING", **settings}),
                      clock=clock)
     stop = asyncio.Event()
-    relaying = asyncio.create_task(Relay(PgOutboxSource(database_url), redis_url, clock or SystemClock()).run(stop)) \
-        if relay else None
+    relayer = Relay(PgOutboxSource(database_url), redis_url, clock or SystemClock())
+    relaying = asyncio.create_task(relayer.run(stop)) if relay else None
     try:
         async with serving(app) as port:
-            yield Live(port, app.state.slothold["access"], app)
+            if relay:
+                await _leading(relayer)
+            yield Live(port, app.state.slothold["access"], app, relay)
     finally:
         stop.set()
         if relaying is not None:
             await asyncio.wait_for(relaying, 15)
+
+
+async def _leading(relayer: Relay) -> None:
+    """Wait until this relay leads (holds the relay lock): events are then published as soon as they commit. Another
+    relay still leading (a worker of an earlier test being stopped) would otherwise hold them for a second or more."""
+    for _ in range(300):
+        if relayer.is_leader:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the test's relay did not become the leader within 15 s: another relay holds the lock")

@@ -66,6 +66,7 @@ LIMITS: Final[Mapping[str, int]] = {
     "name": NAME, "displayName": NAME, "area": NAME, "user": NAME,
     # contacts
     "email": EMAIL, "contact": EMAIL, "to": EMAIL, "phone": PHONE, "ownerAlertWhatsapp": PHONE, "cpf": PHONE,
+    "alertWhatsapp": PHONE, "ownerEmail": EMAIL, "ownerTokenName": NAME,
     # what people write
     "reason": FREE_TEXT, "note": FREE_TEXT, "description": FREE_TEXT,
     "message": MESSAGE, "text": MESSAGE, "body": MESSAGE,

@@ -10,7 +10,7 @@ from domain.ports.customers import AntifraudRepository, CustomerRepository
 from domain.ports.jobs import AttendanceSweeps, InAppNotifications, NotificationDeliveries, Retention, WebhookDeliveries
 from domain.ports.login import LoginAccess, LoginCode
 from domain.ports.payments import PaymentsRepository
-from domain.ports.providers import Clock, PaymentProvider
+from domain.ports.providers import Clock, PaymentProvider, PhoneNumbers
 from domain.ports.queue import QueueRepository
 from domain.ports.records import Events, IdempotencyKeys
 from domain.ports.relay import OutboxFeed, OutboxSource, StoreError
@@ -34,6 +34,7 @@ __all__ = [
     "OutboxSource",
     "PaymentProvider",
     "PaymentsRepository",
+    "PhoneNumbers",
     "QueueRepository",
     "Retention",
     "StoreError",

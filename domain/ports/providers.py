@@ -37,3 +37,11 @@ class PaymentProvider(Protocol):
     ) -> list[ReceivedPix]: ...
 
     async def refund(self, payment: ReceivedPix, amount_cents: int, refund_id: str) -> str: ...
+
+
+class PhoneNumbers(Protocol):
+    """Reads a phone number as people type it and writes it in E.164 (providers/phones.py, with libphonenumber)."""
+
+    def normalize(self, raw: str, field: str) -> str:
+        """The number in E.164 (+5511999990000), or InvalidInput naming `field` (code invalid_phone)."""
+        ...

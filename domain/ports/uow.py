@@ -15,7 +15,10 @@ from domain.ports.venues import BookingRepository, UnitRepository
 from domain.ports.waitlists import WaitlistRepository
 
 if TYPE_CHECKING:  # domain.seatmaps uses the ports itself
+    from domain.manual_payments import ManualPayments
     from domain.seatmaps import SeatMapRepository
+    from domain.setup import VenueSetup
+    from domain.staff_tokens import StaffTokens
     from domain.unit_settings import UnitSettings
     from domain.venue_log import VenueLog
 
@@ -56,6 +59,18 @@ class UnitOfWork(Protocol):
     @property
     def unit_settings(self) -> UnitSettings:
         """A unit's parameter columns, read and written (domain/unit_settings.py)."""
+        ...
+    @property
+    def manual_payments(self) -> ManualPayments:
+        """Payments recorded by hand, apart from Pix (domain/manual_payments.py)."""
+        ...
+    @property
+    def setup(self) -> VenueSetup:
+        """Tenants, organizations and units, created by the platform (domain/setup.py)."""
+        ...
+    @property
+    def staff_tokens(self) -> StaffTokens:
+        """Staff and integrator tokens, issued and revoked by owners (domain/staff_tokens.py)."""
         ...
 
     def savepoint(self) -> AbstractAsyncContextManager[object]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
+from domain.bookings import BookingStatus
 from domain.errors import NotFound
 from domain.events import HoldReminderDue
 from domain.services.deps import Deps, released
@@ -56,12 +57,16 @@ async def remind_hold(deps: Deps, booking_id: UUID) -> bool:
 
 
 async def complete_past(deps: Deps, limit: int = 200) -> int:
-    """Complete checked-in bookings whose time is over (SPEC §11)."""
+    """Complete checked-in bookings whose time is over (SPEC §11), and the confirmed ones of units without a
+    check-in step (`check_in_required` off, issue 18)."""
     now = deps.clock.now()
     async with deps.uow() as uow:
         due = await uow.bookings.past_checked_in(now, limit)
         for b in due:
-            b.complete(now, "system")
+            if b.status is BookingStatus.CONFIRMED:
+                b.complete_unattended(now)
+            else:
+                b.complete(now, "system")
             await uow.bookings.save(b)
         await uow.commit()
     return len(due)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from uuid import UUID, uuid4
 
 from domain.bookings import Booking
-from domain.ports import Clock, PaymentProvider, UnitOfWork
+from domain.ports import Clock, PaymentProvider, PhoneNumbers, UnitOfWork
 
 UowFactory = Callable[[], UnitOfWork]
 """`async with deps.uow() as uow:` is one transaction: nothing is written unless `await uow.commit()` runs in it."""
@@ -24,6 +24,8 @@ class Deps:
     """The Pix provider charges go to (None: no payments can be taken)."""
     on_release: Callable[[Deps, Booking], Awaitable[None]] | None = None
     """Called after a transaction that freed a booking's resources (the waitlists promote the next in line)."""
+    phones: PhoneNumbers | None = None
+    """Reads typed phone numbers (None: only E.164 as typed is accepted, domain.customers.normalize_phone)."""
 
 
 async def released(deps: Deps, booking: Booking) -> None:

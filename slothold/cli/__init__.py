@@ -1,8 +1,8 @@
-"""The `slothold` command: migrate, seed-demo, sandbox-pay, serve, worker, dev, token and audit.
+"""The `slothold` command: migrate, seed-demo, sandbox-pay, serve, worker, dev, token, audit and venue.
 
 Here: the parser assembled from each group's module, and the dispatch with its exit codes. The commands are in
 `database` (migrate, seed-demo, sandbox-pay), `serve` (serve, worker), `dev` (with `supervise`, its child
-processes), `tokens` and `audit`; what they share in `common`.
+processes), `tokens`, `audit` and `venue`; what they share in `common`.
 """
 
 from __future__ import annotations
@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     from slothold.cli.audit import add_audit_commands
 
     add_audit_commands(sub)
+    from slothold.cli.venue import add_venue_commands
+
+    add_venue_commands(sub)
     return parser
 
 

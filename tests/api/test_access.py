@@ -1,6 +1,9 @@
 """Access (SPEC §14): every operation × every kind of caller, across tenants, customers' own data, websockets.
 
 Refusals are top-level errors with `extensions.code` `unauthenticated` or `forbidden`, and write nothing.
+
+Here: the matrix (a row per query and mutation in `_operations`, every subscription in the websocket test) and its
+world. On the same world: customers' own data (test_access_customers.py), tokens and sign-in (test_access_tokens.py).
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from domain.access import Action
 from domain.services import Deps
 from slothold.app import create_app
 from slothold.cli.embedded import free_port
-from slothold.cli.tokens import TokenError, create_token
 from slothold.settings import Settings
 from store.access import PgAccess
 from store.uow import PgUnitOfWork
@@ -39,7 +41,9 @@ ALLOWED = {Action.PUBLIC: {"operator", "manager", "owner", "read", "book", "cust
            Action.DROP: {"manager", "owner"},
            Action.MANAGE: {"manager", "owner"},
            Action.CONFIGURE: {"owner"},
-           Action.WEBHOOKS: {"owner"}}
+           Action.WEBHOOKS: {"owner"},
+           Action.RECORD_PAYMENT: {"manager", "owner"},
+           Action.PLATFORM: set()}
 """Who may run an operation of each action here (customers on a unit-level booking action; `stranger`: an owner
 of another tenant). Customers on someone else's booking are refused: see the per-booking tests below."""
 
@@ -64,6 +68,7 @@ class World:
     seat_map: UUID | None = None
     seat_event: UUID | None = None
     seats: list[UUID] | None = None
+    staff_token: UUID | None = None
 
     async def gql(self, caller: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         token = self.tokens[caller]
@@ -150,6 +155,7 @@ async def world(database_url: str, redis_url: str, clock: MutableClock, pool: An
                       UUID(slot_entry), capacity_entry, pool, phone)
             w.webhook, w.delivery = await _webhook_rows(pool, v.unit_id)
             w.seat_map, w.seat_event, w.seats = await _seat_map(pool, clock, v.unit_id)
+            w.staff_token = (await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "to revoke"))[0]
             yield w
 
 
@@ -235,6 +241,14 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("claimPaid", Action.BOOK, "mutation($b: ID!) { claimPaid(bookingId: $b) { __typename } }", b_only),
         ("confirmPayment", Action.COUNTER, "mutation($b: ID!) { confirmPayment(bookingId: $b) { __typename } }",
          b_only),
+        ("recordManualPayment", Action.RECORD_PAYMENT, "mutation($b: ID!) { recordManualPayment(bookingId: $b, "
+         'input: {method: CASH, amountCents: 100, reason: "balcão"}) { __typename } }', b_only),
+        ("paymentsSummary", Action.READ, "query($u: ID!, $from: DateTime!, $to: DateTime!) { paymentsSummary("
+         "unitId: $u, from: $from, to: $to) { __typename } }", {"u": u, **day}),
+        ("setWaitlistEnabled", Action.CONFIGURE, "mutation($r: ID!) { setWaitlistEnabled(resourceId: $r, "
+         "enabled: true) { __typename } }", {"r": str(w.fields[3])}),
+        ("checkout", Action.BOOK, "mutation($i: CheckoutInput!) { checkout(input: $i) { __typename } }",
+         {"i": {**_hold_input(w.unit, w.fields[2], 13, cpf(900_004), w.customer_phone), "acceptTerms": True}}),
         ("linkPayment", Action.COUNTER, "mutation($b: ID!, $p: ID!) { linkPayment(bookingId: $b, paymentId: $p) "
          "{ __typename } }", {"b": b, "p": str(uuid4())}),
         ("denyPaymentClaim", Action.COUNTER, "mutation($b: ID!) { denyPaymentClaim(bookingId: $b) { __typename } }",
@@ -323,6 +337,18 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("notifications", Action.READ, "query($u: ID!) { notifications(unitId: $u) { id } }", {"u": u}),
         ("markNotificationsRead", Action.READ, "mutation($u: ID!, $i: [ID!]!) { markNotificationsRead(unitId: $u, "
          "ids: $i) }", {"u": u, "i": [str(uuid4())]}),
+        ("createTenant", Action.PLATFORM, 'mutation { createTenant(name: "T") { __typename } }', {}),
+        ("createOrganization", Action.PLATFORM, 'mutation($t: ID!) { createOrganization(tenantId: $t, name: "O") '
+         "{ __typename } }", {"t": str(uuid4())}),
+        ("createUnit", Action.PLATFORM, 'mutation($o: ID!) { createUnit(input: {organizationId: $o, name: "U"}) '
+         "{ __typename } }", {"o": str(uuid4())}),
+        ("staffTokens", Action.CONFIGURE, "query($u: ID!) { staffTokens(unitId: $u) { id } }", {"u": u}),
+        ("issueStaffToken", Action.CONFIGURE, 'mutation($u: ID!) { issueStaffToken(input: {unitId: $u, kind: STAFF, '
+         'role: OPERATOR, name: "desk"}) { __typename } }', {"u": u}),
+        ("revokeStaffToken", Action.CONFIGURE, "mutation($t: ID!) { revokeStaffToken(tokenId: $t) { __typename } }",
+         {"t": str(w.staff_token)}),
+        ("updateUnitContacts", Action.CONFIGURE, 'mutation($u: ID!) { updateUnitContacts(unitId: $u, input: '
+         '{ownerEmail: "dono@example.com"}) { __typename } }', {"u": u}),
     ]
 
 
@@ -352,115 +378,6 @@ async def test_every_operation_against_every_kind_of_caller(world: World) -> Non
                 assert codes and codes[0] == refused_codes.get(caller, "forbidden"), (name, caller, body)
                 assert not (body.get("data") or {}).get(name), (name, caller, body)
                 assert await _footprint(world.pool) == before, f"{name} refused for {caller} but wrote something"
-
-
-async def test_customers_see_and_change_only_their_own_bookings(world: World) -> None:
-    mine = await world.gql("customer", HOLD, {"i": _hold_input(world.unit, world.fields[2], 14, cpf(900_003),
-                                                               world.customer_phone)})
-    assert mine["data"] and mine["data"]["hold"]["__typename"] == "BookingPayload", mine
-    booking = mine["data"]["hold"]["booking"]
-    q = "query($b: ID!) { booking(id: $b) { __typename ... on Booking { id } } }"
-    assert (await world.gql("customer", q, {"b": booking["id"]}))["data"]["booking"]["id"] == booking["id"]
-    other = await world.gql("customer", q, {"b": str(world.booking)})
-    assert other["errors"][0]["extensions"]["code"] == "forbidden" and other["data"] is None
-    # Booking for someone else's phone is refused; a CPF of their own may be added.
-    theirs = await world.gql("customer", HOLD, {"i": _hold_input(world.unit, world.fields[3], 15, cpf(1),
-                                                                 "+5511911112222")})
-    assert theirs["errors"][0]["extensions"]["code"] == "forbidden"
-    cancel = 'mutation($b: ID!) { cancel(bookingId: $b) { __typename ... on BookingPayload { booking { status } } } }'
-    refused = await world.gql("customer", cancel, {"b": str(world.booking)})
-    assert refused["errors"][0]["extensions"]["code"] == "forbidden"
-    done = await world.gql("customer", cancel, {"b": booking["id"]})
-    assert done["data"]["cancel"]["booking"]["status"] == "CANCELLED", done
-    actor = await world.pool.fetchval("SELECT actor FROM booking_events WHERE booking_id = $1 AND new_status = "
-                                      "'cancelled'", UUID(booking["id"]))
-    assert actor == "customer"
-    # Capacity waitlists: a customer is themselves, without naming a user.
-    join = await world.gql("customer", "mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!) { "
-                           "joinCapacityWaitlist(unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, partySize: 2) "
-                           "{ __typename } }", {"u": str(world.unit), "r": str(world.fields[-1]),
-                                                "s": at(8, 9).isoformat(), "e": at(8, 10).isoformat()})
-    assert "errors" not in join and join["data"]["joinCapacityWaitlist"]["__typename"], join
-    # Signing out ends the session.
-    assert (await world.gql("customer", "mutation { signOut }"))["data"]["signOut"] is True
-    world_token = world.tokens["customer"]
-    await asyncio.sleep(2.1)  # the authenticator's cache
-    r = await world.client.post("/graphql", json={"query": "{ me { kind } }"},
-                                headers={"authorization": f"Bearer {world_token}"})
-    assert r.json()["errors"][0]["extensions"]["code"] == "unauthenticated"
-
-
-async def test_bad_tokens_and_who_am_i(world: World) -> None:
-    me = "{ me { kind role scopes unitId } }"
-    assert (await world.gql("manager", me))["data"]["me"] == {"kind": "staff", "role": "manager", "scopes": [],
-                                                              "unitId": str(world.unit)}
-    assert (await world.gql("read", me))["data"]["me"]["scopes"] == ["read"]
-    assert (await world.gql("anonymous", me))["data"]["me"]["kind"] == "anonymous"
-    for bad in ("slh_s_" + "x" * 43, "garbage", "slh_c_nope"):
-        r = await world.client.post("/graphql", json={"query": "query($u: ID!) { unit(id: $u) { __typename } }",
-                                                      "variables": {"u": str(world.unit)}},
-                                    headers={"authorization": f"Bearer {bad}"})
-        assert r.json()["errors"][0]["extensions"]["code"] == "unauthenticated", r.text
-
-
-async def test_revoked_tokens_stop_working(world: World, pool: Any) -> None:
-    access = PgAccess(pool)
-    tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = u.organization_id "
-                                 "WHERE u.id = $1", world.unit)
-    token_id, token = await access.issue_token(tenant, world.unit, "staff", "operator", [], "temp")
-    world.tokens["temp"] = token
-    q = "query($u: ID!) { queue(unitId: $u) { id } }"
-    assert "errors" not in await world.gql("temp", q, {"u": str(world.unit)})
-    assert await access.revoke_token(token_id)
-    await asyncio.sleep(2.1)
-    assert (await world.gql("temp", q, {"u": str(world.unit)}))["errors"][0]["extensions"]["code"] == \
-        "unauthenticated"
-
-
-async def test_login_codes_expire_and_resist_guessing(world: World, clock: MutableClock) -> None:
-    phone = f"+55119{secrets.randbelow(10**8):08d}"
-    ask = ("mutation($u: ID!, $p: String) { requestLoginCode(unitId: $u, phone: $p) { __typename "
-           "... on Error { code } } }")
-    verify = ("mutation($u: ID!, $p: String, $c: String!) { verifyLoginCode(unitId: $u, phone: $p, code: $c) { "
-              "__typename ... on Error { code } } }")
-    v = {"u": str(world.unit), "p": phone}
-    assert (await world.gql("anonymous", ask, v))["data"]["requestLoginCode"]["__typename"] == "LoginCodeSent"
-    for _ in range(5):
-        r = await world.gql("anonymous", verify, {**v, "c": "000000"})
-        assert r["data"]["verifyLoginCode"]["code"] in ("wrong_code",)
-    r = await world.gql("anonymous", verify, {**v, "c": "000000"})
-    assert r["data"]["verifyLoginCode"]["code"] == "too_many_attempts"
-    for _ in range(2):
-        assert (await world.gql("anonymous", ask, v))["data"]["requestLoginCode"]["__typename"] == "LoginCodeSent"
-    r = await world.gql("anonymous", ask, v)
-    assert r["data"]["requestLoginCode"]["code"] == "too_many_attempts"  # 3 per 15 minutes
-    clock.advance(minutes=16)
-    assert (await world.gql("anonymous", ask, v))["data"]["requestLoginCode"]["__typename"] == "LoginCodeSent"
-    text = (await world.gql("system", "query($t: String!) { sandboxMessages(to: $t) { text } }",
-                            {"t": phone}))["data"]["sandboxMessages"][0]["text"]
-    code = re.search(r"\b(\d{6})\b", text).group(1)  # type: ignore[union-attr]
-    clock.advance(minutes=11)  # codes live 10 minutes
-    assert (await world.gql("anonymous", verify, {**v, "c": code}))["data"]["verifyLoginCode"]["code"] == "wrong_code"
-    bad = await world.gql("anonymous", ask, {"u": str(world.unit), "p": "12"})
-    assert bad["data"]["requestLoginCode"]["__typename"] == "InvalidInput"
-
-
-async def test_token_cli_checks_its_arguments(pool: Any) -> None:
-    access = PgAccess(pool)
-    v = await arena(pool)
-    with pytest.raises(TokenError, match="--role"):
-        await create_token(access, unit=v.unit_id, tenant=None, role="boss", scopes=None, system=False, name="x")
-    with pytest.raises(TokenError, match="unknown scope"):
-        await create_token(access, unit=v.unit_id, tenant=None, role=None, scopes=["fly"], system=False, name="x")
-    with pytest.raises(TokenError, match="no unit"):
-        await create_token(access, unit=uuid4(), tenant=None, role="owner", scopes=None, system=False, name="x")
-    with pytest.raises(TokenError, match="one of them"):
-        await create_token(access, unit=v.unit_id, tenant=None, role="owner", scopes=["read"], system=False,
-                           name="x")
-    token_id, token = await create_token(access, unit=v.unit_id, tenant=None, role="owner", scopes=None,
-                                         system=False, name="x")
-    stored = await pool.fetchrow("SELECT secret_hash, role FROM access_tokens WHERE id = $1", token_id)
-    assert stored["role"] == "owner" and token.encode() not in bytes(stored["secret_hash"])
 
 
 @pytest.fixture

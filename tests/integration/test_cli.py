@@ -19,7 +19,7 @@ import pytest
 
 from slothold.cli.embedded import free_port
 
-SUBCOMMANDS = ["migrate", "seed-demo", "serve", "worker", "dev"]
+SUBCOMMANDS = ["migrate", "seed-demo", "serve", "worker", "dev", "venue"]
 
 
 def _env(**extra: str) -> dict[str, str]:

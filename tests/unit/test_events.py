@@ -47,6 +47,7 @@ SAMPLES: list[Fact] = [
     ev.LoginCodeSent("email", "ana@example.com", "Seu código de acesso é 123456."),
     ev.NotificationAdded(U[4], "customer", U[8], "confirmed", U[0], "Reserva confirmada", "Sua reserva…", T),
     ev.NotificationAdded(U[4], "staff", None, "owner_alert", None, "Alerta", "Banco falhando", T),
+    ev.VenueChanged("resource", str(U[2]), "updated", "staff:" + str(U[5]), T),
 ]
 
 
@@ -161,6 +162,9 @@ def _before(fact: Fact) -> dict[str, Any]:
                     else None,
                     "kind": fact.kind, "booking_id": str(fact.booking_id) if fact.booking_id else None,
                     "title": fact.title, "body": fact.body, "created_at": fact.created_at.isoformat()}
+        case ev.VenueChanged():  # store/venue_log.py (issue 18)
+            return {"topic": "venue_changed", "entity": fact.entity, "entity_id": fact.entity_id,
+                    "action": fact.action, "session": fact.session, "at": fact.at.isoformat()}
     raise AssertionError(f"no former shape for {fact!r}")
 
 

@@ -1,0 +1,81 @@
+"""The holds bench's report: throughput and the API/SQL ratio, the hot slot, the grid, memory, against the targets."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from bench import _data
+from bench._holds_config import Config
+from bench._holds_grid import GridTimes
+from bench._holds_run import Results
+from bench._measure import Report, latency, pct
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+def report(cfg: Config, r: Results, g: _data.GridUnit, started: datetime) -> Report:
+    rep = Report(f"`bench.holds{' --quick' if cfg.quick else ''}`",
+                 f"Holds: {cfg.resources:,} resources × 30 days, {cfg.clients} clients, "
+                 f"{cfg.seconds:.0f} s per phase; hot slot: {cfg.hot_clients} clients × {cfg.hot_rounds} "
+                 "rounds; grid: "
+                 f"{cfg.grid_resources} resources × {cfg.grid_days} days × 30 min.", started)
+    print("\nresults", flush=True)
+    for t in (r.api1, r.sql, r.api2):
+        rep.add(t.name, f"{t.rate:,.0f}/s ({t.ok:,} in {t.cpu.wall:.1f} s), latency {latency(t.latencies)}")
+        rep.note(f"{t.name}: {t.cpu.describe(t.rate)}")
+        if t.failures:
+            rep.note(f"{t.name}: FAILURES {dict(t.failures)}; e.g. {t.samples[:2]}")
+    best = max(r.api1.rate, r.api2.rate)
+    if r.sql.rate:
+        ratio = best / r.sql.rate
+        rep.add("API/SQL ratio", f"{ratio:.2f} (1 worker {r.api1.rate / r.sql.rate:.2f}, 2 workers "
+                f"{r.api2.rate / r.sql.rate:.2f})",
+                f"≥ 0.25 {verdict(ratio >= 0.25)}; 0.5 {verdict(ratio >= 0.5)}")
+    times, kinds = r.single
+    rep.add("One hold at a time (API, 2 workers)", f"{latency(times)} ({dict(kinds)})")
+
+    hs = r.hot
+    rep.add(f"Hot slot: attempts/s ({cfg.hot_clients} clients)", f"{hs.rate:,.0f}/s over {hs.rounds} rounds")
+    rep.add("Hot slot: round latency", latency(hs.round_times))
+    rep.add("Hot slot: request latency", latency(hs.request_times))
+    clean = hs.clean_rounds == hs.rounds and set(hs.kinds) <= {"BookingPayload", "SlotTaken"}
+    rep.add(f"Hot slot: 1 winner + {cfg.hot_clients - 1} SlotTaken", f"{hs.clean_rounds}/{hs.rounds} rounds; "
+            f"{dict(hs.kinds)}", verdict(clean))
+    rep.note(f"hot slot: {hs.in_database}")
+    for s in hs.samples:
+        rep.note(f"hot slot FAILURE {s}")
+    times, kinds = r.big_loser
+    rep.add(f"A losing hold on the {cfg.resources:,}-resource unit", f"{latency(times)} ({dict(kinds)})")
+
+    report_grid(rep, r.grid, g)
+    for name, procs in r.rss.items():
+        rep.add(f"API RSS, {name} (at its end)", ", ".join(f"{role} {v:.0f} MiB" for role, v in procs)
+                + f"; total {sum(v for _, v in procs):.0f} MiB")
+    for p in r.probes:
+        rep.note(p)
+    for name, errs in r.server_errors.items():
+        if errs:
+            rep.note(f"server log ({name}): {len(errs)} error lines, e.g. {errs[0][:300]}")
+    return rep
+
+
+def report_grid(rep: Report, gt: GridTimes, g: _data.GridUnit) -> None:
+    if gt.problem:
+        rep.note(f"grid FAILURE: {gt.problem}")
+    else:
+        rep.add("Grid: availabilityGrid via API (compact)", latency(gt.api),
+                f"< 100 ms {verdict(pct(gt.api, 99) < 0.1)}")
+        rep.add("Grid: availabilityGrid via API (typed segments)", latency(gt.api_segments),
+                f"{gt.segments:,} segments, {gt.segment_bytes / 1024:,.0f} KiB")
+        rep.add("Grid: use case in-process", latency(gt.use_case),
+                f"< 100 ms {verdict(pct(gt.use_case, 99) < 0.1)}")
+        rep.add("Grid: occupancy SQL (+ rows → columns)", latency(gt.sql))
+        rep.add("Grid: grid_rows() domain computation", latency(gt.domain))
+        rep.note(f"grid: {gt.segments:,} segments, {gt.response_bytes / 1024:,.0f} KiB of JSON, "
+                 f"{gt.occupancies:,} occupancies read; slot states {dict(gt.states)} (data: "
+                 f"{g.slots_booked / g.slots_total:.0%} of slots booked, {g.held} held bookings)")
+        rep.note(f"grid: occupancy query as the API runs it: {gt.plan}")
+        rep.note(f"grid: the machine was busy {gt.idle_before:.2f} cores with other work just before; during the "
+                 f"compact API runs {gt.cpu.describe(0)}")

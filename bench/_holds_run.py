@@ -1,0 +1,123 @@
+"""The holds bench's runs: every phase on a fresh database (with the API at 1 then 2 workers), or the grid alone."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from bench import _data
+from bench._holds_config import BENCH, Config
+from bench._holds_grid import GridTimes, grid_latency
+from bench._holds_hot import HotSlot, hot_slot
+from bench._holds_plans import lapsed_probe
+from bench._holds_throughput import api_holds, one_hold, sql_holds
+from bench._measure import CpuMeter, Throughput
+from bench._server import ApiServer
+from store.db import create_pool
+
+
+@dataclass
+class Results:
+    api1: Throughput
+    sql: Throughput
+    api2: Throughput
+    single: tuple[list[float], Counter[str]]
+    hot: HotSlot
+    big_loser: tuple[list[float], Counter[str]]
+    grid: GridTimes
+    rss: dict[str, list[tuple[str, float]]]
+    server_errors: dict[str, list[str]]
+    probes: list[str]
+
+
+async def measure(cfg: Config) -> tuple[Results, _data.GridUnit]:
+    print(f"setup: database {cfg.db}, {cfg.resources:,} resources…", flush=True)
+    url = await _data.reset_database(cfg.pg, cfg.db)
+    await asyncio.to_thread(_data.migrate, url)
+    now = datetime.now(UTC)
+    pool = await create_pool(url, 1, 4)
+    try:
+        plan = await _data.hold_unit(pool, cfg.resources, now)
+        hot = await _data.hot_unit(pool, now)
+        g = await _data.grid_unit(pool, cfg.grid_resources, cfg.grid_days, now)
+    finally:
+        await pool.close()
+    print(f"  {plan.capacity:,} holdable (resource, slot) pairs; grid unit: {g.bookings:,} bookings "
+          f"({g.held} held), {g.slots_booked / g.slots_total:.0%} of its slots", flush=True)
+    keys = itertools.count()  # slot-pair indices and customer numbers, never reused in a run
+    logs = BENCH / ".logs"
+    logs.mkdir(exist_ok=True)
+    with CpuMeter() as idle:  # anything else running on the machine skews every figure
+        await asyncio.sleep(1)
+    probes = [f"before the run the machine was busy {idle.machine:.2f} cores with other work",
+              f"before 1a: {await lapsed_probe(url, plan)}"]
+    rss: dict[str, list[tuple[str, float]]] = {}
+    errors: dict[str, list[str]] = {}
+
+    print("1a. holds through the API, 1 worker", flush=True)
+    server = ApiServer(cfg.port, 1, url, cfg.redis, logs / "uvicorn-1-worker.log")
+    try:
+        server.start()
+        api1 = await api_holds(cfg, server, plan, keys)
+        rss["1 worker"], errors["1 worker"] = server.rss_mib(), server.log_errors()
+    finally:
+        server.stop()
+
+    probes.append(f"before 2: {await lapsed_probe(url, plan)}")
+    print("2. the same transaction in SQL", flush=True)
+    sql = await sql_holds(cfg, url, plan, keys)
+
+    probes.append(f"before 1b: {await lapsed_probe(url, plan)}")
+    print("1b. holds through the API, 2 workers", flush=True)
+    server = ApiServer(cfg.port, 2, url, cfg.redis, logs / "uvicorn-2-workers.log")
+    try:
+        server.start()
+        api2 = await api_holds(cfg, server, plan, keys)
+        single = await one_hold(server, plan, [next(keys) for _ in range(20)], next(keys) + 20_000_000)
+        print("3. hot slot", flush=True)
+        hs = await hot_slot(cfg, server, hot, url, next(keys) + 10_000_000)
+        big_loser = await one_hold(server, plan, [0, 1, 2], 30_000_000)  # pairs 0-2 are held since 1a
+        print("4. grid", flush=True)
+        gt = await grid_latency(cfg, server, url, g)
+        rss["2 workers"], errors["2 workers"] = server.rss_mib(), server.log_errors()
+    finally:
+        server.stop()
+    probes.append(f"at the end: {await lapsed_probe(url, plan)}")
+    return Results(api1, sql, api2, single, hs, big_loser, gt, rss, errors, probes), g
+
+
+# Rows the throughput phases leave in allocations by the time the grid runs (notes of the full runs: 15-32 k,
+# 5 k of them the grid unit's): a grid run alone adds them on another unit.
+GRID_ONLY_FILLER = 25_000
+
+
+async def measure_grid(cfg: Config) -> tuple[GridTimes, _data.GridUnit, list[str], dict[str, list[str]]]:
+    """Phase 4 alone, on a fresh database holding the grid unit and filler rows, with a 2-worker API."""
+    print(f"setup: database {cfg.db}, grid unit and {GRID_ONLY_FILLER:,} filler allocations…", flush=True)
+    url = await _data.reset_database(cfg.pg, cfg.db)
+    await asyncio.to_thread(_data.migrate, url)
+    now = datetime.now(UTC)
+    pool = await create_pool(url, 1, 4)
+    try:
+        plan = await _data.hold_unit(pool, 1_000, now)
+        g = await _data.grid_unit(pool, cfg.grid_resources, cfg.grid_days, now)
+        await _data.filler(pool, plan, GRID_ONLY_FILLER)
+    finally:
+        await pool.close()
+    logs = BENCH / ".logs"
+    logs.mkdir(exist_ok=True)
+    with CpuMeter() as idle:
+        await asyncio.sleep(1)
+    probes = [f"before the run the machine was busy {idle.machine:.2f} cores with other work"]
+    print("4. grid", flush=True)
+    server = ApiServer(cfg.port, 2, url, cfg.redis, logs / "uvicorn-grid.log")
+    try:
+        server.start()
+        gt = await grid_latency(cfg, server, url, g)
+        errors = {"2 workers": server.log_errors()}
+    finally:
+        server.stop()
+    return gt, g, probes, errors
