@@ -33,21 +33,17 @@ REFERENCE = {
 """Venue tables meant to be reference tables (replicated to every node), and why."""
 
 KNOWN_GAPS = {
-    "appointment_reminders_booking_id_fkey": "appointment_reminders has no unit_id: add it; the key becomes "
-                                             "(unit_id, booking_id, offset_minutes), the FK (unit_id, booking_id)",
-    "customer_credits_payment_id_fkey": "FK (unit_id, payment_id) → payments (unit_id, id)",
-    "notification_deliveries_key_key": "UNIQUE (unit_id, key): the key names the outbox row, so it is one unit's",
-    "notifications_delivery_id_fkey": "FK (unit_id, delivery_id) → notification_deliveries (unit_id, id)",
-    "notifications_delivery_id_key": "UNIQUE (unit_id, delivery_id)",
-    "payments_charge_id_fkey": "FK (unit_id, charge_id) → charges (unit_id, id), which exists",
+    "customer_credits_payment_id_fkey": "FK (unit_id, payment_id) → payments (unit_id, id), once payments always "
+                                        "have a unit (below)",
+    "notifications_delivery_id_fkey": "FK (unit_id, delivery_id) → notification_deliveries (unit_id, id) ON DELETE "
+                                      "SET NULL (delivery_id): a column list needs PostgreSQL ≥ 15 (README: ≥ 13)",
+    "payments_charge_id_fkey": "FK (unit_id, charge_id) → charges (unit_id, id), once payments always have a unit",
     "payments_provider_provider_payment_id_key": "a bank's payment id is unique across units, and an orphan Pix has "
-                                                 "no unit (unit_id NULL): a reference table of provider payment ids "
-                                                 "claimed first, payments keyed (unit_id, provider, id)",
-    "queue_items_no_show": "UNIQUE INDEX (unit_id, booking_id) WHERE type = 'no_show_suggestion'",
-    "refunds_payment_id_fkey": "FK (unit_id, payment_id) → payments (unit_id, id)",
-    "refunds_payment_id_key": "UNIQUE (unit_id, payment_id)",
-    "webhook_deliveries_endpoint_id_fkey": "FK (unit_id, endpoint_id) → webhook_endpoints (unit_id, id)",
-    "webhook_deliveries_endpoint_id_outbox_id_key": "UNIQUE (unit_id, endpoint_id, outbox_id)",
+                                                 "no unit (unit_id NULL, filled in when it is linked): a reference "
+                                                 "table of provider payment ids claimed first, payments keyed "
+                                                 "(unit_id, provider, id)",
+    "refunds_payment_id_fkey": "FK (unit_id, payment_id) → payments (unit_id, id), once payments always have a unit",
+    "refunds_payment_id_key": "UNIQUE (unit_id, payment_id), with the foreign key above",
 }
 """Constraints of distributed tables without unit_id today, and the change each needs."""
 
