@@ -40,12 +40,14 @@ from providers.qr import qr_png_data_uri
 from providers.sandbox import SandboxProvider
 from resolvers.context import Context
 from slothold.cli.demo import DEMO_UNIT_ID
+from slothold.read_routing import ReplicaReads, lag_metric, routed
 from slothold.redis_conn import broadcast, redis_client
 from slothold.schema import build_schema
 from slothold.settings import Settings
 from slothold.wiring import build_deps
 from store.access import PgAccess
 from store.db import create_pool
+from store.replicas import ReadReplicas
 from store.stores import PgStores
 from store.whatsapp import PgConversations
 from telemetry.logs import configure, request_id_var
@@ -172,6 +174,12 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         await hub.start()
         the_clock = clock or SystemClock()
         deps = build_deps(pool, the_clock, os.environ, sandbox_on_clock=True)  # the pretend bank on the app's clock
+        replicas = None
+        if settings.database_read_urls:  # the public reads on a fresh replica (slothold/read_routing.py)
+            replicas = ReadReplicas(pool, [u.strip() for u in settings.database_read_urls.split(",") if u.strip()],
+                                    settings.replica_max_lag_seconds, on_lag=lag_metric)
+            await replicas.start()
+            deps = routed(deps, pool, replicas)
         provider = deps.provider
         # Its own connection with short timeouts: a sick Redis may slow a hold by half a second, once (the limiter
         # then steps aside for a few seconds), never stall it.
@@ -209,6 +217,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                     await close()
             await redis.aclose()
             await state["hold_limiter"].redis.aclose()
+            if replicas is not None:
+                await replicas.stop()
             await pool.close()
 
     async def healthz(request: Request) -> Response:
@@ -232,6 +242,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     schema = build_schema(QueryLimits.from_settings(settings))
     instrument(schema)  # operation timings, hold outcomes and conflicts (slothold/metrics.py)
+    if settings.database_read_urls:
+        schema.extensions = (*schema.extensions, ReplicaReads)
     view = GraphQLEndpoint(state, schema, max_body_bytes=settings.max_body_bytes,
                            max_query_tokens=settings.max_query_tokens)
     app = Starlette(

@@ -25,6 +25,10 @@ class Settings:
     """PostgreSQL itself, for what needs a session of its own (the relay's advisory lock and LISTEN, migrations and
     the admin commands); when it is set and differs from `database_url`, `database_url` is taken to be a
     transaction-mode pooler (store/db.create_pool(behind_pooler=True))."""
+    database_read_urls: str = ""
+    """Read replicas of the primary, "url,url,...": the public reads go to one lagging at most
+    `replica_max_lag_seconds` (slothold/read_routing.py)."""
+    replica_max_lag_seconds: float = 2.0
     redis_url: str | None = None
     redis_sentinels: str = ""
     """Redis Sentinel addresses, "host:port,host:port,...": when set, every Redis client (arq, the hub, the relay,
@@ -84,6 +88,8 @@ class Settings:
         return cls(
             database_url=env.get("DATABASE_URL") or None,
             database_direct_url=env.get("DATABASE_DIRECT_URL") or None,
+            database_read_urls=env.get("DATABASE_READ_URL", ""),
+            replica_max_lag_seconds=float(env.get("SLOTHOLD_REPLICA_MAX_LAG_SECONDS") or "2"),
             # With sentinels REDIS_URL is optional: it gives only the database number and the credentials.
             redis_url=env.get("REDIS_URL") or ("redis:///0" if env.get("REDIS_SENTINELS") else None),
             redis_sentinels=env.get("REDIS_SENTINELS", ""),
