@@ -54,8 +54,10 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))] * 1000
 
 
-async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
-    """One storm; returns the report (see `render`); report["ok"] says whether every check passed."""
+async def run(cfg: Config, logs: Path | None = None, make_system: Any = None, inject: Any = None) -> dict[str, Any]:
+    """One storm; returns the report (see `render`); report["ok"] says whether every check passed. `make_system`
+    (cfg, database url, logs) → a System-like set of processes and `inject` (faults' signature) replace the storm's
+    own (bench/topology.py)."""
     rng = random.Random(cfg.seed)
     logs = logs or Path(tempfile.mkdtemp(prefix="slothold-storm-"))
     db_url = await reset_database(cfg.server_url, cfg.database)
@@ -67,7 +69,7 @@ async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
     try:
         venues = await setup_venues(pool, cfg)
         token = await asyncio.to_thread(issue_system_token_blocking, db_url, "storm")
-        system = System(cfg, db_url, logs)
+        system = (make_system or System)(cfg, db_url, logs)
         await asyncio.to_thread(system.start)
         client = Client(system.ports, token, stats, rng)
         storm = Storm(cfg, client, SandboxProvider(pool, SECRET), venues, stats, rng)
@@ -80,7 +82,7 @@ async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
         await asyncio.sleep(1.0)
         t0 = time.monotonic()
         actors = [asyncio.create_task(storm.actor(stop)) for _ in range(cfg.concurrency)]
-        fault_task = asyncio.create_task(faults(cfg, system, stop, stats, t0)) if cfg.faults else None
+        fault_task = asyncio.create_task((inject or faults)(cfg, system, stop, stats, t0)) if cfg.faults else None
         await asyncio.sleep(cfg.seconds)
         stop.set()
         elapsed = time.monotonic() - t0

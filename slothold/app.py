@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any
 
+import asyncpg
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -24,6 +25,7 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.types.unset import UNSET
 
 from api.auth import Authenticator, LiveCredentials, bearer, token_from_params
+from api.graphql.guards import GraphQLHTTPError
 from api.graphql.limits import HoldRateLimiter, QueryLimits
 from api.graphql.view import SlotholdGraphQL, static_routes
 from api.realtime.fanout import SharedSubscriptions, SharedTransportWSHandler
@@ -98,7 +100,13 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
                           client_host=request.client.host if request.client else None,
                           access=self._state["access"], authenticator=self._state["authenticator"],
                           hold_limiter=self._state["hold_limiter"], stores=PgStores(self._state["pool"]))
-        await _authenticate(context, bearer(headers.get("authorization")))
+        try:
+            await _authenticate(context, bearer(headers.get("authorization")))
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
+            # The database (or the pooler in front of it) cannot say who is calling: 503, retry shortly — not 500.
+            log.warning("cannot authenticate: database unreachable (%s)", type(e).__name__)
+            raise GraphQLHTTPError(503, "The database is unreachable right now; try again shortly.",
+                                   {"retry-after": "1"}) from e
         return context
 
     async def on_ws_connect(self, context: Context) -> Any:

@@ -107,6 +107,12 @@ class PrimaryWithReplica:
             time.sleep(0.2)
         raise EmbeddedServerError(f"{server.name} did not accept connections; its log:\n{_tail(log)}")
 
+    def restart_replica(self) -> None:
+        """Start the stopped replica again: it resumes streaming from where it stopped."""
+        bin_dir = pg_bin_dir()
+        assert bin_dir is not None
+        self._serve(bin_dir, self.replica)
+
     def stop_replica(self) -> None:
         """Stop the replica (fast shutdown), leaving the primary."""
         self._stop(self.replica)
