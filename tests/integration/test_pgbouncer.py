@@ -137,3 +137,23 @@ async def test_api_and_worker_through_pgbouncer_race_holds_and_relay_live_events
     finally:
         stop.set()
         await pool.close()
+
+
+async def test_while_pgbouncer_is_down_a_caller_that_cannot_be_authenticated_gets_503_busy(
+    database_url: str, redis_url: str, bouncer: PgBouncer, tmp_path: Path
+) -> None:
+    import httpx
+
+    from store.access import STAFF_PREFIX
+
+    with cluster(bouncer.url_for(database_url), redis_url, tmp_path, apis=1, workers=0,
+                 DATABASE_DIRECT_URL=database_url) as c:
+        port = c.apis[0][1]
+        assert (await gql(port, "{ __typename }"))["__typename"] == "Query"
+        bouncer.stop()
+        async with httpx.AsyncClient(timeout=10) as http:
+            r = await http.post(f"http://127.0.0.1:{port}/graphql", json={"query": "{ __typename }"},
+                                headers={"authorization": f"Bearer {STAFF_PREFIX}never-seen-before"})
+        assert r.status_code == 503 and r.headers.get("retry-after") == "1", r.text
+        assert r.json()["errors"][0]["extensions"]["code"] == "busy", r.text
+        assert "Exception in ASGI application" not in c.logs(), c.logs()  # (asyncpg logs its own reconnect tries)
