@@ -13,6 +13,7 @@ from domain.events import ChargeCancelRequested, OwnerAlerted
 from domain.hold_types import Releaser
 from domain.payments import Acceptance, Charge, ChargeStatus, ProviderUnavailable, charge_expiry, summary_pt
 from domain.ports import UnitOfWork
+from domain.pricing import price_of
 from domain.services import (
     Deps,
     HoldCommand,
@@ -97,11 +98,12 @@ async def _terms(uow: UnitOfWork, unit: Unit, booking: Booking, now: datetime, c
                  ) -> Acceptance:
     """The terms in force now for the booking: price version, payment rule, amounts, the policy and its summary."""
     policy = await uow.payments.current_policy(unit.id)
-    if booking.service_id is not None:
-        price = await uow.payments.current_price(unit.id, booking.service_id)
+    if booking.service_id is not None:  # at the price version the hold was made at, its band's price and rule
         quantity = max(a.quantity for a in booking.allocations)
-        due_now, at_venue = price.due(quantity)
-        total, price_version, rule = price.price_cents * quantity, price.version, price.rule.value
+        priced = await price_of(uow, unit, booking.service_id, booking.starts_at, booking.ends_at, quantity,
+                                booking.id)
+        due_now, at_venue, total = priced.due_now_cents, priced.at_venue_cents, priced.total_cents
+        price_version, rule = priced.version, priced.rule.value
     else:
         due_now = at_venue = total = 0
         price_version, rule = None, "full"

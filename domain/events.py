@@ -79,10 +79,17 @@ class BookingChanged(Fact):
         return f"booking.{self.status}"
 
 
+_BLOCK_EVENTS = {("seats", True): "seats.blocked", ("seats", False): "seats.unblocked",
+                 ("resource", True): "resource.blocked", ("resource", False): "resource.unblocked",
+                 ("hours", True): "hours.closed", ("hours", False): "hours.opened"}
+
+
 @dataclass(frozen=True)
 class SeatsBlockChanged(Fact):
-    """Seats of an event were blocked or unblocked (domain/seatmaps.py). Shown on slotChanged with no booking, so
-    its payload carries a booking change's keys, empty: the one fact with a codec of its own."""
+    """Slots without a booking changed: seats of an event were blocked or unblocked (domain/seatmaps.py), a grid
+    resource was (`scope` "resource", domain/layout/blocks.py), or the opening hours closed or opened ranges (`scope`
+    "hours", domain/layout/hours.py; `blocked`: closed). Shown on slotChanged with no booking, so its payload
+    carries a booking change's keys, empty: the one fact with a codec of its own."""
 
     TOPIC: ClassVar[str] = "block_changed"
 
@@ -91,14 +98,18 @@ class SeatsBlockChanged(Fact):
     at: datetime
     reason: str
     allocations: tuple[SlotSpan, ...]
+    scope: str = "seats"
 
     @property
     def name(self) -> str:
-        return "seats.blocked" if self.blocked else "seats.unblocked"
+        """seats.blocked, seats.unblocked, resource.blocked, resource.unblocked, hours.closed, hours.opened."""
+        return _BLOCK_EVENTS[(self.scope, self.blocked)]
 
     @property
     def state(self) -> str:
-        return "blocked" if self.blocked else "free"
+        if not self.blocked:
+            return "free"
+        return "closed" if self.scope == "hours" else "blocked"
 
     def to_json(self) -> dict[str, Any]:
         return {"topic": self.TOPIC, "event": self.name, "unit_id": str(self.unit_id), "booking_id": None,
@@ -107,10 +118,12 @@ class SeatsBlockChanged(Fact):
 
     @classmethod
     def from_json(cls, p: Mapping[str, Any]) -> Self:
-        if p["event"] not in ("seats.blocked", "seats.unblocked"):
-            raise ValueError(f"unknown seat block event {p['event']!r}")
-        return cls(UUID(read_str(p["unit_id"])), p["event"] == "seats.blocked", read_time(p["at"]),
-                   read_str(p.get("reason") or ""), read_spans(p["allocations"]))
+        found = [key for key, name in _BLOCK_EVENTS.items() if name == p["event"]]
+        if not found:
+            raise ValueError(f"unknown block event {p['event']!r}")
+        (scope, blocked), = found
+        return cls(UUID(read_str(p["unit_id"])), blocked, read_time(p["at"]), read_str(p.get("reason") or ""),
+                   read_spans(p["allocations"]), scope)
 
 
 # --- money: jobs the relay schedules, what integrators hear -----------------------------------------------------------
@@ -260,7 +273,8 @@ class HoldReminderDue(Fact):
 
 @dataclass(frozen=True)
 class CapacityOfferSent(Fact):
-    """The person an offer of places is for learns the code that claims it (`text`) (SPEC §8, §13)."""
+    """The person an offer of places is for gets the link that claims it (`text`: <base>/waitlist/claim/<token>)
+    (SPEC §8, §13; seed 003)."""
 
     TOPIC: ClassVar[str] = "notification"
     KIND: ClassVar[str | None] = "capacity_offer"
@@ -299,7 +313,7 @@ class OwnerAlerted(Fact):
 
 @dataclass(frozen=True)
 class WalkInOfferSent(Fact):
-    """A walk-in party's turn came: a message to its phone with the code (`token`) that confirms it."""
+    """A walk-in party's turn came: a message to its phone (`text`) with the link of the `token` that confirms it."""
 
     TOPIC: ClassVar[str] = "notification"
     KIND: ClassVar[str | None] = "walk_in_offer"

@@ -28,6 +28,7 @@ from domain.customers import CustomerIdentity
 from domain.errors import ErrorCode, HoldCeilingReached, InvalidInput, InvalidTransition, NotFound, SlotTaken
 from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import UnitOfWork
+from domain.pricing import price_of
 from domain.services import (
     Deps,
     alternatives,
@@ -185,6 +186,9 @@ async def _move(
         new = await place(uow, unit.id, allocations, now, make, pooled, spare=cmd.booking_id)
         old = moved[0]
         await uow.bookings.link_reschedule(old, new, move_payments=new.status is S.CONFIRMED, at=now)
+        pinned = await uow.catalog.pinned(unit.id, old.id)
+        if pinned is not None and new.service_id is not None:  # the price version its hold was made at goes along
+            await uow.catalog.pin(unit.id, new.id, new.service_id, pinned)
         await remember(uow, unit.id, key, new)
         await uow.commit()
     return new, old
@@ -205,7 +209,7 @@ async def _replacement(uow: UnitOfWork, unit: Unit, old: Booking, new_id: UUID, 
     details = {"customer_id": old.customer_id, "service_id": old.service_id, "hold_type": old.hold_type,
                "channel": old.channel, "rescheduled_from": old.id}
     if old.status in OPEN_HOLD:
-        due = old.due_now_cents > 0 or await _payment_due(uow, unit, old, allocations[0].quantity)
+        due = old.due_now_cents > 0 or await _payment_due(uow, unit, old, allocations)
         deadline = hold_deadline(unit.params, now, starts_at, payment_due=due)
         new = Booking.held(new_id, unit.id, allocations, now, cmd.actor, deadline,
                            remind_at=reminder_at(unit.params, now, deadline), swapped_from=old.id, **details)
@@ -229,8 +233,9 @@ def _size(allocations: list[Allocation]) -> tuple[object, ...]:
     return tuple(sorted((a.ends_at - a.starts_at, a.quantity) for a in allocations))
 
 
-async def _payment_due(uow: UnitOfWork, unit: Unit, old: Booking, quantity: int) -> bool:
+async def _payment_due(uow: UnitOfWork, unit: Unit, old: Booking, allocations: list[Allocation]) -> bool:
     if old.service_id is None:
         return False
-    price = await uow.payments.current_price(unit.id, old.service_id)
-    return bool(price.due(quantity)[0] > 0)
+    first = allocations[0]
+    priced = await price_of(uow, unit, old.service_id, first.starts_at, first.ends_at, first.quantity, old.id)
+    return priced.due_now_cents > 0

@@ -25,7 +25,8 @@ from domain.services import Deps
 from domain.staff_queue import QueueItemType
 
 MAX_AMOUNT_CENTS = 100_000_000
-REASON_MAX = 500
+REASON_MAX = 2_000
+"""The same bound as every free text of the API (api/graphql/text_limits.FREE_TEXT)."""
 
 
 class ManualMethod(StrEnum):

@@ -94,7 +94,7 @@ TEMPLATES: dict[str, dict[tuple[str, str], tuple[str, str]]] = {
                                                "Até lá!"),
         ("rescheduled", "customer"): ("Reserva remarcada", "Sua reserva foi remarcada para {when}."),
         ("capacity_offer", "customer"): ("Abriu vaga na lista de espera", "Abriu vaga para {when}. Para ficar com "
-                                         "ela, confirme com o código {text} até {until}."),
+                                         "ela, confirme até {until}: {text}"),
         ("rescheduled", "staff"): ("Reserva remarcada", "Uma reserva foi remarcada para {when}."),
         ("swapped", "customer"): ("Horário trocado", "Troquei: o horário de {when} foi liberado e aquele PIX foi "
                                                      "cancelado. Não pague o código antigo."),
@@ -132,7 +132,7 @@ TEMPLATES: dict[str, dict[tuple[str, str], tuple[str, str]]] = {
                                                "See you there!"),
         ("rescheduled", "customer"): ("Booking rescheduled", "Your booking was moved to {when}."),
         ("capacity_offer", "customer"): ("A place opened up", "A place opened for {when}. To take it, claim it "
-                                         "with the code {text} by {until}."),
+                                         "by {until}: {text}"),
         ("rescheduled", "staff"): ("Booking rescheduled", "A booking was moved to {when}."),
         ("swapped", "customer"): ("Slot swapped", "Swapped: the slot of {when} was released and that Pix was "
                                                   "cancelled. Do not pay the old code."),

@@ -151,6 +151,9 @@ class ReceivedPix:
     txid: str | None
     amount_cents: int
     paid_at: datetime
+    payer_name: str | None = None
+    payer_document: str | None = None
+    """Who paid, when the bank says (the `pagador` of the Pix: a CPF or CNPJ, digits only)."""
 
 
 class PaymentRow(TypedDict):

@@ -33,6 +33,7 @@ from domain.services import (
     expire_booking,
     hold_seats,
     released,
+    replayed,
     require_aware,
     sell,
 )
@@ -328,11 +329,13 @@ async def lock_seats(deps: Deps, cmd: SeatCommand) -> BookingResult:
     """ACTIVE → LOCKED with a hold type (CART by default): one booking for all the seats, or nothing. A hold type
     that skips the locked state sells them at once (box office)."""
     event, views = await _views(deps, cmd)
-    _open(event, deps.clock.now())
-    _require(views, SeatState.ACTIVE, "lock")
     hold_cmd = SeatHoldCommand(event.unit_id, event.starts_at, event.ends_at, tuple(cmd.seat_ids),
                                customer=cmd.customer, hold_type=cmd.hold_type, channel=cmd.channel, actor=cmd.actor,
                                idempotency_key=cmd.idempotency_key, placed_by=cmd.placed_by, until=event.starts_at)
+    if (again := await replayed(deps, hold_cmd)) is not None:
+        return again  # a retry finds its own seats locked: it gets its first answer
+    _open(event, deps.clock.now())
+    _require(views, SeatState.ACTIVE, "lock")
     try:
         return await hold_seats(deps, hold_cmd)
     except SlotTaken:
@@ -346,10 +349,12 @@ async def sell_seats(deps: Deps, cmd: SeatCommand) -> list[Booking]:
     event, views = await _views(deps, cmd)
     _open(event, now)
     states = {v.state for v in views}
+    sale = SaleCommand(event.unit_id, event.starts_at, event.ends_at, tuple(cmd.seat_ids), customer=cmd.customer,
+                       hold_type=cmd.hold_type, channel=cmd.channel, actor=cmd.actor,
+                       idempotency_key=cmd.idempotency_key, placed_by=cmd.placed_by, until=event.starts_at)
+    if states == {SeatState.SOLD} and (again := await replayed(deps, sale)) is not None:
+        return [again.booking]  # a retry of a sale of free seats finds them sold: its first answer
     if states == {SeatState.ACTIVE}:
-        sale = SaleCommand(event.unit_id, event.starts_at, event.ends_at, tuple(cmd.seat_ids), customer=cmd.customer,
-                           hold_type=cmd.hold_type, channel=cmd.channel, actor=cmd.actor,
-                           idempotency_key=cmd.idempotency_key, placed_by=cmd.placed_by, until=event.starts_at)
         try:
             return [(await sell(deps, sale)).booking]
         except SlotTaken:

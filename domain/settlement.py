@@ -7,6 +7,7 @@ from datetime import datetime
 from enum import StrEnum
 from uuid import UUID
 
+from domain import orphans
 from domain.bookings import LOCKED, Booking, BookingStatus
 from domain.errors import ErrorCode, InvalidInput, InvalidTransition, NotFound, PaymentNotFound, SlotTaken
 from domain.events import PaymentReceived
@@ -48,7 +49,8 @@ async def receive_payment(deps: Deps, provider: str, pix: ReceivedPix) -> Outcom
         if payment_id is None:
             return Outcome.DUPLICATE
         if charge is None or booking is None:
-            log.warning("a Pix with unknown txid %r arrived; kept as an orphan payment", pix.txid)
+            unit_id = await orphans.attribute(uow, payment_id, pix)
+            log.warning("a Pix with unknown txid %r arrived; kept as an orphan payment (unit %s)", pix.txid, unit_id)
             await uow.commit()
             return Outcome.ORPHAN
         outcome = await _apply(uow, now, booking, charge, payment_id, pix)
@@ -151,9 +153,11 @@ async def link_payment(deps: Deps, booking_id: UUID, payment_id: UUID, actor: st
     now = deps.clock.now()
     async with deps.uow() as uow:
         payment = await uow.payments.payment(payment_id)
+        seen = await uow.bookings.find(booking_id)
+        if payment["unit_id"] not in (None, seen.unit_id):  # another unit's money: as if it did not exist
+            raise NotFound("payment", payment_id, field="paymentId")
         if payment["outcome"] != "orphan":
             raise InvalidInput("paymentId", "only an orphan payment can be linked", code=ErrorCode.PAYMENT_NOT_ORPHAN)
-        seen = await uow.bookings.find(booking_id)
         await uow.bookings.lock_resources(seen.unit_id, [a.resource_id for a in seen.allocations])
         booking = await uow.bookings.get(booking_id)
         charges = await uow.payments.charges_of(booking_id)

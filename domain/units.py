@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import date, timedelta
 from enum import StrEnum
 from uuid import UUID
 from zoneinfo import ZoneInfo
@@ -67,6 +67,26 @@ class OpeningWindow:
 
 
 @dataclass(frozen=True)
+class HoursException:
+    """A dated exception to weekly hours, unit-wide (`resource_id` None) or for one resource: closed that local
+    date (`windows` empty: a holiday) or open only in `windows` ((opens, closes) minutes after local midnight)."""
+
+    id: UUID
+    day: date
+    resource_id: UUID | None = None
+    windows: tuple[tuple[int, int], ...] = ()
+    reason: str = ""
+
+    @property
+    def closed(self) -> bool:
+        return not self.windows
+
+
+DayHours = tuple[tuple[date, tuple[tuple[int, int], ...]], ...]
+"""Dated hours that replace the weekly ones: (local date, its windows; none: closed), by date."""
+
+
+@dataclass(frozen=True)
 class Resource:
     """Something bookable in a unit."""
 
@@ -95,6 +115,8 @@ class Unit:
     """The hold types of the unit's organization (SPEC §10)."""
     currency: str = "BRL"
     """The ISO 4217 code of the unit's prices."""
+    exceptions: tuple[HoursException, ...] = field(default=(), compare=False)
+    """Dated exceptions to the hours (closed days, special hours), unit-wide and per resource (issue 18)."""
 
     @property
     def tz(self) -> ZoneInfo:
@@ -104,3 +126,17 @@ class Unit:
     def hours_of(self, resource: Resource) -> tuple[OpeningWindow, ...]:
         """The weekly hours that apply to a resource: its own, else the unit's."""
         return resource.hours or self.hours
+
+    def days_of(self, resource: Resource) -> DayHours:
+        """The dated hours that replace a resource's weekly ones: its own exception for a date, else the unit's
+        (a unit-wide closed day or special hours apply to every resource)."""
+        if not self.exceptions:
+            return ()
+        found: dict[date, tuple[tuple[int, int], ...]] = {}
+        for e in self.exceptions:
+            if e.resource_id is None:
+                found.setdefault(e.day, e.windows)
+        for e in self.exceptions:
+            if e.resource_id == resource.id:
+                found[e.day] = e.windows
+        return tuple(sorted(found.items()))

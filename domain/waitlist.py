@@ -18,6 +18,7 @@ from uuid import UUID
 from domain import fraud
 from domain.availability import check_on_grid, slot_starts
 from domain.bookings import Allocation, Booking
+from domain.claim_links import OfferKind, claim_link
 from domain.customers import CustomerIdentity
 from domain.errors import DomainError, ErrorCode, InvalidInput, NotFound, PaymentUnavailable, SlotTaken
 from domain.events import (
@@ -29,6 +30,7 @@ from domain.events import (
     WalkInAdded,
     WalkInOfferSent,
 )
+from domain.layout.blocks import refuse_blocked
 from domain.services import Deps, place, require_aware
 from domain.units import Resource, ResourceKind, Unit
 from domain.waitlist_switch import require_enabled
@@ -81,6 +83,7 @@ async def join_slot_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, start
         if known.blacklisted:
             raise InvalidInput("customer", "this customer cannot join waitlists", code=ErrorCode.CUSTOMER_BLOCKED)
         await fraud.check_standing_of(uow, unit, customer, now)  # cooldown, blacklist by phone (RN-HLD-05)
+        await refuse_blocked(uow, unit_id, resource_id, starts_at, ends_at)  # a block frees no place (issue 18)
         entry = await uow.waitlists.join_slot(unit_id, resource_id, starts_at, ends_at, known.id, now)
         if service_id is not None:
             await uow.waitlists.set_service(entry["id"], service_id)
@@ -100,13 +103,16 @@ async def promote_slot(deps: Deps, key: SlotKey) -> UUID | None:
         line = await uow.waitlists.slot_line(unit.id, resource.id, key.starts_at, key.ends_at)
         if not line or not await uow.waitlists.enabled(unit.id, resource.id):
             return None  # nobody waits, or the venue turned this waitlist off: no offer
-        deadline = min(now + unit.params.waitlist_hold, key.starts_at - unit.params.min_advance)
-        if deadline - now < unit.params.hold_min:  # the list stops being valid at start − min_advance
+        valid_until = key.starts_at - unit.params.min_advance
+        if now >= valid_until:  # RN-ATD-08: the list stops being valid at start − min_advance
             for entry in line:
                 await uow.waitlists.set_slot_status(entry["id"], "closed", now)
             await uow.events.notify(unit.id, WaitlistClosed(resource.id, key.starts_at))
             await uow.commit()
             return None
+        deadline = min(now + unit.params.waitlist_hold, valid_until)
+        if deadline - now < unit.params.hold_min:
+            return None  # too little time left to pay (RN-HLD-02): the line waits, and closes at valid_until
         first = line[0]
         allocations = [Allocation(resource.id, key.starts_at, key.ends_at)]
         offer = Booking.held(deps.new_id(), unit.id, allocations, now, "system", deadline,
@@ -197,6 +203,7 @@ async def join_capacity_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, s
             raise InvalidInput("customer", "this customer cannot join waitlists", code=ErrorCode.CUSTOMER_BLOCKED)
         if customer is not None:
             await fraud.check_standing_of(uow, unit, customer, now)  # cooldown, blacklist by phone (RN-HLD-05)
+        await refuse_blocked(uow, unit_id, resource_id, starts_at, ends_at)
         entry = await uow.waitlists.join_capacity(unit_id, resource_id, starts_at, ends_at, user_ref,
                                                   known.id if known else None, service_id, party_size, now)
         await uow.commit()
@@ -234,8 +241,9 @@ async def promote_capacity(deps: Deps, unit_id: UUID, resource_id: UUID, starts_
             token = secrets.token_hex(32)
             await uow.waitlists.offer_capacity(entry["id"], token, deadline, offer.id)
             await uow.events.notify(unit.id, CapacityOffered(entry["id"], offer.id, token, deadline))
-            if entry["customer_id"] is not None:  # the person learns the code that claims it (SPEC §8, §13)
-                await uow.events.notify(unit.id, CapacityOfferSent(offer.id, entry["customer_id"], deadline, token))
+            if entry["customer_id"] is not None:  # the person gets the link that claims it (SPEC §8, §13; seed 003)
+                link = claim_link(deps, OfferKind.CAPACITY, token)
+                await uow.events.notify(unit.id, CapacityOfferSent(offer.id, entry["customer_id"], deadline, link))
             offered += 1
         await uow.commit()
     return offered
@@ -302,16 +310,16 @@ async def add_walk_in(deps: Deps, unit_id: UUID, area: str, name: str, phone: st
 
 
 async def offer_walk_in(deps: Deps, entry_id: UUID) -> dict[str, Any]:
-    """Staff offer a place to a walk-in party: a message with a token-only claim (never automatic)."""
+    """Staff offer a place to a walk-in party: a message with its claim link, token only (never automatic)."""
     async with deps.uow() as uow:
         entry = await uow.waitlists.walk_in(entry_id)
         if entry["status"] != "waiting":
             raise InvalidInput("entryId", f"the party is {entry['status']}, not waiting", code=ErrorCode.NOT_WAITING)
         token = secrets.token_hex(32)
         entry = await uow.waitlists.set_walk_in(entry_id, "offered", deps.clock.now(), token)
+        link = claim_link(deps, OfferKind.WALK_IN, token)
         await uow.events.notify(entry["unit_id"], WalkInOfferSent(
-            "whatsapp", entry["phone"], token, f"{entry['name']}, sua vez chegou! Confirme pelo link com o código "
-            f"{token[:8]}."))
+            "whatsapp", entry["phone"], token, f"{entry['name']}, sua vez chegou! Confirme aqui: {link}"))
         await uow.commit()
     return entry
 

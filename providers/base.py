@@ -259,8 +259,23 @@ def received_pix(item: object) -> ReceivedPix:
     amount = str_to_cents(item.get("valor"))
     if amount <= 0:
         raise ValueError("a pix entry needs a positive valor")
+    name, document = payer(item.get("pagador"))
     return ReceivedPix(provider_payment_id=e2e, txid=txid or None, amount_cents=amount,
-                       paid_at=parse_time(item.get("horario")))
+                       paid_at=parse_time(item.get("horario")), payer_name=name, payer_document=document)
+
+
+def payer(given: object) -> tuple[str | None, str | None]:
+    """The payer a bank names in a Pix entry (`pagador: {cpf|cnpj, nome}`, which many banks add to the standard
+    entry): (name, CPF/CNPJ digits), each None when absent or not well formed — a payer is a hint, never a
+    reason to refuse the payment."""
+    if not isinstance(given, Mapping):
+        return None, None
+    nome = given.get("nome")
+    name = " ".join(nome.split())[:140] or None if isinstance(nome, str) else None
+    document = given.get("cpf") or given.get("cnpj")
+    if not isinstance(document, str) or not re.fullmatch(r"\d{11}|\d{14}", document):
+        document = None
+    return name, document
 
 
 def received_pix_list(body: object) -> list[ReceivedPix]:

@@ -23,7 +23,7 @@ class CatalogMutation:
         await authorize_unit(info.context, uid, Action.CONFIGURE)
         p = await catalog.publish_price(info.context.deps, uid,
                                         parse_id(service_id, "serviceId"), price_cents, payment_rule,
-                                        deposit_percent, deposit_cents)
+                                        deposit_percent, deposit_cents, info.context.principal.key)
         return PriceVersion(service_id=strawberry.ID(str(p.service_id)), version=p.version,
                             price_cents=p.price_cents, payment_rule=p.rule.value,
                             deposit_percent=p.deposit_percent, deposit_cents=p.deposit_cents)

@@ -7,17 +7,17 @@ from typing import Annotated
 
 import strawberry
 
-from domain import checkout, queries, settlement
+from domain import checkout, orphans, queries, settlement
 from domain.access import Action
 from domain.errors import ErrorCode, InvalidInput
 from domain.hold_types import INTERNAL
 from domain.services import HoldCommand
 from resolvers.context import Info, parse_id
-from resolvers.permissions import authorize_booking, booking_customer, customer_for, limit_holds
+from resolvers.permissions import authorize_booking, authorize_unit, booking_customer, customer_for, limit_holds
 from schema.bookings import Booking, BookingPayload
 from schema.checkout import CheckoutResult, PaymentResult, SwapInput, SwapResult
 from schema.pages import page_description, page_size
-from schema.payments import Charge, PaymentOutcome
+from schema.payments import Charge, OrphanPayment, PaymentOutcome
 
 
 def _payload(info: Info, r: checkout.CheckoutResult) -> BookingPayload:
@@ -109,3 +109,13 @@ class CheckoutQuery:
         await authorize_booking(info.context, bid, Action.READ)
         found = await queries.charges_of(info.context.deps, bid, page_size(first))
         return [Charge.from_domain(c, info.context.qr) for c in found]
+
+    @strawberry.field(description="Staff (counter): the unit's Pix that matched no charge, newest first, to apply "
+                      "one to a booking with linkPayment (RN-HLD-06 \"Vincular pagamento\").")
+    async def orphan_payments(self, info: Info, unit_id: strawberry.ID,
+                              first: Annotated[int, strawberry.argument(description=page_description(50))] = 50
+                              ) -> list[OrphanPayment]:
+        uid = parse_id(unit_id, "unitId")
+        await authorize_unit(info.context, uid, Action.COUNTER)
+        found = await orphans.orphan_payments(info.context.deps, uid, page_size(first))
+        return [OrphanPayment.from_domain(o) for o in found]

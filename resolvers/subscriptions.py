@@ -22,7 +22,7 @@ from resolvers.permissions import authorize_booking, authorize_unit
 from schema.events import QueueChange, SlotChange
 
 SLOT_TOPICS = frozenset({BookingChanged.TOPIC, SeatsBlockChanged.TOPIC})
-"""Bookings' changes, and seat blocks (domain/seatmaps.py), both shown on the grid."""
+"""Bookings' changes, and seat and grid blocks (domain/seatmaps.py, domain/layout/blocks.py), shown on the grid."""
 _CHANGES: OrderedDict[tuple[UUID, int], SlotChange] = OrderedDict()
 
 

@@ -49,7 +49,7 @@ class GridSegment:
 
 
 @strawberry.type(description="One opening window of a resource in compact form, for month views: one letter "
-                  "per grid slot — F free, H held, V verifying, B booked, X blocked.")
+                  "per grid slot — F free, H held, V verifying, B booked, X blocked, C closed (a closed day).")
 class GridWindow:
     starts_at: datetime
     ends_at: datetime
@@ -76,8 +76,8 @@ class GridRow:
         return [r.first for r in self.rows]
 
     @strawberry.field(description="Compact form for long ranges: per opening window, one letter per slot (F free, "
-                      "H held, V verifying, B booked, X blocked); slot i of window w starts at windowStarts[w] + "
-                      "i × slotMinutes.")
+                      "H held, V verifying, B booked, X blocked, C closed); slot i of window w starts at "
+                      "windowStarts[w] + i × slotMinutes.")
     def window_states(self) -> list[str]:
         return [r.codes.decode() for r in self.rows]
 
@@ -92,8 +92,8 @@ class Grid:
 
     @strawberry.field(description="The whole grid as one JSON value, for month views: {slotMinutes, rows: "
                       "[{resourceId, name, windows: [[firstSlotStart, states], ...]}]} where states has one letter "
-                      "per slot (F free, H held, V verifying, B booked, X blocked). One value instead of thousands "
-                      "of fields: a 50-resource month is cheap this way.")
+                      "per slot (F free, H held, V verifying, B booked, X blocked, C closed). One value instead of "
+                      "thousands of fields: a 50-resource month is cheap this way.")
     def compact(self) -> JSON:
         iso: dict[datetime, str] = {}  # resources sharing hours share their windows' starts: format each once
         rows = []

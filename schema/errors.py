@@ -55,7 +55,8 @@ class SlotTaken(Error):
     resource_ids: list[strawberry.ID]
     starts_at: datetime
     ends_at: datetime
-    alternatives: list[SlotOption] = strawberry.field(description="Up to 3 nearest free options (RN-ATD-07).")
+    alternatives: list[SlotOption] = strawberry.field(
+        description="Up to 3 nearest free options (RN-ATD-07), in time order.")
     waitlist: list[WaitlistOption]
     held_booking_id: strawberry.ID | None = strawberry.field(
         default=None, description="With code slot_held (a counter booking over a customer's live hold, or one being "

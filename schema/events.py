@@ -30,7 +30,8 @@ class SlotChange:
     unit_id: strawberry.ID
     event: str = strawberry.field(description="booking.held, booking.confirmed, booking.expired, ...")
     booking_id: strawberry.ID | None = strawberry.field(description="The booking; null for a block (seats.blocked, "
-                                                        "seats.unblocked).")
+                                                        "seats.unblocked, resource.blocked, resource.unblocked, "
+                                                        "hours.closed, hours.opened).")
     status: BookingStatus | None
     old_status: BookingStatus | None
     state: SlotState = strawberry.field(description="What the grid shows now for these slots.")
@@ -47,7 +48,7 @@ class SlotChange:
     @classmethod
     def from_event(cls, seq: int, e: BookingChanged | SeatsBlockChanged,
                    catalog: HoldTypeCatalog = PLATFORM_CATALOG) -> SlotChange:
-        """A booking's change, or a seat block (no booking)."""
+        """A booking's change, or a seat or grid block or an hours change (no booking)."""
         b = e if isinstance(e, BookingChanged) else None
         hold_type = b.hold_type if b else None
         name, color = catalog.display(e.state, hold_type)

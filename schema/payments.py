@@ -9,6 +9,7 @@ from typing import Any
 
 import strawberry
 
+from domain import orphans as do
 from domain import payments as dp
 from domain import refunds as dr
 
@@ -99,3 +100,22 @@ class Acceptance:
 class PaymentOutcome:
     outcome: str = strawberry.field(description="confirmed, late_confirmed, refund_due, credited, orphan or duplicate.")
     booking_id: strawberry.ID | None
+
+
+@strawberry.type(description="A Pix of the unit that matched no charge (paid by hand to the key, without our txid), "
+                 "waiting for staff to apply it with linkPayment (RN-HLD-06 \"Vincular pagamento\").")
+class OrphanPayment:
+    id: strawberry.ID = strawberry.field(description="The paymentId that linkPayment takes.")
+    amount_cents: int
+    payer_name: str | None = strawberry.field(description="The payer's name, when the bank sends it.")
+    payer_document: str | None = strawberry.field(description="The payer's CPF or CNPJ (digits), when the bank "
+                                                  "sends it.")
+    txid: str | None = strawberry.field(description="The txid the Pix carried, if any (none of our charges').")
+    end_to_end_id: str = strawberry.field(description="The Pix's endToEndId (E2E id), unique per payment.")
+    received_at: datetime = strawberry.field(description="When the Pix was paid, as the bank says.")
+
+    @classmethod
+    def from_domain(cls, o: do.OrphanPayment) -> OrphanPayment:
+        return cls(id=strawberry.ID(str(o.id)), amount_cents=o.amount_cents, payer_name=o.payer_name,
+                   payer_document=o.payer_document, txid=o.txid, end_to_end_id=o.end_to_end_id,
+                   received_at=o.received_at)

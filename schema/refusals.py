@@ -21,7 +21,9 @@ from strawberry.types.base import get_object_definition
 
 from domain import errors as de
 from domain import login
+from domain.layout.errors import BookingsInTheWay
 from schema import errors as se
+from schema.layout import BookingsInTheWay as BookingsInTheWayType
 from schema.seatmaps import SeatsUnavailable
 
 R = TypeVar("R", bound=de.DomainError)
@@ -62,6 +64,7 @@ MEMBERS: tuple[AsMember[Any], ...] = (
     AsMember(de.SeatsUnavailable, SeatsUnavailable, SeatsUnavailable.from_domain),
     AsMember(login.TooManyAttempts, se.TooManyAttempts, se.TooManyAttempts.of),
     AsMember(login.WrongCode, se.WrongCode, se.WrongCode.of),
+    AsMember(BookingsInTheWay, BookingsInTheWayType, BookingsInTheWayType.from_domain),
 )
 """Which refusal each error type carries. No refusal class here is a subclass of another, so a refusal matches one
 entry at most and their order does not matter (tests/api/test_error_pipeline.py checks both)."""

@@ -45,8 +45,9 @@ class CapacityWaitlistEntry:
     offer_expires_at: datetime | None
     booking_id: strawberry.ID | None
     offer_token: str | None = strawberry.field(
-        default=None, description="While offered: the code that claims the offer (claimWaitlistOffer), for the "
-        "customer who joined and for staff and integrators acting for them.")
+        default=None, description="While offered: the token that claims the offer (claimWaitlistOffer; the "
+        "customer's message carries it as the link <public base URL>/waitlist/claim/<token>), for the customer who "
+        "joined and for staff and integrators acting for them.")
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> CapacityWaitlistEntry:

@@ -25,6 +25,7 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.types.unset import UNSET
 
 from api.auth import Authenticator, LiveCredentials, bearer, token_from_params
+from api.claim_pages import claim_routes
 from api.graphql.guards import GraphQLHTTPError
 from api.graphql.limits import HoldRateLimiter, QueryLimits
 from api.graphql.view import SlotholdGraphQL, static_routes
@@ -181,7 +182,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         hub = Hub(settings.redis_url, partial(broadcast, settings))
         await hub.start()
         the_clock = clock or SystemClock()
-        deps = build_deps(pool, the_clock, os.environ, sandbox_on_clock=True)  # the pretend bank on the app's clock
+        deps = build_deps(pool, the_clock, os.environ, sandbox_on_clock=True,  # the pretend bank on the app's clock
+                          public_base_url=settings.base_url())
         replicas = None
         if settings.database_read_urls:  # the public reads on a fresh replica (slothold/read_routing.py)
             replicas = ReadReplicas(pool, [u.strip() for u in settings.database_read_urls.split(",") if u.strip()],
@@ -264,6 +266,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             Route("/readyz", readyz),
             Route("/metrics", metrics_endpoint(state, settings.metrics_token), methods=["GET"]),
             *web_demo_routes(state, settings.data_dir, DEMO_UNIT_ID),
+            *claim_routes(state),
             *static_routes(),
         ],
         middleware=[Middleware(RequestIdMiddleware)],

@@ -25,9 +25,11 @@ from resolvers.catalog import CatalogMutation
 from resolvers.checkout import CheckoutMutation, CheckoutQuery
 from resolvers.customers import CustomerMutation
 from resolvers.hold_types import HoldTypeMutation, HoldTypeQuery
+from resolvers.layout import LayoutMutation, LayoutQuery
 from resolvers.notifications import NotificationMutation, NotificationQuery, NotificationSubscription
 from resolvers.queue import QueueMutation, QueueQuery
 from resolvers.seatmaps import SeatMapMutation, SeatMapQuery
+from resolvers.service_catalog import ServiceCatalogMutation, ServiceCatalogQuery
 from resolvers.setup import SetupMutation, StaffTokenMutation, StaffTokenQuery
 from resolvers.subscriptions import Subscription
 from resolvers.units import UnitQuery, UnitSettingsMutation
@@ -120,12 +122,14 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
         query=merge_types("Query", (UnitQuery, BookingQuery, AvailabilityQuery, QueueQuery, CheckoutQuery,
                                     WaitlistQuery, AuthQuery, WebhookQuery, NotificationQuery, AuditQuery,
                                     HoldTypeQuery, SeatMapQuery, VenueLogQuery, VenueFlowsQuery,
-                                    StaffTokenQuery)),
+                                    StaffTokenQuery, ServiceCatalogQuery,
+                                    LayoutQuery)),
         mutation=merge_types("Mutation", (BookingMutation, CheckoutMutation, QueueMutation, CatalogMutation,
                                           WaitlistMutation, AuthMutation, CustomerMutation, UnitSettingsMutation,
                                           WebhookMutation, RescheduleMutation, NotificationMutation, NoShowMutation,
                                           HoldTypeMutation, SeatMapMutation, VenueFlowsMutation,
-                                          SetupMutation, StaffTokenMutation)),
+                                          SetupMutation, StaffTokenMutation, ServiceCatalogMutation,
+                                          LayoutMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription,
                                                   VenueLogSubscription)),
         execution_context_class=SharedEventExecutor,

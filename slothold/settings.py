@@ -63,6 +63,21 @@ class Settings:
     worker_metrics_port: int = 0
     """The port a worker serves its metrics on (0: none)."""
     worker_metrics_host: str = "127.0.0.1"
+    public_base_url: str = ""
+    """Where customers reach this server (https://reservas.example): the claim links of offers are built on it.
+    Empty: the server's own address, http://<host>:<port> (right for `slothold dev`; a wildcard host is shown as
+    127.0.0.1)."""
+
+    def base_url(self) -> str:
+        """The public base URL without its trailing slash; ValueError unless it is an http(s) URL."""
+        host = "127.0.0.1" if self.host in ("", "0.0.0.0", "::") else f"[{self.host}]" if ":" in self.host \
+            else self.host
+        url = (self.public_base_url.strip() or f"http://{host}:{self.port}").rstrip("/")
+        scheme, _, rest = url.partition("://")
+        if scheme not in ("http", "https") or not rest or any(c.isspace() for c in rest) or "?" in rest \
+                or "#" in rest:
+            raise ValueError(f"SLOTHOLD_PUBLIC_BASE_URL must be an http(s) URL without query, not {url!r}")
+        return url
 
     @property
     def database_pooled(self) -> bool:
@@ -119,4 +134,5 @@ class Settings:
             metrics_token=env.get("SLOTHOLD_METRICS_TOKEN") or None,
             worker_metrics_port=int(env.get("SLOTHOLD_WORKER_METRICS_PORT") or "0"),
             worker_metrics_host=env.get("SLOTHOLD_WORKER_METRICS_HOST") or "127.0.0.1",
+            public_base_url=env.get("SLOTHOLD_PUBLIC_BASE_URL", ""),
         )

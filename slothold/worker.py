@@ -104,7 +104,7 @@ def assemble(settings: Settings, pool: asyncpg.Pool, clock: Clock, env: Mapping[
              ) -> tuple[dict[str, Any], Relay]:
     """The jobs' arq context — the use cases' Deps and the ports of the jobs' own stores, by name — and the relay."""
     assert settings.database_url and settings.redis_url
-    deps = build_deps(pool, clock, env)
+    deps = build_deps(pool, clock, env, public_base_url=settings.base_url())
     ctx: dict[str, Any] = {
         "deps": deps,
         "channels": make_channels(env, PgInApp(pool)),

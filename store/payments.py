@@ -256,6 +256,12 @@ class PgPayments:
             "INSERT INTO service_prices (unit_id, service_id, version, price_cents, payment_rule, deposit_percent, "
             "deposit_cents) VALUES ($1, $2, $3, $4, $5, $6, $7)", unit_id, price.service_id, version,
             price.price_cents, price.rule.value, price.deposit_percent, price.deposit_cents)
+        await conn.execute(  # a new price keeps the service's price bands (domain/pricing.py)
+            "INSERT INTO service_price_bands (unit_id, service_id, version, position, weekday, from_minute, "
+            "to_minute, price_cents, payment_rule, deposit_percent, deposit_cents) SELECT unit_id, service_id, $3, "
+            "position, weekday, from_minute, to_minute, price_cents, payment_rule, deposit_percent, deposit_cents "
+            "FROM service_price_bands WHERE unit_id = $1 AND service_id = $2 AND version = $3 - 1",
+            unit_id, price.service_id, version)
         return version
 
     async def publish_policy(self, unit_id: UUID, tiers: tuple[Tier, ...]) -> int:

@@ -11,7 +11,7 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -20,15 +20,17 @@ import asyncpg
 from domain.errors import NotFound
 from domain.hold_types import HoldTypeCatalog
 from domain.notice_matrix import effective
-from domain.units import OpeningWindow, Resource, ResourceKind, Unit, UnitParameters
+from domain.units import HoursException, OpeningWindow, Resource, ResourceKind, Unit, UnitParameters
 
 CACHE_SECONDS = 5.0
 T = TypeVar("T")
 
-_UNIT_SQL = """
+UNIT_SQL = """
 SELECT u.*, o.tenant_id, o.hold_types AS org_hold_types, t.hold_types AS tenant_hold_types,
        coalesce((SELECT json_agg(json_build_array(h.weekday, h.opens_minute, h.closes_minute))
-                 FROM opening_hours h WHERE h.unit_id = u.id AND h.resource_id IS NULL), '[]') AS hours
+                 FROM opening_hours h WHERE h.unit_id = u.id AND h.resource_id IS NULL), '[]') AS hours,
+       coalesce((SELECT json_agg(json_build_array(x.id, x.day, x.resource_id, x.windows, x.reason) ORDER BY x.day)
+                 FROM hours_exceptions x WHERE x.unit_id = u.id AND x.day >= current_date - 400), '[]') AS exceptions
 FROM units u JOIN organizations o ON o.id = u.organization_id JOIN tenants t ON t.id = o.tenant_id
 WHERE u.id = $1::uuid
 """
@@ -148,6 +150,22 @@ def _hours(raw: list[list[int]]) -> tuple[OpeningWindow, ...]:
     return tuple(sorted((OpeningWindow(wd, o, c) for wd, o, c in raw), key=lambda w: (w.weekday, w.opens)))
 
 
+def _exceptions(raw: Any) -> tuple[HoursException, ...]:
+    """Closed days and special hours of a unit (its own and its resources'), as UNIT_SQL loads them: those of the
+    last 400 days on (older grids show the weekly hours)."""
+    rows = json.loads(raw) if isinstance(raw, str) else raw
+    return tuple(HoursException(UUID(i), date.fromisoformat(d), UUID(r) if r else None,
+                                tuple((int(o), int(c)) for o, c in w), reason or "") for i, d, r, w, reason in rows)
+
+
+def unit_of(row: Any) -> Unit:
+    """A Unit from a row of UNIT_SQL."""
+    return Unit(id=row["id"], organization_id=row["organization_id"], tenant_id=row["tenant_id"],
+                name=row["name"], timezone=row["timezone"], params=_params(row), hours=_hours(row["hours"]),
+                hold_types=HoldTypeCatalog(_json(row["tenant_hold_types"]), _json(row["org_hold_types"])),
+                exceptions=_exceptions(row["exceptions"]), currency=row["currency"])
+
+
 def resource_of(unit_id: UUID, r: Any) -> Resource:
     """A Resource from a row of RESOURCES_SQL."""
     return Resource(id=r["id"], unit_id=unit_id, name=r["name"], kind=ResourceKind(r["kind"]),
@@ -164,13 +182,10 @@ class PgUnits:
         """The unit with its parameters and hours."""
 
         async def load() -> Unit:
-            row = await self._pool.fetchrow(_UNIT_SQL, unit_id)
+            row = await self._pool.fetchrow(UNIT_SQL, unit_id)
             if row is None:
                 raise NotFound("unit", unit_id, field="unitId")
-            return Unit(id=row["id"], organization_id=row["organization_id"], tenant_id=row["tenant_id"],
-                        name=row["name"], timezone=row["timezone"], params=_params(row), hours=_hours(row["hours"]),
-                        hold_types=HoldTypeCatalog(_json(row["tenant_hold_types"]), _json(row["org_hold_types"])),
-                        currency=row["currency"])
+            return unit_of(row)
 
         return await _units.get(unit_id, load)
 

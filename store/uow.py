@@ -11,9 +11,12 @@ import asyncpg
 from domain.errors import Busy
 from store.antifraud import PgAntifraud
 from store.bookings import PgBookings
+from store.catalog import PgCatalog
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
+from store.layout import PgLayout
 from store.manual_payments import PgManualPayments
+from store.orphans import PgOrphanPayments
 from store.outbox import PgEvents
 from store.payments import PgPayments
 from store.queue import PgQueue
@@ -21,7 +24,7 @@ from store.seatmaps import PgSeatMaps
 from store.setup import PgSetup
 from store.staff_tokens import PgStaffTokens
 from store.unit_settings import PgUnitSettings
-from store.units import PgUnits
+from store.units import PgUnits, invalidate
 from store.venue_log import PgVenueLog
 from store.waitlists import PgWaitlists
 
@@ -53,9 +56,12 @@ class PgUnitOfWork:
         self.seatmaps = PgSeatMaps(self._connection)
         self.venue_log = PgVenueLog(self._connection)
         self.unit_settings = PgUnitSettings(self._connection)
+        self.layout = PgLayout(self._connection)
         self.manual_payments = PgManualPayments(self._connection)
         self.setup = PgSetup(self._connection)
         self.staff_tokens = PgStaffTokens(self._connection)
+        self.orphans = PgOrphanPayments(self._connection)
+        self.catalog = PgCatalog(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:
@@ -98,3 +104,5 @@ class PgUnitOfWork:
         if self._tx is not None:
             await self._tx.commit()
         self._done = True
+        for unit_id in self.layout.touched:  # a copy cached while the change was under way is stale now
+            invalidate(unit_id)

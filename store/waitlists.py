@@ -26,12 +26,27 @@ _OWNER = {
     "walk_in": "SELECT unit_id, NULL::uuid AS customer_id FROM walkin_queue WHERE id = $1",
 }
 
+_OFFER_TO_CLAIM = {
+    "capacity": """SELECT c.unit_id, u.name AS unit_name, u.timezone, c.status, c.party_size, r.name AS resource,
+                          lower(c.during) AS starts_at, c.offer_expires_at AS expires_at
+                   FROM capacity_waitlist c JOIN units u ON u.id = c.unit_id
+                   JOIN resources r ON r.unit_id = c.unit_id AND r.id = c.resource_id WHERE c.token = $1""",
+    "walk_in": """SELECT w.unit_id, u.name AS unit_name, u.timezone, w.status, w.party_size, w.name, w.area
+                  FROM walkin_queue w JOIN units u ON u.id = w.unit_id WHERE w.token = $1""",
+}
+
 
 class PgWaitlists:
     """Waitlists on the unit of work's connection."""
 
     def __init__(self, conn: ConnGetter) -> None:
         self._conn = conn
+
+    async def offer_to_claim(self, kind: str, token: str) -> dict[str, Any] | None:
+        """The offer with that token for its claim page, with its unit's name and time zone (None: no such)."""
+        conn = await self._conn()
+        r = await conn.fetchrow(_OFFER_TO_CLAIM[kind], token)
+        return dict(r) if r is not None else None
 
     async def owner(self, line: str, entry_id: UUID) -> tuple[UUID, UUID | None] | None:
         """(unit, customer) of an entry of a slot waitlist, a capacity waitlist or the walk-in queue (`line`:

@@ -115,8 +115,9 @@ class PgConversations:
 
     async def service_for(self, unit_id: UUID, minutes: int) -> UUID | None:
         return await self.pool.fetchval(  # type: ignore[no-any-return]
-            "SELECT id FROM services WHERE unit_id = $1 AND active ORDER BY (duration_minutes = $2) DESC, "
-            "duration_minutes, name, id LIMIT 1", unit_id, minutes)
+            "SELECT s.id FROM services s JOIN units u ON u.id = s.unit_id WHERE s.unit_id = $1 AND s.active "
+            "ORDER BY ($2 / u.slot_minutes = ANY (coalesce(s.durations, ARRAY[$2 / u.slot_minutes]))) DESC, "
+            "(s.duration_minutes = $2) DESC, s.duration_minutes, s.name, s.id LIMIT 1", unit_id, minutes)
 
     async def open_offer(self, unit_id: UUID, phone: str, now: datetime) -> UUID | None:
         return await self.pool.fetchval(  # type: ignore[no-any-return]

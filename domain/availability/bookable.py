@@ -50,7 +50,8 @@ def nearest_alternatives(
     unit: Unit, resources: Sequence[Resource], occupancies: Iterable[Occupancy], wanted: Resource,
     starts_at: datetime, ends_at: datetime, now: datetime, quantity: int = 1, limit: int = 3,
 ) -> list[SlotOption]:
-    """The `limit` free options nearest in time to the wanted one, same resource first on ties (RN-ATD-07)."""
+    """The `limit` free options nearest to the wanted one (same resource first on ties), in time order (RN-ATD-07:
+    20h on Campo 2 taken → "19h no Campo 2, 20h no Campo 1 e 21h no Campo 2")."""
     step = timedelta(minutes=unit.params.slot_minutes)
     n = max(1, round((ends_at - starts_at) / step))
     same_kind = [r for r in resources if r.kind == wanted.kind]
@@ -66,5 +67,5 @@ def nearest_alternatives(
         steps = abs(o.starts_at - starts_at) / step + (0 if o.resource_id == wanted.id else 1)
         return steps, o.resource_id != wanted.id, o.starts_at, order.get(o.resource_id, 0)
 
-    options.sort(key=distance)
-    return options[:limit]
+    nearest = sorted(options, key=distance)[:limit]
+    return sorted(nearest, key=lambda o: (o.starts_at, o.resource_id != wanted.id, order.get(o.resource_id, 0)))

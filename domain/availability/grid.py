@@ -7,12 +7,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from uuid import UUID
 
-from domain.availability.layout import _frames, _Layout
+from domain.availability.layout import _Frame, _frames, _Layout
 from domain.availability.occupancy import _NO_OCCUPANCY, Occupancy, OccupancyColumns, _by_resource
 from domain.availability.painting import _rows, window_rows
 from domain.availability.rows import Cell, Segment, WindowRow
-from domain.availability.windows import opening_windows
-from domain.units import OpeningWindow, Resource, Unit
+from domain.availability.windows import closed_windows, opening_windows
+from domain.units import DayHours, OpeningWindow, Resource, Unit
 
 
 def resource_cells(
@@ -36,13 +36,20 @@ def grid_rows(
     else:
         by_resource = {rid: OccupancyColumns.of(rid, occ) for rid, occ in _by_resource(occupancies).items()}
     step = timedelta(minutes=unit.params.slot_minutes)
-    layouts: dict[tuple[OpeningWindow, ...], _Layout] = {}
+    layouts: dict[tuple[tuple[OpeningWindow, ...], DayHours], tuple[_Layout, list[_Frame]]] = {}
     out: dict[UUID, list[WindowRow]] = {}
     for r in resources:
-        hours = unit.hours_of(r)
+        hours = (unit.hours_of(r), unit.days_of(r))
         if hours not in layouts:  # resources usually share the unit's hours: compute them once
-            layouts[hours] = _Layout(_frames(opening_windows(hours, unit.tz, start, end), start, end, step), step)
-        out[r.id] = _rows(r, by_resource.get(r.id, _NO_OCCUPANCY), now, layouts[hours])
+            layouts[hours] = (
+                _Layout(_frames(opening_windows(hours[0], unit.tz, start, end, hours[1]), start, end, step), step),
+                _frames(closed_windows(hours[0], unit.tz, start, end, hours[1]), start, end, step))
+        layout, closed = layouts[hours]
+        rows = _rows(r, by_resource.get(r.id, _NO_OCCUPANCY), now, layout)
+        if closed:  # a closed day's (or hours') slots show CLOSED, in time order with the open ones
+            rows = sorted(rows + [WindowRow(r, fr.first, step, bytearray(b"C" * fr.n), [0] * fr.n, [-1] * fr.n, ())
+                                  for fr in closed], key=lambda row: row.first)
+        out[r.id] = rows
     return out
 
 

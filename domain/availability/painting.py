@@ -27,7 +27,7 @@ def window_rows(
     """
     step = timedelta(minutes=unit.params.slot_minutes)
     if windows is None:
-        windows = opening_windows(unit.hours_of(resource), unit.tz, start, end)
+        windows = opening_windows(unit.hours_of(resource), unit.tz, start, end, unit.days_of(resource))
     return _rows(resource, _columns(resource, occupancies), now, _Layout(_frames(windows, start, end, step), step))
 
 

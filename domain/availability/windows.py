@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from domain.errors import ErrorCode, InvalidInput
-from domain.units import OpeningWindow, Resource, Unit
+from domain.units import DayHours, OpeningWindow, Resource, Unit
 
 _day = timedelta(days=1)
 
@@ -22,19 +22,22 @@ def _localize(day: date, minute: int, tz: ZoneInfo) -> datetime:
 
 
 def opening_windows(
-    hours: Sequence[OpeningWindow], tz: ZoneInfo, start: datetime, end: datetime
+    hours: Sequence[OpeningWindow], tz: ZoneInfo, start: datetime, end: datetime, days: DayHours = ()
 ) -> list[tuple[datetime, datetime]]:
-    """Absolute (UTC) opening windows of the weekly `hours` that touch [start, end)."""
-    by_day: dict[int, list[OpeningWindow]] = defaultdict(list)
+    """Absolute (UTC) opening windows of the weekly `hours` that touch [start, end); `days` replace the weekly
+    hours on their dates (closed days and special hours: Unit.days_of)."""
+    by_day: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for w in hours:
-        by_day[w.weekday].append(w)
+        by_day[w.weekday].append((w.opens, w.closes))
+    dated = dict(days)
     first = start.astimezone(tz).date() - timedelta(days=1)
     last = end.astimezone(tz).date()
     out: list[tuple[datetime, datetime]] = []
     day = first
     while day <= last:
-        for w in by_day.get(day.weekday(), ()):
-            o, c = _localize(day, w.opens, tz), _localize(day, w.closes, tz)
+        windows = dated[day] if day in dated else by_day.get(day.weekday(), ())
+        for opens, closes in windows:
+            o, c = _localize(day, opens, tz), _localize(day, closes, tz)
             if c > start and o < end and c > o:
                 out.append((o, c))
         day += timedelta(days=1)
@@ -48,7 +51,7 @@ def slot_ranges(
     """The resource's grid slots inside [start, end), grouped by opening window."""
     step = timedelta(minutes=unit.params.slot_minutes)
     groups: list[list[tuple[datetime, datetime]]] = []
-    for o, c in opening_windows(unit.hours_of(resource), unit.tz, start, end):
+    for o, c in opening_windows(unit.hours_of(resource), unit.tz, start, end, unit.days_of(resource)):
         cells: list[tuple[datetime, datetime]] = []
         s = o
         while s + step <= c:
@@ -94,3 +97,28 @@ def check_on_grid(unit: Unit, resource: Resource, starts_at: datetime, ends_at: 
         f"inside the opening hours of {resource.name}",
         code=ErrorCode.OFF_GRID,
     )
+
+
+def closed_windows(
+    hours: Sequence[OpeningWindow], tz: ZoneInfo, start: datetime, end: datetime, days: DayHours
+) -> list[tuple[datetime, datetime]]:
+    """The parts of the weekly windows that dated exceptions close (a holiday, shorter special hours), touching
+    [start, end): the staff grid shows them CLOSED."""
+    if not days:
+        return []
+    weekly = opening_windows(hours, tz, start, end)
+    actual = opening_windows(hours, tz, start, end, days)
+    dated = {d for d, _ in days}
+    return subtract([(o, c) for o, c in weekly if o.astimezone(tz).date() in dated], actual)
+
+
+def subtract(ranges: Sequence[tuple[datetime, datetime]], minus: Sequence[tuple[datetime, datetime]]
+             ) -> list[tuple[datetime, datetime]]:
+    """The parts of `ranges` outside every range of `minus`."""
+    out: list[tuple[datetime, datetime]] = []
+    for o, c in ranges:
+        pieces = [(o, c)]
+        for mo, mc in minus:
+            pieces = [p for lo, hi in pieces for p in ((lo, min(hi, mo)), (max(lo, mc), hi)) if p[0] < p[1]]
+        out += pieces
+    return out

@@ -7,6 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self
 
+from domain.ports.catalog import CatalogRepository
 from domain.ports.customers import AntifraudRepository, CustomerRepository
 from domain.ports.payments import PaymentsRepository
 from domain.ports.queue import QueueRepository
@@ -15,7 +16,9 @@ from domain.ports.venues import BookingRepository, UnitRepository
 from domain.ports.waitlists import WaitlistRepository
 
 if TYPE_CHECKING:  # domain.seatmaps uses the ports itself
+    from domain.layout.ports import LayoutRepository
     from domain.manual_payments import ManualPayments
+    from domain.orphans import OrphanPayments
     from domain.seatmaps import SeatMapRepository
     from domain.setup import VenueSetup
     from domain.staff_tokens import StaffTokens
@@ -71,6 +74,19 @@ class UnitOfWork(Protocol):
     @property
     def staff_tokens(self) -> StaffTokens:
         """Staff and integrator tokens, issued and revoked by owners (domain/staff_tokens.py)."""
+        ...
+    @property
+    def orphans(self) -> OrphanPayments:
+        """Pix that matched no charge: their payer and unit (domain/orphans.py)."""
+        ...
+    @property
+    def catalog(self) -> CatalogRepository:
+        """Services, their resources and their price versions with bands (store/catalog.py)."""
+        ...
+
+    @property
+    def layout(self) -> LayoutRepository:
+        """Resources, groups, hours, closed days, grid blocks (domain/layout/ports.py)."""
         ...
 
     def savepoint(self) -> AbstractAsyncContextManager[object]:

@@ -11,6 +11,11 @@ class WaitlistRepository(Protocol):
     """Slot and capacity waitlists and walk-in queues (store/waitlists.py). Entries are rows as the API shows them:
     their columns, with `during` as starts_at/ends_at."""
 
+    async def offer_to_claim(self, kind: str, token: str) -> dict[str, Any] | None:
+        """The offer with that token for its claim page (`kind`: capacity or walk_in), with its unit's name and
+        time zone; None: no such token."""
+        ...
+
     async def owner(self, line: str, entry_id: UUID) -> tuple[UUID, UUID | None] | None:
         """(unit, customer) of an entry of `line` (slot_waitlist, capacity_waitlist, walk_in); None: no such entry."""
         ...

@@ -36,6 +36,7 @@ from domain.services.holds import (
     hold_deadline_for,
     hold_seats,
     hold_type_for,
+    replayed,
     sell,
 )
 from domain.services.idempotency import IDEMPOTENCY_RETENTION, canonical, claim, fingerprint, remember, replay
@@ -83,6 +84,7 @@ __all__ = [
     "remember",
     "remind_hold",
     "replay",
+    "replayed",
     "require_aware",
     "sell",
     "utc_range",

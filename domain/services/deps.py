@@ -26,6 +26,8 @@ class Deps:
     """Called after a transaction that freed a booking's resources (the waitlists promote the next in line)."""
     phones: PhoneNumbers | None = None
     """Reads typed phone numbers (None: only E.164 as typed is accepted, domain.customers.normalize_phone)."""
+    public_base_url: str = "http://127.0.0.1:8000"
+    """Where customers reach the server, without a trailing slash: the claim links of offers start with it."""
 
 
 async def released(deps: Deps, booking: Booking) -> None:

@@ -25,6 +25,7 @@ from domain.errors import ErrorCode, HoldCeilingReached, InvalidInput, NotFound,
 from domain.hold_types import HoldType, Releaser, SeatState
 from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import UnitOfWork
+from domain.pricing import Service, price_of
 from domain.services.alternatives import alternatives, window_free
 from domain.services.checks import check_key, utc_range
 from domain.services.deps import Deps
@@ -101,8 +102,6 @@ class _Birth:
     deadline: datetime | None = None
     hold_type: str | None = None
     reminds: bool = False
-    service_known: bool = False
-    """Whether the service (if any) was looked up on the way (it must be the unit's)."""
 
 
 async def hold(deps: Deps, cmd: HoldCommand, before_insert: BeforeInsert | None = None,
@@ -125,6 +124,21 @@ async def hold_seats(deps: Deps, cmd: SeatHoldCommand) -> BookingResult:
 async def sell(deps: Deps, cmd: SaleCommand) -> BookingResult:
     """Sell seats of an event at once (seed 004): one confirmed booking for all of them, or SlotTaken."""
     return await _book(deps, cmd)
+
+
+async def replayed(deps: Deps, cmd: SeatHoldCommand | SaleCommand) -> BookingResult | None:
+    """What the request's idempotency key already answered (a retry: the first answer, `replayed`), or None (no
+    key, or a first run: go on). A different request under the key is IdempotencyKeyReused. For seat operations,
+    whose state checks come first and would find the retry's own seats taken; the claim this makes is rolled back,
+    the run claims the key again in its own transaction (`_book_on`)."""
+    if not cmd.idempotency_key:
+        return None
+    check_key(cmd.idempotency_key)
+    starts_at, ends_at = utc_range(cmd.starts_at, cmd.ends_at)
+    request = _normalised(replace(cmd, starts_at=starts_at, ends_at=ends_at))
+    async with deps.uow() as uow:  # never committed: a first run leaves no claim behind
+        stored = await replay(uow, cmd.unit_id, cmd.idempotency_key, cmd.OPERATION, request, deps.clock.now())
+    return None if stored is None else BookingResult(stored, replayed=True)
 
 
 def _on_seats(cmd: BookingRequest) -> bool:
@@ -150,7 +164,8 @@ async def _book(deps: Deps, cmd: BookingRequest, before_insert: BeforeInsert | N
         unit = await uow.units.get(cmd.unit_id)
         if isinstance(cmd, HoldCommand | SeatHoldCommand):
             hold_type_for(unit, cmd)  # an unknown or misused hold type is refused before anything else
-        candidates = await _candidates(deps, uow, unit, cmd, now)
+        service = await _service(uow, unit, cmd)
+        candidates = await _candidates(deps, uow, unit, cmd, now, service)
         # A self-service hold is checked against RN-HLD-05, whose ceiling needs the size of the unit's grid.
         guarded = (isinstance(cmd, HoldCommand) and cmd.customer is not None
                    and fraud.is_self_service(cmd.channel))
@@ -179,11 +194,27 @@ async def _book(deps: Deps, cmd: BookingRequest, before_insert: BeforeInsert | N
     raise taken
 
 
-async def _candidates(deps: Deps, uow: UnitOfWork, unit: Unit, cmd: BookingRequest, now: datetime
-                      ) -> list[list[Resource]]:
-    """The resources to try, in order: the ones asked for, or up to 3 free ones ("tanto faz")."""
+async def _service(uow: UnitOfWork, unit: Unit, cmd: BookingRequest) -> Service | None:
+    """The service a grid booking names, refused when it is not sold for that length or on those resources."""
+    if cmd.service_id is None or _on_seats(cmd):
+        return None
+    service = await uow.catalog.service(cmd.service_id)
+    if service is None or service.unit_id != unit.id:
+        raise NotFound("service", cmd.service_id, field="serviceId")
+    service.check_booking(cmd.resource_ids, cmd.starts_at, cmd.ends_at, unit.params.slot_minutes)
+    return service
+
+
+async def _candidates(deps: Deps, uow: UnitOfWork, unit: Unit, cmd: BookingRequest, now: datetime,
+                      service: Service | None = None) -> list[list[Resource]]:
+    """The resources to try, in order: the ones asked for, or up to 3 free ones ("tanto faz") of those the
+    service runs on."""
     if cmd.resource_ids is None:
-        return await _any_free(deps, unit, await uow.units.resources(unit.id), cmd, now)
+        resources = [r for r in await uow.units.resources(unit.id) if service is None or service.runs_on(r.id)]
+        if not resources:
+            raise InvalidInput("resourceIds", "no resource of the unit sells that service",
+                               code=ErrorCode.RESOURCE_NOT_OFFERED)
+        return await _any_free(deps, unit, resources, cmd, now)
     ids = list(cmd.resource_ids)
     found = await (uow.units.seat_resources(unit.id, ids) if _on_seats(cmd)
                    else uow.units.resources_by_id(unit.id, ids))
@@ -272,7 +303,7 @@ async def _birth(deps: Deps, unit: Unit, cmd: BookingRequest, now: datetime) -> 
         return _Birth(confirmed=True, hold_type=ht.name)
     due = ht.payment_required and await _payment_due(deps, unit, cmd)
     return _Birth(confirmed=False, deadline=hold_deadline_for(unit, ht, cmd, now, due), hold_type=ht.name,
-                  reminds=bool(ht.ttl_seconds) or ht.uses_unit_ttl, service_known=ht.payment_required)
+                  reminds=bool(ht.ttl_seconds) or ht.uses_unit_ttl)
 
 
 async def _book_on(
@@ -290,8 +321,8 @@ async def _book_on(
         stored = await replay(uow, unit.id, cmd.idempotency_key, cmd.OPERATION, request, now)
         if stored is not None:
             return BookingResult(stored, replayed=True)
-        if cmd.service_id is not None and not birth.service_known:  # NotFound naming serviceId, not the FK's error
-            await uow.payments.current_price(unit.id, cmd.service_id)
+        if cmd.service_id is not None and _on_seats(cmd):  # NotFound naming serviceId, not the FK's error
+            await uow.catalog.table(unit.id, cmd.service_id)
         customer: Customer | None = None
         if capacity is not None and cmd.customer is not None:  # a self-service hold: RN-HLD-05
             customer = await fraud.admit(uow, unit, cmd.customer, cmd.starts_at, now, capacity, replacing)
@@ -315,6 +346,8 @@ async def _book_on(
         pooled = {r.id: slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
                   for r in picked if r.kind is ResourceKind.POOLED}
         booking = await place(uow, unit.id, allocations, now, make, pooled)
+        if cmd.service_id is not None:  # the hold keeps the price version in force as it is made
+            await uow.catalog.pin(unit.id, booking.id, cmd.service_id)
         await remember(uow, unit.id, cmd.idempotency_key, booking)
         await uow.commit()
     return BookingResult(booking)
@@ -351,8 +384,8 @@ async def _payment_due(deps: Deps, unit: Unit, cmd: BookingRequest) -> bool:
     if cmd.service_id is None:
         return False
     async with deps.uow() as uow:
-        price = await uow.payments.current_price(unit.id, cmd.service_id)
-    return bool(price.due(cmd.quantity)[0] > 0)
+        priced = await price_of(uow, unit, cmd.service_id, cmd.starts_at, cmd.ends_at, cmd.quantity)
+    return priced.due_now_cents > 0
 
 
 def _normalised(cmd: BookingRequest) -> BookingRequest:

@@ -22,6 +22,7 @@ from domain.errors import (
     SlotTaken,
 )
 from domain.payments import Charge, money, summary_pt
+from domain.pricing import price_of
 from providers.whatsapp.base import PAYING, REFUSALS, START, SUMMARY, SWAP, TurnBase, _dt, _iso, log
 
 
@@ -35,9 +36,8 @@ class Accepting(TurnBase):
         local = self.local(option.starts_at)
         async with self.deps.uow() as uow:  # read only: the same price and policy `checkout.confirm` will record
             policy = await uow.payments.current_policy(self.unit.id)
-            price = await uow.payments.current_price(self.unit.id, service) if service else None
-        due_now, at_venue = price.due(1) if price else (0, 0)
-        total = due_now + at_venue
+            priced = await price_of(uow, self.unit, service, option.starts_at, option.ends_at, 1) if service else None
+        due_now, total = (priced.due_now_cents, priced.total_cents) if priced else (0, 0)
         if total:
             text = summary_pt(name, local, minutes / 60, total, due_now, policy.summary_pt())
             hint = t.ACCEPT_HINT

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -97,6 +98,8 @@ def cmd_venue(args: argparse.Namespace, settings: Settings) -> int:
     try:
         if not url:
             raise VenueError("set DATABASE_URL (or pass --database-url)")
+        if args.venue_command == "apply":
+            return _apply(str(url), args)
         for line in asyncio.run(create(str(url), args)):
             print(line)
         return 0
@@ -113,7 +116,7 @@ def cmd_venue(args: argparse.Namespace, settings: Settings) -> int:
 
 def add_venue_commands(sub: Any) -> None:
     """The `venue` subcommand and its own subcommands."""
-    p = sub.add_parser("venue", help="set up venues: create a tenant, organization and unit",
+    p = sub.add_parser("venue", help="set up venues: create a unit, or apply a venue file",
                        description="The platform's set-up of venues (the same checks as GraphQL's createUnit).")
     p.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_DIRECT_URL, else $DATABASE_URL)")
     vsub = p.add_subparsers(dest="venue_command", metavar="ACTION", required=True)
@@ -133,4 +136,36 @@ def add_venue_commands(sub: Any) -> None:
                    "owner; its secret is printed once)")
     c.add_argument("--no-owner-token", dest="owner_token_name", action="store_const", const=None,
                    help="issue no owner token")
+    a = vsub.add_parser("apply", help="make a venue what a TOML file describes (docs/venue.sample.toml)",
+                        description="Creates what is missing and updates what differs, in one transaction; prints "
+                        "what it changed. A change that would leave live bookings without their slot is refused, "
+                        "naming them, and nothing is applied.")
+    a.add_argument("file", help="the venue file (TOML)")
+    a.add_argument("--dry-run", action="store_true", help="show what would change and change nothing")
     p.set_defaults(func=cmd_venue)
+
+
+def _apply(database_url: str, args: argparse.Namespace) -> int:
+    """`slothold venue apply FILE [--dry-run]`: 0 applied (or nothing to change), 2 refused."""
+    from slothold.cli.venue_apply import ApplyRefused, apply
+
+    async def run() -> list[str]:
+        from providers.clock import SystemClock
+        from slothold.wiring import build_deps
+        from store.db import create_pool
+
+        pool = await create_pool(database_url, 1, 2, application_name="slothold-venue-apply")
+        try:
+            return await apply(build_deps(pool, SystemClock(), waitlists=False), pool, Path(args.file),
+                               args.dry_run)
+        finally:
+            await pool.close()
+
+    try:
+        lines = asyncio.run(run())
+    except ApplyRefused as e:
+        print(f"slothold venue apply: {e}")
+        return 2
+    for line in lines:
+        print(line)
+    return 0

@@ -14,24 +14,27 @@ import re
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 from uuid import UUID, uuid4
 
 import httpx
 import pytest
-import uvicorn
 import websockets
 
-from domain import seatmaps
+from domain import seatmaps, service_catalog
 from domain.access import Action
+from domain.layout import blocks as layout_blocks
+from domain.layout import hours as layout_hours
+from domain.payments import PaymentRule
 from domain.services import Deps
 from slothold.app import create_app
-from slothold.cli.embedded import free_port
 from slothold.settings import Settings
 from store.access import PgAccess
 from store.uow import PgUnitOfWork
 from tests.api.conftest import system_token
 from tests.conftest import MutableClock
+from tests.live import serving
 from tests.venues import arena, at, cpf, customer
 
 ALLOWED = {Action.PUBLIC: {"operator", "manager", "owner", "read", "book", "customer", "anonymous", "stranger"},
@@ -69,6 +72,8 @@ class World:
     seat_event: UUID | None = None
     seats: list[UUID] | None = None
     staff_token: UUID | None = None
+    service: UUID | None = None
+    layout: dict[str, str] | None = None
 
     async def gql(self, caller: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         token = self.tokens[caller]
@@ -156,6 +161,8 @@ async def world(database_url: str, redis_url: str, clock: MutableClock, pool: An
             w.webhook, w.delivery = await _webhook_rows(pool, v.unit_id)
             w.seat_map, w.seat_event, w.seats = await _seat_map(pool, clock, v.unit_id)
             w.staff_token = (await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "to revoke"))[0]
+            w.service = await _service(pool, clock, v.unit_id, v.resource_ids["Campo 1"])
+            w.layout = await _layout_rows(pool, clock, v.unit_id, v.resource_ids["Campo 4"])
             yield w
 
 
@@ -168,6 +175,23 @@ async def _seat_map(pool: Any, clock: MutableClock, unit: UUID) -> tuple[UUID, U
     seats = [s.id for s in m.seats]
     await seatmaps.lock_seats(deps, seatmaps.SeatCommand(e.id, (seats[0],), customer=customer(77)))
     return m.id, e.id, seats
+
+
+async def _service(pool: Any, clock: MutableClock, unit: UUID, field: UUID) -> UUID:
+    """A service of the unit, on one field."""
+    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock)
+    made = await service_catalog.create_service(deps, unit, service_catalog.ServiceDraft(
+        "Matriz", (1,), (field,), 1000, PaymentRule.FULL), "cli")
+    return made.id
+
+
+async def _layout_rows(pool: Any, clock: MutableClock, unit: UUID, field: UUID) -> dict[str, str]:
+    """A grid block and a closed day of the unit, and its group of fields (issue 18's layout)."""
+    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock)
+    block = await layout_blocks.block_resource(deps, field, at(12, 8), at(12, 9), "matrix", "tests")
+    closed = await layout_hours.close_day(deps, unit, date(2026, 12, 28), None, "matrix", "tests")
+    group = await pool.fetchval("SELECT group_id FROM resources WHERE id = $1", field)
+    return {"block": str(block.id), "closed": str(closed.id), "group": str(group), "field": str(field)}
 
 
 async def _webhook_rows(pool: Any, unit: UUID) -> tuple[UUID, UUID]:
@@ -335,6 +359,17 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("unblockSeats", Action.COUNTER, "mutation($e: ID!, $s: [ID!]!) { unblockSeats(eventId: $e, seatIds: $s) "
          "{ __typename } }", {"e": ev, "s": [seat(5)]}),
         ("notifications", Action.READ, "query($u: ID!) { notifications(unitId: $u) { id } }", {"u": u}),
+        ("services", Action.PUBLIC, "query($u: ID!) { services(unitId: $u) { id } }", {"u": u}),
+        ("createService", Action.CONFIGURE, 'mutation($u: ID!, $r: ID!) { createService(unitId: $u, input: {name: '
+         '"Outro", durations: [1], resourceIds: [$r], priceCents: 1000}) { __typename } }', {"u": u, "r": f}),
+        ("updateService", Action.CONFIGURE, 'mutation($s: ID!) { updateService(serviceId: $s, input: {durations: '
+         "[1, 2]}) { __typename } }", {"s": str(w.service)}),
+        ("deactivateService", Action.CONFIGURE, "mutation($s: ID!) { deactivateService(serviceId: $s) "
+         "{ __typename } }", {"s": str(w.service)}),
+        ("reactivateService", Action.CONFIGURE, "mutation($s: ID!) { reactivateService(serviceId: $s) "
+         "{ __typename } }", {"s": str(w.service)}),
+        ("setPriceBands", Action.CONFIGURE, "mutation($s: ID!) { setPriceBands(serviceId: $s, bands: []) "
+         "{ __typename } }", {"s": str(w.service)}),
         ("markNotificationsRead", Action.READ, "mutation($u: ID!, $i: [ID!]!) { markNotificationsRead(unitId: $u, "
          "ids: $i) }", {"u": u, "i": [str(uuid4())]}),
         ("createTenant", Action.PLATFORM, 'mutation { createTenant(name: "T") { __typename } }', {}),
@@ -349,6 +384,48 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
          {"t": str(w.staff_token)}),
         ("updateUnitContacts", Action.CONFIGURE, 'mutation($u: ID!) { updateUnitContacts(unitId: $u, input: '
          '{ownerEmail: "dono@example.com"}) { __typename } }', {"u": u}),
+        ("orphanPayments", Action.COUNTER, "query($u: ID!) { orphanPayments(unitId: $u) { id } }", {"u": u}),
+        *_layout_operations(w),
+    ]
+
+
+def _layout_operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
+    """Issue 18's layout: owners configure resources and hours, managers block, staff read."""
+    u, lay = str(w.unit), w.layout or {}
+    r = {"r": lay.get("field")}
+    return [
+        ("venueResources", Action.READ, "query($u: ID!) { venueResources(unitId: $u) { id } }", {"u": u}),
+        ("hoursExceptions", Action.READ, 'query($u: ID!) { hoursExceptions(unitId: $u, from: "2026-12-01", '
+         'to: "2026-12-31") { id } }', {"u": u}),
+        ("gridBlocks", Action.READ, "query($u: ID!, $f: DateTime!, $t: DateTime!) { gridBlocks(unitId: $u, from: $f, "
+         "to: $t) { id } }", {"u": u, "f": at(12, 0).isoformat(), "t": at(13, 0).isoformat()}),
+        ("createResource", Action.CONFIGURE, 'mutation($u: ID!) { createResource(unitId: $u, input: {name: "Campo M",'
+         " kind: EXCLUSIVE}) { __typename } }", {"u": u}),
+        ("updateResource", Action.CONFIGURE, "mutation($r: ID!) { updateResource(resourceId: $r, input: {sort: 9}) "
+         "{ __typename } }", r),
+        ("reorderResources", Action.CONFIGURE, "mutation($u: ID!, $r: ID!) { reorderResources(unitId: $u, "
+         "resourceIds: [$r]) { __typename } }", {"u": u, **r}),
+        ("createResourceGroup", Action.CONFIGURE, 'mutation($u: ID!) { createResourceGroup(unitId: $u, name: "G M") '
+         "{ __typename } }", {"u": u}),
+        ("renameResourceGroup", Action.CONFIGURE, 'mutation($g: ID!) { renameResourceGroup(groupId: $g, name: '
+         '"Campos") { __typename } }', {"g": lay.get("group")}),
+        ("setOpeningHours", Action.CONFIGURE, "mutation($u: ID!, $r: ID!) { setOpeningHours(unitId: $u, resourceId: "
+         "$r, windows: []) { __typename } }", {"u": u, **r}),
+        ("addClosedDay", Action.CONFIGURE, 'mutation($u: ID!) { addClosedDay(unitId: $u, date: "2026-12-29") '
+         "{ __typename } }", {"u": u}),
+        ("setSpecialHours", Action.CONFIGURE, 'mutation($u: ID!) { setSpecialHours(unitId: $u, date: "2026-12-30", '
+         'windows: [{opens: "08:00", closes: "12:00"}]) { __typename } }', {"u": u}),
+        ("removeHoursException", Action.CONFIGURE, "mutation($i: ID!) { removeHoursException(id: $i) "
+         "{ __typename } }", {"i": lay.get("closed")}),
+        ("blockResource", Action.MANAGE, "mutation($r: ID!, $f: DateTime!, $t: DateTime!) { blockResource("
+         "resourceId: $r, from: $f, to: $t) { __typename } }", {**r, "f": at(13, 8).isoformat(),
+                                                               "t": at(13, 9).isoformat()}),
+        ("unblockResource", Action.MANAGE, "mutation($b: ID!) { unblockResource(blockId: $b) { __typename } }",
+         {"b": lay.get("block")}),
+        ("deactivateResource", Action.CONFIGURE, "mutation($r: ID!) { deactivateResource(resourceId: $r) "
+         "{ __typename } }", r),
+        ("reactivateResource", Action.CONFIGURE, "mutation($r: ID!) { reactivateResource(resourceId: $r) "
+         "{ __typename } }", r),
     ]
 
 
@@ -383,26 +460,12 @@ async def test_every_operation_against_every_kind_of_caller(world: World) -> Non
 @pytest.fixture
 async def live(database_url: str, redis_url: str, pool: Any) -> AsyncIterator[tuple[int, dict[str, str], UUID]]:
     app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=10, log_level="WARNING"))
-    port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    task = asyncio.create_task(srv.serve())
-    try:
-        for _ in range(300):
-            if srv.started:
-                break
-            await asyncio.sleep(0.05)
+    async with serving(app) as port:
         access: PgAccess = app.state.slothold["access"]
         v, other = await arena(pool), await arena(pool)
-        tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = "
-                                     "u.organization_id WHERE u.id = $1", v.unit_id)
-        other_tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = "
-                                           "u.organization_id WHERE u.id = $1", other.unit_id)
-        tokens = {"operator": (await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "op"))[1],
-                  "stranger": (await access.issue_token(other_tenant, None, "staff", "owner", [], "st"))[1]}
+        tokens = {"operator": (await access.issue_token(v.tenant_id, v.unit_id, "staff", "operator", [], "op"))[1],
+                  "stranger": (await access.issue_token(other.tenant_id, None, "staff", "owner", [], "st"))[1]}
         yield port, tokens, v.unit_id
-    finally:
-        srv.should_exit = True
-        await asyncio.wait_for(task, 15)
 
 
 async def _ws(port: int, payload: dict[str, Any]) -> Any:

@@ -220,5 +220,8 @@ async def test_two_customers_accepting_the_same_block_in_the_same_second_one_get
         lost = [to for to, said in texts.items() if said[-1].startswith("Esse horário acabou de ser reservado")]
         assert len(won) == 1 and len(lost) == 1 and won != lost
         assert "4 Entrar na lista de espera das 20h no Campo 2" in texts[lost[0]][-1]
+        assert texts[lost[0]][-1].splitlines()[1:4] == [  # seed 001: "19h no Campo 2, 20h no Campo 1 e 21h no
+            "1 Campo 2, sábado 12/12 às 19h", "2 Campo 1, sábado 12/12 às 20h",  # Campo 2", in time order
+            "3 Campo 2, sábado 12/12 às 21h"]
         assert await pool.fetchval("SELECT count(*) FROM bookings WHERE unit_id = $1 AND status = 'pending_payment'",
                                    v.unit_id) == 1

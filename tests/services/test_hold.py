@@ -32,9 +32,9 @@ async def test_the_same_slot_cannot_be_held_twice_and_alternatives_are_offered(d
         await hold(deps, HoldCommand(v.unit_id, at(8, 20), at(8, 21), (c2,), customer=customer(2)))
     alts = e.value.alternatives
     assert len(alts) == 3
-    # RN-ATD-07's example: 19h and 21h on Campo 2, 20h on Campo 1.
+    # RN-ATD-07's example, in time order: 19h on Campo 2, 20h on Campo 1, 21h on Campo 2.
     assert [(a.starts_at, a.resource_id) for a in alts] == [
-        (at(8, 19), c2), (at(8, 21), c2), (at(8, 20), v.resource_ids["Campo 1"])]
+        (at(8, 19), c2), (at(8, 20), v.resource_ids["Campo 1"]), (at(8, 21), c2)]
 
 
 async def test_fifty_concurrent_holds_on_one_slot_make_exactly_one_booking(deps: Deps, pool) -> None:

@@ -195,7 +195,7 @@ async def test_walk_ins_are_never_promoted_automatically(deps: Deps, pool: Any) 
     assert msg == "+5511988887777"
 
 
-async def test_the_customer_offered_a_capacity_place_is_told_the_code_that_claims_it(
+async def test_the_customer_offered_a_capacity_place_is_sent_the_link_that_claims_it(
     deps: Deps, pool: Any
 ) -> None:
     from schema.waitlists import CapacityWaitlistEntry
@@ -211,6 +211,32 @@ async def test_the_customer_offered_a_capacity_place_is_told_the_code_that_claim
         token = await conn.fetchval("SELECT token FROM capacity_waitlist WHERE id = $1", entry["id"])
         told = await conn.fetch("SELECT payload FROM outbox WHERE unit_id = $1 AND topic = 'notification' "
                                 "AND payload->>'kind' = 'capacity_offer'", v.unit_id)
-    assert [(r["payload"]["text"], r["payload"]["customer_id"]) for r in told] == [(token, str(entry["customer_id"]))]
+    assert [(r["payload"]["text"], r["payload"]["customer_id"]) for r in told] == [
+        (f"http://127.0.0.1:8000/waitlist/claim/{token}", str(entry["customer_id"]))]
     shown = CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(deps, entry["id"]))
     assert shown.status == "offered" and shown.offer_token == token
+
+
+@pytest.mark.parametrize("minutes_before, expected", [(63, "waiting"), (61, "waiting"), (59, "closed")])
+async def test_the_list_is_valid_until_start_minus_the_minimum_advance(
+    deps: Deps, pool: Any, clock: Any, minutes_before: int, expected: str
+) -> None:
+    """RN-ATD-08: with the factory 60-minute minimum advance, a customer joining 63 or 61 minutes before the game
+    waits in line; 59 minutes before, the list is no longer valid."""
+    v = await arena(pool)
+    c1 = v.resource_ids["Campo 1"]
+    clock.set(at(8, 19, 50))  # 70 minutes before the 21h game: still bookable
+    await hold(deps, HoldCommand(v.unit_id, at(8, 21), at(8, 22), (c1,), customer=customer(900)))
+    clock.set(at(8, 21) - timedelta(minutes=minutes_before))
+    if expected == "closed":
+        with pytest.raises(InvalidInput) as e:
+            await waitlist.join_slot_waitlist(deps, v.unit_id, c1, at(8, 21), at(8, 22), customer(1))
+        assert e.value.code == "waitlist_closed"
+        return
+    entry = await waitlist.join_slot_waitlist(deps, v.unit_id, c1, at(8, 21), at(8, 22), customer(1))
+    assert (entry["status"], entry["place"]) == ("waiting", 1)
+    await waitlist.sweep_waitlists(deps)  # the sweep leaves a valid line alone
+    assert await status(pool, "slot_waitlist", entry["id"]) == "waiting"
+    clock.set(at(8, 20, 0))  # from start − min_advance on, the sweep closes the line
+    await waitlist.sweep_waitlists(deps)
+    assert await status(pool, "slot_waitlist", entry["id"]) == "closed"

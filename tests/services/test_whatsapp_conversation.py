@@ -95,7 +95,8 @@ async def test_tanto_faz_and_two_consecutive_hours_of_the_same_field(
             await hold(deps, HoldCommand(v.unit_id, at(12, 19), at(12, 20), (v.resource_ids[field],),
                                          customer=customer(30 + int(field[-1]))))
         summary = await choose(c, ANA, "sáb 12/12", "Tanto faz", "19h", "2 horas")
-        assert summary.startswith("Campo 4, sábado às 19h, 2 horas, R$ 200,00.")
+        # R$ 200 a slot (an hour): two hours cost R$ 400 (domain/pricing.py; before issue 18 the length was ignored).
+        assert summary.startswith("Campo 4, sábado às 19h, 2 horas, R$ 400,00. Pagamento do sinal de 50% (R$ 200,00)")
         pix = await c.say(ANA, "ok")
         assert pix[0].startswith("Segurei Campo 4, sábado 12/12 às 19h")
         booking = await open_booking(pool, v.unit_id, ANA)

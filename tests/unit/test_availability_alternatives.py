@@ -1,4 +1,4 @@
-"""The nearest alternatives to a taken slot (RN-ATD-07): nearest in time, same resource first on ties."""
+"""The nearest alternatives to a taken slot (RN-ATD-07): the nearest (same resource first on ties), in time order."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ def four_fields(unit: Unit) -> list[Resource]:
 
 
 def test_rn_atd_07_the_three_nearest_options_for_20_00_on_campo_2() -> None:
+    """Seed 001: "19h no Campo 2, 20h no Campo 1 e 21h no Campo 2" — chosen by distance, shown in time order."""
     unit = make_unit()
     fields = four_fields(unit)
     c2 = fields[1]
@@ -21,8 +22,25 @@ def test_rn_atd_07_the_three_nearest_options_for_20_00_on_campo_2() -> None:
     alts = nearest_alternatives(unit, fields, [taken], c2, local(20), local(21), local(12))
     assert options(alts, {f.id: f.name for f in fields}) == [
         ("Campo 2", "19:00", "20:00"),
-        ("Campo 2", "21:00", "22:00"),
         ("Campo 1", "20:00", "21:00"),
+        ("Campo 2", "21:00", "22:00"),
+    ]
+
+
+def test_the_nearest_are_chosen_before_the_time_order_is_applied() -> None:
+    """A far earlier option never displaces a nearer later one: 17h is 3 steps away, 21h and 22h are nearer."""
+    unit = make_unit()
+    fields = [field(unit, "Campo 1", 1)]
+    c1 = fields[0]
+    occs = [occ(c1, 18, 20), occ(c1, 20, 21)]
+    alts = nearest_alternatives(unit, fields, occs, c1, local(20), local(21), local(12))
+    assert [hhmm(o.starts_at) for o in alts] == ["17:00", "21:00", "22:00"]
+    fields.append(field(unit, "Campo 2", 2))  # 20h on Campo 2 is 1 step; 19h on Campo 2 (2 steps) loses to 22h
+    alts = nearest_alternatives(unit, fields, occs, c1, local(20), local(21), local(12))  # on Campo 1 (2, same field)
+    assert options(alts, {f.id: f.name for f in fields}) == [
+        ("Campo 2", "20:00", "21:00"),
+        ("Campo 1", "21:00", "22:00"),
+        ("Campo 1", "22:00", "23:00"),
     ]
 
 
@@ -33,9 +51,9 @@ def test_another_resource_at_the_same_time_follows_the_order_of_the_resources() 
     occs = [occ(c2, 19, 20), occ(c2, 20, 21), occ(fields[0], 20, 21)]
     alts = nearest_alternatives(unit, fields, occs, c2, local(20), local(21), local(12))
     assert options(alts, {f.id: f.name for f in fields}) == [
-        ("Campo 2", "21:00", "22:00"),
         ("Campo 3", "20:00", "21:00"),
         ("Campo 4", "20:00", "21:00"),
+        ("Campo 2", "21:00", "22:00"),
     ]
 
 
@@ -45,9 +63,9 @@ def test_alternatives_respect_the_minimum_advance() -> None:
     c2 = fields[1]
     alts = nearest_alternatives(unit, fields, [occ(c2, 20, 21)], c2, local(20), local(21), local(18.5))
     assert options(alts, {f.id: f.name for f in fields}) == [
-        ("Campo 2", "21:00", "22:00"),
         ("Campo 1", "20:00", "21:00"),
         ("Campo 3", "20:00", "21:00"),
+        ("Campo 2", "21:00", "22:00"),
     ]
 
 
@@ -113,7 +131,7 @@ def test_alternatives_for_a_pooled_resource_need_room_for_the_quantity() -> None
     p = pool(unit, 12)
     occs = [occ(p, 19, 20, quantity=11), occ(p, 20, 21, quantity=12)]
     alts = nearest_alternatives(unit, [p], occs, p, local(20), local(21), local(12), quantity=2)
-    assert [hhmm(o.starts_at) for o in alts] == ["21:00", "18:00", "22:00"]
+    assert [hhmm(o.starts_at) for o in alts] == ["18:00", "21:00", "22:00"]
 
 
 def test_the_limit_caps_the_number_of_alternatives() -> None:

@@ -35,7 +35,7 @@ def test_the_sample_describes_a_whole_arena() -> None:
     prime = v.services[0].bands[0]
     assert (prime.weekdays, prime.starts, prime.ends, prime.deposit_percent) == ((0, 1, 2, 3, 4), 1080, 1380, 50)
     assert v.blocks[0].resource == "Campo 4" and v.blocks[0].reason
-    assert [s.kind for s in v.staff] == ["staff", "staff", "integrator"]
+    assert [s.kind for s in v.staff] == ["staff", "staff", "staff", "integrator"]
 
 
 @pytest.mark.parametrize(("extra", "where"), [

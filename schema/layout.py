@@ -1,0 +1,195 @@
+"""The venue's layout as owners and managers change it (issue 18): resources with groups and order, weekly hours,
+closed days and special hours, grid blocks; and the refusal that lists the live bookings in the way."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from enum import Enum
+from typing import Annotated
+
+import strawberry
+
+from domain.layout import errors as le
+from domain.layout.hours import WEEKDAYS, hhmm
+from domain.layout.ports import GridBlock as DomainBlock
+from domain.layout.ports import GroupRow, ResourceRow
+from domain.units import HoursException as DomainException
+from domain.units import OpeningWindow
+from schema.errors import Busy, Error, InvalidInput, NotFound
+from schema.units import ResourceKind
+
+
+@strawberry.enum(description="A day of the week, Monday first (ISO 8601).")
+class Weekday(Enum):
+    MONDAY = 0
+    TUESDAY = 1
+    WEDNESDAY = 2
+    THURSDAY = 3
+    FRIDAY = 4
+    SATURDAY = 5
+    SUNDAY = 6
+
+
+assert [d.name for d in Weekday] == list(WEEKDAYS)
+
+
+@strawberry.type(description="Refused because live bookings (held, pending payment, verifying, confirmed, checked "
+                 "in) stand in the way: cancel or move them first. Code bookings_in_the_way.")
+class BookingsInTheWay(Error):
+    field: str = strawberry.field(description="The argument refused.")
+    booking_ids: list[strawberry.ID] = strawberry.field(description="The bookings in the way (at most 50).")
+    count: int = strawberry.field(description="How many bookings are in the way in all.")
+    at: datetime | None = strawberry.field(description="A capacity change: the busiest slot's start.")
+
+    @classmethod
+    def from_domain(cls, e: le.BookingsInTheWay) -> BookingsInTheWay:
+        return cls(code=e.code, message=e.message, field=e.field,
+                   booking_ids=[strawberry.ID(str(b)) for b in e.booking_ids], count=e.count, at=e.at)
+
+
+@strawberry.type(description="Open from `opens` to `closes` (local time, HH:MM; closes may be 24:00).")
+class TimeWindow:
+    opens: str
+    closes: str
+
+
+@strawberry.type(description="Open on `weekday` from `opens` to `closes` (local time, HH:MM).")
+class WeeklyWindow:
+    weekday: Weekday
+    opens: str
+    closes: str
+
+    @classmethod
+    def from_domain(cls, w: OpeningWindow) -> WeeklyWindow:
+        return cls(weekday=Weekday(w.weekday), opens=hhmm(w.opens), closes=hhmm(w.closes))
+
+
+@strawberry.input(description="A weekly window: local time HH:MM, opens before closes (24:00 is midnight); it must "
+                  "hold whole slots of the unit's grid, and not overlap another window of the same weekday.")
+class WeeklyWindowInput:
+    weekday: Weekday
+    opens: str
+    closes: str
+
+
+@strawberry.input(description="A window of one date: local time HH:MM, opens before closes (24:00 is midnight).")
+class TimeWindowInput:
+    opens: str
+    closes: str
+
+
+@strawberry.type(description="A resource of the grid as its owner manages it.")
+class VenueResource:
+    id: strawberry.ID
+    unit_id: strawberry.ID
+    name: str
+    kind: ResourceKind
+    capacity: int
+    group_id: strawberry.ID | None
+    group_name: str | None
+    sort: int
+    active: bool = strawberry.field(description="Inactive resources are off the grid and not for sale.")
+    opening_hours: list[WeeklyWindow] = strawberry.field(description="Its own weekly hours; [] means the unit's.")
+
+    @classmethod
+    def from_domain(cls, r: ResourceRow) -> VenueResource:
+        return cls(id=strawberry.ID(str(r.id)), unit_id=strawberry.ID(str(r.unit_id)), name=r.name,
+                   kind=ResourceKind(r.kind.value), capacity=r.capacity,
+                   group_id=strawberry.ID(str(r.group_id)) if r.group_id else None, group_name=r.group_name,
+                   sort=r.sort, active=r.active, opening_hours=[WeeklyWindow.from_domain(w) for w in r.hours])
+
+
+@strawberry.type(description="The unit's resources in their new order.")
+class ResourceOrder:
+    resources: list[VenueResource]
+
+
+@strawberry.type(description="A group of resources, shown together on the grid.")
+class ResourceGroup:
+    id: strawberry.ID
+    unit_id: strawberry.ID
+    name: str
+    sort: int
+
+    @classmethod
+    def from_domain(cls, g: GroupRow) -> ResourceGroup:
+        return cls(id=strawberry.ID(str(g.id)), unit_id=strawberry.ID(str(g.unit_id)), name=g.name, sort=g.sort)
+
+
+@strawberry.input(description="A group by id, or by name (made when the unit has no group of that name).")
+class ResourceGroupInput:
+    id: strawberry.ID | None = None
+    name: str | None = None
+
+
+@strawberry.input(description="A new resource: EXCLUSIVE (one booking at a time) or POOLED (capacity places).")
+class CreateResourceInput:
+    name: str
+    kind: ResourceKind
+    capacity: int | None = strawberry.field(default=None, description="POOLED only (1 to 10000).")
+    group: ResourceGroupInput | None = None
+    sort: int | None = strawberry.field(default=None, description="Default: after the others.")
+
+
+@strawberry.input(description="What changes of a resource; leave out what stays.")
+class UpdateResourceInput:
+    name: str | None = None
+    group: ResourceGroupInput | None = None
+    ungroup: bool = strawberry.field(default=False, description="Take it out of its group.")
+    sort: int | None = None
+    capacity: int | None = strawberry.field(default=None, description="POOLED only; never below what live "
+                                            "bookings use at any future slot.")
+
+
+@strawberry.type(description="The weekly hours of a unit, or of one resource ([]: the resource follows the unit).")
+class OpeningHours:
+    unit_id: strawberry.ID
+    resource_id: strawberry.ID | None
+    windows: list[WeeklyWindow]
+
+
+@strawberry.type(description="A dated exception to the weekly hours: a closed day (no windows) or special hours, "
+                 "unit-wide (resourceId null) or for one resource. A resource's own exception wins over the unit's.")
+class HoursException:
+    id: strawberry.ID
+    date: date
+    resource_id: strawberry.ID | None
+    closed: bool
+    windows: list[TimeWindow]
+    reason: str
+
+    @classmethod
+    def from_domain(cls, e: DomainException) -> HoursException:
+        return cls(id=strawberry.ID(str(e.id)), date=e.day,
+                   resource_id=strawberry.ID(str(e.resource_id)) if e.resource_id else None, closed=e.closed,
+                   windows=[TimeWindow(opens=hhmm(o), closes=hhmm(c)) for o, c in e.windows], reason=e.reason)
+
+
+@strawberry.type(description="A resource out of sale over [from, to): BLOCKED on the grid, not bookable.")
+class GridBlock:
+    id: strawberry.ID
+    unit_id: strawberry.ID
+    resource_id: strawberry.ID
+    from_: datetime = strawberry.field(name="from")
+    to: datetime
+    reason: str
+    created_by: str = strawberry.field(description="The session that made it.")
+    created_at: datetime
+
+    @classmethod
+    def from_domain(cls, b: DomainBlock) -> GridBlock:
+        return cls(id=strawberry.ID(str(b.id)), unit_id=strawberry.ID(str(b.unit_id)),
+                   resource_id=strawberry.ID(str(b.resource_id)), from_=b.starts_at, to=b.ends_at, reason=b.reason,
+                   created_by=b.created_by, created_at=b.created_at)
+
+
+ResourceResult = Annotated[VenueResource | InvalidInput | NotFound | BookingsInTheWay | Busy,
+                           strawberry.union("ResourceResult")]
+ResourceOrderResult = Annotated[ResourceOrder | InvalidInput | NotFound, strawberry.union("ResourceOrderResult")]
+ResourceGroupResult = Annotated[ResourceGroup | InvalidInput | NotFound, strawberry.union("ResourceGroupResult")]
+OpeningHoursResult = Annotated[OpeningHours | InvalidInput | NotFound | BookingsInTheWay | Busy,
+                               strawberry.union("OpeningHoursResult")]
+HoursExceptionResult = Annotated[HoursException | InvalidInput | NotFound | BookingsInTheWay | Busy,
+                                 strawberry.union("HoursExceptionResult")]
+GridBlockResult = Annotated[GridBlock | InvalidInput | NotFound | BookingsInTheWay | Busy,
+                            strawberry.union("GridBlockResult")]
