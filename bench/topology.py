@@ -39,6 +39,8 @@ from slothold.cli.embedded.sentinel import RedisSentinelGroup
 from slothold.settings import PROJECT_ROOT
 
 MAX_LAG = 2.0
+START_TIMEOUT = 150.0
+"""Seconds an API process may take to answer /healthz (a loaded 2-core machine starts five at once)."""
 
 
 @dataclass
@@ -74,6 +76,12 @@ class Topology(System):
                      for i, p in enumerate(self.ports)]
         self.workers = [Proc(f"worker{i}", ["-m", "slothold.cli", "worker"], self.env, logs)
                         for i in range(cfg.workers)]
+
+    def start(self) -> None:
+        for p in [*self.apis, *self.workers]:
+            p.start()
+        for port, p in zip(self.ports, self.apis, strict=True):
+            wait_http(port, p, START_TIMEOUT)
 
     def stop(self) -> None:
         for p in [*self.workers, *self.apis]:
@@ -144,7 +152,7 @@ async def topology_faults(cfg: Config, system: Topology, stop: asyncio.Event, st
             i = 1 % len(system.apis)
             system.apis[i].kill()
             system.apis[i].start()
-            await asyncio.to_thread(wait_http, system.ports[i], system.apis[i])
+            await asyncio.to_thread(wait_http, system.ports[i], system.apis[i], START_TIMEOUT)
     await sampler
 
 

@@ -10,15 +10,17 @@ them with ALTER ROLE / ALTER DATABASE.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from slothold.cli.embedded.postgres import _make_traversable, _pg_system_user
+from slothold.cli.embedded.postgres import _pg_system_user
 from slothold.cli.embedded.process import START_TIMEOUT, EmbeddedServer, EmbeddedServerError, _tail, free_port
 
 CONNECT_QUERY = "SET jit = off; SET lock_timeout = 5000; SET statement_timeout = 30000"
@@ -97,20 +99,26 @@ def start_pgbouncer(data_dir: Path, server_url: str, pool_size: int = 10, max_db
     data_dir.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
     user = urlsplit(server_url).username or "postgres"
-    (data_dir / "users.txt").write_text(f'"{user}" ""\n')
-    ini = data_dir / "pgbouncer.ini"
-    names = databases or [urlsplit(server_url).path.lstrip("/") or "postgres"]
-    ini.write_text(_ini(server_url, port, data_dir, pool_size, max_db_connections, names))
-    log = data_dir / "pgbouncer.log"
-    args = [exe, str(ini)]
     run_as: int | None = None
     system_user = _pg_system_user()
-    if system_user is not None:  # PgBouncer refuses to run as root: as PostgreSQL's system user, owning its directory
+    run_dir = data_dir
+    if system_user is not None:
+        # PgBouncer refuses to run as root: as PostgreSQL's system user, in a directory of its own under /tmp (not
+        # `data_dir`, which may sit in a tree another pytest session makes private at any moment), whose log is
+        # copied into `data_dir` when it stops.
         run_as = system_user.uid
-        _make_traversable(data_dir)
-        for f in [data_dir, *data_dir.iterdir()]:
+        run_dir = Path(tempfile.mkdtemp(prefix="slothold-pgbouncer-"))
+        os.chown(run_dir, system_user.uid, system_user.gid)
+    (run_dir / "users.txt").write_text(f'"{user}" ""\n')
+    ini = run_dir / "pgbouncer.ini"
+    names = databases or [urlsplit(server_url).path.lstrip("/") or "postgres"]
+    ini.write_text(_ini(server_url, port, run_dir, pool_size, max_db_connections, names))
+    log = run_dir / "pgbouncer.log"
+    args = [exe, str(ini)]
+    if system_user is not None:
+        for f in run_dir.iterdir():
             os.chown(f, system_user.uid, system_user.gid)
-    child = subprocess.Popen(args, cwd=data_dir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+    child = subprocess.Popen(args, cwd=run_dir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True, user=run_as)
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
@@ -126,12 +134,17 @@ def start_pgbouncer(data_dir: Path, server_url: str, pool_size: int = 10, max_db
 
     def stop() -> None:
         if child.poll() is None:
-            child.send_signal(signal.SIGINT)  # SIGINT: safe shutdown (SIGTERM waits for clients in 1.18)
+            child.send_signal(signal.SIGTERM)  # 1.18: SIGTERM shuts down at once; SIGINT waits for every transaction
             try:
                 child.wait(10)
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait(5)
+        if run_dir != data_dir:
+            with contextlib.suppress(OSError):
+                with (data_dir / "pgbouncer.log").open("ab") as out:
+                    out.write(log.read_bytes())
+            shutil.rmtree(run_dir, ignore_errors=True)
 
     bouncer = PgBouncer("pgbouncer", f"postgresql://{user}@127.0.0.1:{port}/", port, data_dir, log, stop)
     bouncer.user = user

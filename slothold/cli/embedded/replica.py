@@ -3,16 +3,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
 import shutil
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from slothold.cli.embedded.postgres import _make_traversable
 from slothold.cli.embedded.process import EmbeddedServerError, _tail, free_port
 
 RUN_AS = "postgres"
@@ -38,6 +39,10 @@ class _Server:
     popen: subprocess.Popen[bytes] | None = None
 
     @property
+    def log(self) -> Path:
+        return self.directory.parent / f"{self.name}.log"
+
+    @property
     def url(self) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
 
@@ -48,6 +53,8 @@ class PrimaryWithReplica:
 
     base: Path
     servers: list[_Server] = field(default_factory=list)
+    work: Path | None = None
+    """Where the servers' directories are when they run as another user (removed at stop)."""
 
     @property
     def primary(self) -> _Server:
@@ -70,12 +77,15 @@ class PrimaryWithReplica:
         if bin_dir is None:
             raise EmbeddedServerError("no system PostgreSQL with initdb and pg_basebackup (apt-get install postgresql)")
         self.base.mkdir(parents=True, exist_ok=True)
+        work = self.base
         if os.geteuid() == 0:
-            _make_traversable(self.base / "x")
+            # The servers run as RUN_AS, in a directory of their own under /tmp: not under `base`, which may sit in a
+            # tree another pytest session makes private (0700) at any moment. Their logs are copied to `base` at stop.
+            work = self.work = Path(tempfile.mkdtemp(prefix="slothold-pg-"))
             user = pwd.getpwnam(RUN_AS)
-            os.chown(self.base, user.pw_uid, user.pw_gid)
-        primary = _Server("primary", self.base / "primary", free_port())
-        replica = _Server("replica", self.base / "replica", free_port())
+            os.chown(work, user.pw_uid, user.pw_gid)
+        primary = _Server("primary", work / "primary", free_port())
+        replica = _Server("replica", work / "replica", free_port())
         self.servers = [primary, replica]
         self._run([str(bin_dir / "initdb"), "-D", str(primary.directory), "-U", "postgres", "--auth=trust",
                    "-E", "UTF8", "--no-sync"])
@@ -87,7 +97,7 @@ class PrimaryWithReplica:
 
     def _serve(self, bin_dir: Path, server: _Server) -> None:
         user = pwd.getpwnam(RUN_AS) if os.geteuid() == 0 else None
-        log = server.directory / "server.log"
+        log = server.log  # beside the data directory: pg_basebackup would copy one inside it
         server.popen = subprocess.Popen(
             [str(bin_dir / "postgres"), "-D", str(server.directory), "-p", str(server.port),
              "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={server.directory}",
@@ -120,6 +130,12 @@ class PrimaryWithReplica:
     def stop(self) -> None:
         for s in reversed(self.servers):
             self._stop(s)
+        if self.work is not None:
+            for s in self.servers:
+                with contextlib.suppress(OSError):
+                    shutil.copyfile(s.log, self.base / f"{s.name}.log")
+            shutil.rmtree(self.work, ignore_errors=True)
+            self.work = None
 
     @staticmethod
     def _stop(s: _Server) -> None:
@@ -132,4 +148,4 @@ class PrimaryWithReplica:
                 s.popen.wait(5)
 
     def logs(self) -> str:
-        return "\n".join(f"--- {s.name}\n{_tail(s.directory / 'server.log', 15)}" for s in self.servers)
+        return "\n".join(f"--- {s.name}\n{_tail(s.log, 15)}" for s in self.servers)
