@@ -59,6 +59,9 @@ class Config:
     """A late payment arrives this long after the charge (the hold's payment TTL is 45 s)."""
     late_share: float = 0.1
     duplicate_share: float = 0.2
+    pgbouncer: int = 0
+    """Through PgBouncer in transaction mode with at most this many server connections (0: straight to PostgreSQL);
+    the relays' sessions stay direct (DATABASE_DIRECT_URL)."""
 
 
 @dataclass
@@ -75,3 +78,5 @@ class Stats:
     """The highest value of each watched /metrics figure seen while the storm ran."""
     scrapes: int = 0
     scrape_failures: int = 0
+    backends: int = 0
+    """The most PostgreSQL backends the system's processes held at once (the harness's own aside)."""

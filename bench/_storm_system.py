@@ -18,6 +18,7 @@ import psutil
 from bench._server import error_lines, stop_group
 from bench._storm_config import HARNESS, SECRET, Config, Stats
 from slothold.cli.embedded import EmbeddedServer, free_port, start_redis
+from slothold.cli.embedded.pgbouncer import PgBouncer, start_pgbouncer
 from slothold.settings import PROJECT_ROOT
 
 
@@ -58,7 +59,13 @@ class System:
         self.cfg, self.db_url, self.logs = cfg, db_url, logs
         self.redis_dir = logs / "redis"
         self.redis: EmbeddedServer = start_redis(self.redis_dir, free_port())
-        self.env = {**os.environ, "DATABASE_URL": db_url, "REDIS_URL": self.redis.url,
+        self.bouncer: PgBouncer | None = None
+        pooled = db_url
+        if cfg.pgbouncer:
+            self.bouncer = start_pgbouncer(logs / "pgbouncer", db_url, pool_size=cfg.pgbouncer,
+                                           max_db_connections=cfg.pgbouncer)
+            pooled = self.bouncer.url_for(db_url)
+        self.env = {**os.environ, "DATABASE_URL": pooled, "DATABASE_DIRECT_URL": db_url, "REDIS_URL": self.redis.url,
                     "SLOTHOLD_LOG_LEVEL": "WARNING", "SLOTHOLD_SWEEP_SECONDS": "5",
                     "SLOTHOLD_PIX_PROVIDER": "sandbox", "SLOTHOLD_SANDBOX_WEBHOOK_SECRET": SECRET}
         self.ports = [free_port() for _ in range(cfg.apis)]
@@ -78,6 +85,8 @@ class System:
         for p in [*self.workers, *self.apis]:
             p.stop()
         self.redis.stop()
+        if self.bouncer is not None:
+            self.bouncer.stop()
 
     def procs(self) -> list[Proc]:
         return [*self.apis, *self.workers]

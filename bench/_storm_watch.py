@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 
+import asyncpg
 import httpx
 
-from bench._storm_config import Stats
+from bench._storm_config import HARNESS, Stats
 from bench._storm_system import System
 
 WATCHED = {"slothold_outbox_backlog": "outbox backlog", "slothold_relay_lag_seconds": "relay lag (s)",
@@ -52,10 +53,19 @@ async def scrape_metrics(system: System, stats: Stats, stop: asyncio.Event) -> N
                 pass
 
 
-async def sample_memory(system: System, stats: Stats, stop: asyncio.Event) -> None:
+async def sample_memory(system: System, stats: Stats, stop: asyncio.Event, pool: asyncpg.Pool | None = None
+                        ) -> None:
+    """Peak memory per process and, with the harness's `pool`, the most backends the system held at once."""
     while not stop.is_set():
         for p in system.procs():
             stats.rss[p.name] = max(stats.rss.get(p.name, 0.0), p.rss_mib())
+        if pool is not None:
+            try:
+                stats.backends = max(stats.backends, await pool.fetchval(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND application_name <> $1", HARNESS))
+            except (OSError, asyncpg.PostgresError):
+                pass
         try:
             await asyncio.wait_for(stop.wait(), 1.0)
         except TimeoutError:

@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.storm                 # 90 s storm, 3 APIs, 2 workers, faults; prints the report
     .venv/bin/python -m bench.storm --record        # ... and appends it to bench/RESULTS.md
     .venv/bin/python -m bench.storm --seconds 20 --customers 300 --no-faults
+    .venv/bin/python -m bench.storm --pgbouncer 8    # ... through PgBouncer (transaction mode), 8 server connections
 
 It drops and recreates one database (`slothold_storm` on the server of DATABASE_URL, default the machine's
 PostgreSQL), starts its own Redis (so it can stop and start it), 3 API processes and 2 workers, then lets simulated
@@ -53,8 +54,10 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))] * 1000
 
 
-async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
-    """One storm; returns the report (see `render`); report["ok"] says whether every check passed."""
+async def run(cfg: Config, logs: Path | None = None, make_system: Any = None, inject: Any = None) -> dict[str, Any]:
+    """One storm; returns the report (see `render`); report["ok"] says whether every check passed. `make_system`
+    (cfg, database url, logs) → a System-like set of processes and `inject` (faults' signature) replace the storm's
+    own (bench/topology.py)."""
     rng = random.Random(cfg.seed)
     logs = logs or Path(tempfile.mkdtemp(prefix="slothold-storm-"))
     db_url = await reset_database(cfg.server_url, cfg.database)
@@ -66,7 +69,7 @@ async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
     try:
         venues = await setup_venues(pool, cfg)
         token = await asyncio.to_thread(issue_system_token_blocking, db_url, "storm")
-        system = System(cfg, db_url, logs)
+        system = (make_system or System)(cfg, db_url, logs)
         await asyncio.to_thread(system.start)
         client = Client(system.ports, token, stats, rng)
         storm = Storm(cfg, client, SandboxProvider(pool, SECRET), venues, stats, rng)
@@ -74,12 +77,12 @@ async def run(cfg: Config, logs: Path | None = None) -> dict[str, Any]:
                        for v in venues for _ in range(cfg.subscribers)]
         stop, sub_stop = asyncio.Event(), asyncio.Event()
         sub_tasks = [asyncio.create_task(s.run(sub_stop)) for s in subscribers]
-        mem = asyncio.create_task(sample_memory(system, stats, sub_stop))
+        mem = asyncio.create_task(sample_memory(system, stats, sub_stop, pool))
         scraper = asyncio.create_task(scrape_metrics(system, stats, sub_stop))
         await asyncio.sleep(1.0)
         t0 = time.monotonic()
         actors = [asyncio.create_task(storm.actor(stop)) for _ in range(cfg.concurrency)]
-        fault_task = asyncio.create_task(faults(cfg, system, stop, stats, t0)) if cfg.faults else None
+        fault_task = asyncio.create_task((inject or faults)(cfg, system, stop, stats, t0)) if cfg.faults else None
         await asyncio.sleep(cfg.seconds)
         stop.set()
         elapsed = time.monotonic() - t0
@@ -136,7 +139,9 @@ def render(r: dict[str, Any]) -> str:
     lines = [f"### Storm {datetime.now(UTC):%Y-%m-%d %H:%M} UTC — {'PASS' if r['ok'] else 'FAIL'}", "",
              f"{cfg.seconds:.0f} s, {cfg.apis} API processes, {cfg.workers} workers, {cfg.units} units × "
              f"{cfg.fields} fields + a class of 6, {cfg.customers} customers, {cfg.concurrency} concurrent actors, "
-             f"{cfg.subscribers * cfg.units} subscribers, faults {'on' if cfg.faults else 'off'}.", "",
+             f"{cfg.subscribers * cfg.units} subscribers, faults {'on' if cfg.faults else 'off'}"
+             + (f", through PgBouncer (transaction mode, {cfg.pgbouncer} server connections)" if cfg.pgbouncer else "")
+             + f"; at most {st.backends} PostgreSQL backends at once.", "",
              "| operation | requests/s | p50 ms | p99 ms | outcomes |", "|---|---|---|---|---|"]
     ops = sorted(st.latency)
     for op in ops:
@@ -179,12 +184,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--apis", type=int, default=3)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--no-faults", action="store_true")
+    p.add_argument("--pgbouncer", type=int, default=0, metavar="N",
+                   help="run through PgBouncer (transaction mode) with at most N server connections")
     p.add_argument("--record", action="store_true", help="append the report to bench/RESULTS.md")
     a = p.parse_args(argv)
     parts = urlsplit(os.environ.get("DATABASE_URL") or "postgresql://postgres@127.0.0.1:5432")
     server = urlunsplit(parts._replace(path="", query=""))
     cfg = Config(seconds=a.seconds, customers=a.customers, concurrency=a.concurrency, apis=a.apis,
-                 workers=a.workers, faults=not a.no_faults, server_url=server)
+                 workers=a.workers, faults=not a.no_faults, server_url=server, pgbouncer=a.pgbouncer)
     report = asyncio.run(run(cfg))
     text = render(report)
     print(text)

@@ -111,9 +111,14 @@ def message(event: OutboxEvent) -> str:
 class Relay:
     """Moves committed outbox rows to Redis and schedules their deadline jobs."""
 
-    def __init__(self, outbox: OutboxSource, redis_url: str, clock: Clock) -> None:
+    def __init__(self, outbox: OutboxSource, redis_url: str, clock: Clock, *,
+                 broadcast: Callable[[], Broadcast] | None = None, arq_settings: RedisSettings | None = None) -> None:
+        """`broadcast` makes the Broadcast of each leadership and `arq_settings` says where arq connects (the
+        composition root's, which may go through Redis Sentinel); by default, both on `redis_url`."""
         self._outbox = outbox
         self._redis_url = redis_url
+        self._broadcast = broadcast or (lambda: Broadcast(redis_url))
+        self._arq_settings = arq_settings or RedisSettings.from_dsn(redis_url)
         self._clock = clock
         self._wake = asyncio.Event()
         self.is_leader = False
@@ -136,9 +141,9 @@ class Relay:
                         return
                 self.is_leader = True
                 await feed.listen(self._wake.set)
-                arq = await create_arq_pool(RedisSettings.from_dsn(self._redis_url))
+                arq = await create_arq_pool(self._arq_settings)
                 try:
-                    async with Broadcast(self._redis_url) as broadcast:
+                    async with self._broadcast() as broadcast:
                         while not stop.is_set():
                             if not await self.pass_once(feed, broadcast, arq):
                                 await self._idle(stop)

@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any
 
-import redis.asyncio as aioredis
+import asyncpg
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -26,6 +26,7 @@ from strawberry.types.unset import UNSET
 
 from api.auth import Authenticator, LiveCredentials, bearer, token_from_params
 from api.claim_pages import claim_routes
+from api.graphql.guards import GraphQLHTTPError
 from api.graphql.limits import HoldRateLimiter, QueryLimits
 from api.graphql.view import SlotholdGraphQL, static_routes
 from api.realtime.fanout import SharedSubscriptions, SharedTransportWSHandler
@@ -42,11 +43,14 @@ from providers.qr import qr_png_data_uri
 from providers.sandbox import SandboxProvider
 from resolvers.context import Context
 from slothold.cli.demo import DEMO_UNIT_ID
+from slothold.read_routing import ReplicaReads, lag_metric, routed
+from slothold.redis_conn import broadcast, redis_client
 from slothold.schema import build_schema
 from slothold.settings import Settings
 from slothold.wiring import build_deps
 from store.access import PgAccess
 from store.db import create_pool
+from store.replicas import ReadReplicas
 from store.stores import PgStores
 from store.whatsapp import PgConversations
 from telemetry.logs import configure, request_id_var
@@ -97,7 +101,13 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
                           client_host=request.client.host if request.client else None,
                           access=self._state["access"], authenticator=self._state["authenticator"],
                           hold_limiter=self._state["hold_limiter"], stores=PgStores(self._state["pool"]))
-        await _authenticate(context, bearer(headers.get("authorization")))
+        try:
+            await _authenticate(context, bearer(headers.get("authorization")))
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
+            # The database (or the pooler in front of it) cannot say who is calling: 503, retry shortly — not 500.
+            log.warning("cannot authenticate: database unreachable (%s)", type(e).__name__)
+            raise GraphQLHTTPError(503, "The database is unreachable right now; try again shortly.",
+                                   {"retry-after": "1"}) from e
         return context
 
     async def on_ws_connect(self, context: Context) -> Any:
@@ -166,18 +176,25 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         assert settings.database_url and settings.redis_url
-        pool = await create_pool(settings.database_url, settings.db_pool_min, settings.db_pool_max)
-        redis = aioredis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=2)
-        hub = Hub(settings.redis_url)
+        pool = await create_pool(settings.database_url, settings.db_pool_min, settings.db_pool_max,
+                                 behind_pooler=settings.database_pooled)
+        redis = redis_client(settings, 2)
+        hub = Hub(settings.redis_url, partial(broadcast, settings))
         await hub.start()
         the_clock = clock or SystemClock()
         deps = build_deps(pool, the_clock, os.environ, sandbox_on_clock=True,  # the pretend bank on the app's clock
                           public_base_url=settings.base_url())
+        replicas = None
+        if settings.database_read_urls:  # the public reads on a fresh replica (slothold/read_routing.py)
+            replicas = ReadReplicas(pool, [u.strip() for u in settings.database_read_urls.split(",") if u.strip()],
+                                    settings.replica_max_lag_seconds, on_lag=lag_metric)
+            await replicas.start()
+            deps = routed(deps, pool, replicas)
         provider = deps.provider
         # Its own connection with short timeouts: a sick Redis may slow a hold by half a second, once (the limiter
         # then steps aside for a few seconds), never stall it.
         state["hold_limiter"] = HoldRateLimiter(
-            aioredis.Redis.from_url(settings.redis_url, socket_connect_timeout=0.5, socket_timeout=0.5),
+            redis_client(settings, 0.5),
             settings.hold_rate_per_token, settings.hold_rate_per_customer, settings.hold_rate_window_seconds)
         access = PgAccess(pool)
         # Revoked, expired or changed credentials end the websockets already open with them, from the database
@@ -210,6 +227,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                     await close()
             await redis.aclose()
             await state["hold_limiter"].redis.aclose()
+            if replicas is not None:
+                await replicas.stop()
             await pool.close()
 
     async def healthz(request: Request) -> Response:
@@ -233,6 +252,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     schema = build_schema(QueryLimits.from_settings(settings))
     instrument(schema)  # operation timings, hold outcomes and conflicts (slothold/metrics.py)
+    if settings.database_read_urls:
+        schema.extensions = (*schema.extensions, ReplicaReads)
     view = GraphQLEndpoint(state, schema, max_body_bytes=settings.max_body_bytes,
                            max_query_tokens=settings.max_query_tokens)
     app = Starlette(

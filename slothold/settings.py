@@ -19,7 +19,22 @@ class Settings:
     """
 
     database_url: str | None = None
+    """Where the processes' pools connect: PostgreSQL itself, or a transaction-mode pooler (PgBouncer) in front of it
+    when `database_direct_url` is set too."""
+    database_direct_url: str | None = None
+    """PostgreSQL itself, for what needs a session of its own (the relay's advisory lock and LISTEN, migrations and
+    the admin commands); when it is set and differs from `database_url`, `database_url` is taken to be a
+    transaction-mode pooler (store/db.create_pool(behind_pooler=True))."""
+    database_read_urls: str = ""
+    """Read replicas of the primary, "url,url,...": the public reads go to one lagging at most
+    `replica_max_lag_seconds` (slothold/read_routing.py)."""
+    replica_max_lag_seconds: float = 2.0
     redis_url: str | None = None
+    redis_sentinels: str = ""
+    """Redis Sentinel addresses, "host:port,host:port,...": when set, every Redis client (arq, the hub, the relay,
+    rate limits, readiness) asks them for the primary of `redis_master` (and `redis_url` only gives the database
+    number, password and options)."""
+    redis_master: str = "slothold"
     data_dir: Path = field(default_factory=lambda: PROJECT_ROOT / ".slothold")
     host: str = "127.0.0.1"
     port: int = 8000
@@ -64,6 +79,16 @@ class Settings:
             raise ValueError(f"SLOTHOLD_PUBLIC_BASE_URL must be an http(s) URL without query, not {url!r}")
         return url
 
+    @property
+    def database_pooled(self) -> bool:
+        """Whether `database_url` goes through a transaction-mode pooler."""
+        return bool(self.database_direct_url) and self.database_direct_url != self.database_url
+
+    @property
+    def session_database_url(self) -> str | None:
+        """PostgreSQL itself: `database_direct_url`, else `database_url`."""
+        return self.database_direct_url or self.database_url
+
     def whatsapp_unit_numbers(self) -> dict[str, UUID]:
         """Phone number id → unit id (ValueError naming a malformed entry)."""
         from providers.channels import parse_numbers
@@ -72,11 +97,18 @@ class Settings:
 
     @classmethod
     def from_env(cls) -> Settings:
-        """Build settings from SLOTHOLD_* variables plus DATABASE_URL and REDIS_URL."""
+        """Build settings from SLOTHOLD_* variables plus DATABASE_URL, DATABASE_DIRECT_URL, REDIS_URL,
+        REDIS_SENTINELS and REDIS_SENTINEL_MASTER."""
         env = os.environ
         return cls(
             database_url=env.get("DATABASE_URL") or None,
-            redis_url=env.get("REDIS_URL") or None,
+            database_direct_url=env.get("DATABASE_DIRECT_URL") or None,
+            database_read_urls=env.get("DATABASE_READ_URL", ""),
+            replica_max_lag_seconds=float(env.get("SLOTHOLD_REPLICA_MAX_LAG_SECONDS") or "2"),
+            # With sentinels REDIS_URL is optional: it gives only the database number and the credentials.
+            redis_url=env.get("REDIS_URL") or ("redis:///0" if env.get("REDIS_SENTINELS") else None),
+            redis_sentinels=env.get("REDIS_SENTINELS", ""),
+            redis_master=env.get("REDIS_SENTINEL_MASTER") or "slothold",
             data_dir=Path(env.get("SLOTHOLD_DATA_DIR", str(PROJECT_ROOT / ".slothold"))),
             host=env.get("SLOTHOLD_HOST", "127.0.0.1"),
             port=int(env.get("SLOTHOLD_PORT", "8000")),

@@ -12,12 +12,13 @@ import logging
 import os
 import signal
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import asyncpg
 from arq import create_pool as create_arq_pool
 from arq import cron
-from arq.connections import ArqRedis, RedisSettings
+from arq.connections import ArqRedis
 from arq.worker import Worker
 from redis.exceptions import RedisError
 
@@ -28,6 +29,7 @@ from providers.channels import make_channels
 from providers.clock import SystemClock
 from providers.webhooks import HttpWebhookSender
 from providers.whatsapp import tasks as whatsapp
+from slothold.redis_conn import arq_settings, broadcast
 from slothold.settings import Settings
 from slothold.wiring import build_deps
 from store.attendance import PgAttendance
@@ -89,7 +91,7 @@ async def _arq_pool(settings: Settings, stop: asyncio.Event) -> ArqRedis | None:
     assert settings.redis_url
     while not stop.is_set():
         try:
-            return await create_arq_pool(RedisSettings.from_dsn(settings.redis_url))
+            return await create_arq_pool(arq_settings(settings))
         except (OSError, RedisError) as e:
             log.warning("Redis unreachable (%s); retrying", type(e).__name__)
             await _sleep_unless(stop, 1.0)
@@ -114,7 +116,10 @@ def assemble(settings: Settings, pool: asyncpg.Pool, clock: Clock, env: Mapping[
         "retention": PgRetention(pool),
         "outbox_retention_hours": settings.outbox_retention_hours,
     }
-    return ctx, Relay(PgOutboxSource(settings.database_url), settings.redis_url, clock)
+    # The relay's lead (a session advisory lock) and LISTEN need a session: PostgreSQL itself, never the pooler.
+    outbox = PgOutboxSource(settings.session_database_url or settings.database_url)
+    return ctx, Relay(outbox, settings.redis_url, clock, broadcast=partial(broadcast, settings),
+                      arq_settings=arq_settings(settings))
 
 
 # --- the process ---------------------------------------------------------------------------------------------------
@@ -123,7 +128,7 @@ async def serve(settings: Settings, stop: asyncio.Event, clock: Clock | None = N
     """Run jobs and the relay until `stop` is set."""
     assert settings.database_url and settings.redis_url
     clock = clock or SystemClock()
-    pool = await create_pool(settings.database_url, 1, 10)
+    pool = await create_pool(settings.database_url, 1, 10, behind_pooler=settings.database_pooled)
     ctx, relay = assemble(settings, pool, clock, os.environ)
     relay_task: asyncio.Task[None] | None = None
     try:

@@ -1,6 +1,6 @@
 """The SQL of attendance sweeps (SPEC §11): no-show suggestions and appointment reminders.
 
-Each sweep is one statement whose writes are keyed (`queue_items_no_show`: one suggestion per booking ever;
+Each sweep is one statement whose writes are keyed (`queue_items_unit_no_show`: one suggestion per booking ever;
 `appointment_reminders`: one reminder per booking and offset), so a sweep run twice, or on two workers at
 once, raises or sends nothing twice. Outbox rows are written in the same statement: the dashboards hear of a new
 item (`queue_changed`), the relay plans the reminder's deliveries (`notification`).
@@ -28,14 +28,15 @@ WITH due AS (
     WHERE b.status = 'confirmed' AND u.check_in_required AND lower(b.during) <= $1::timestamptz
       AND lower(b.during) > $1::timestamptz - interval '{LOOKBACK}'
       AND lower(b.during) + make_interval(mins => u.no_show_grace_minutes) <= $1::timestamptz
-      AND NOT EXISTS (SELECT 1 FROM queue_items q WHERE q.booking_id = b.id AND q.type = $3::text)
+      AND NOT EXISTS (SELECT 1 FROM queue_items q
+                      WHERE q.unit_id = b.unit_id AND q.booking_id = b.id AND q.type = $3::text)
     ORDER BY lower(b.during) LIMIT $2::int
 ), ins AS (
     INSERT INTO queue_items (id, unit_id, type, priority, booking_id, payload, status, created_at)
     SELECT gen_random_uuid(), due.unit_id, $3::text, $4::text, due.id,
            jsonb_build_object('starts_at', due.starts_at), 'open', $1::timestamptz
     FROM due
-    ON CONFLICT (booking_id) WHERE type = 'no_show_suggestion' DO NOTHING
+    ON CONFLICT (unit_id, booking_id) WHERE type = 'no_show_suggestion' DO NOTHING
     RETURNING id, unit_id, booking_id
 ), ob AS (
     INSERT INTO outbox (unit_id, topic, payload)
@@ -66,11 +67,11 @@ WITH candidate AS (
     SELECT c.* FROM candidate c
     WHERE c.offset_minutes IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM appointment_reminders r
-                      WHERE r.booking_id = c.id AND r.offset_minutes = c.offset_minutes)
+                      WHERE r.unit_id = c.unit_id AND r.booking_id = c.id AND r.offset_minutes = c.offset_minutes)
     ORDER BY c.starts_at LIMIT $2::int
 ), ins AS (
-    INSERT INTO appointment_reminders (booking_id, offset_minutes, sent_at)
-    SELECT due.id, due.offset_minutes, $1::timestamptz FROM due
+    INSERT INTO appointment_reminders (unit_id, booking_id, offset_minutes, sent_at)
+    SELECT due.unit_id, due.id, due.offset_minutes, $1::timestamptz FROM due
     ON CONFLICT DO NOTHING
     RETURNING booking_id, offset_minutes
 ), ob AS (

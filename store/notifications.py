@@ -33,7 +33,7 @@ _INSERT = """
 INSERT INTO notification_deliveries (id, key, unit_id, kind, audience, customer_id, booking_id, channel, address,
                                      locale, title, body, next_attempt_at, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
-ON CONFLICT (key) DO NOTHING RETURNING id
+ON CONFLICT (unit_id, key) DO NOTHING RETURNING id
 """
 
 _CLAIM = """
@@ -120,9 +120,9 @@ async def add_in_app(pool: asyncpg.Pool, d: Delivery, now: datetime) -> UUID | N
     async with pool.acquire() as conn, conn.transaction():
         nid = await conn.fetchval(
             "INSERT INTO notifications (id, delivery_id, unit_id, audience, customer_id, kind, booking_id, title, "
-            "body, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (delivery_id) DO NOTHING "
-            "RETURNING id", uuid4(), d.id, d.unit_id, audience, d.customer_id if audience == "customer" else None,
-            d.kind, d.booking_id, d.title, d.body, now)
+            "body, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
+            "ON CONFLICT (unit_id, delivery_id) DO NOTHING RETURNING id", uuid4(), d.id, d.unit_id, audience,
+            d.customer_id if audience == "customer" else None, d.kind, d.booking_id, d.title, d.body, now)
         if nid is None:
             return None
         added = NotificationAdded(nid, audience, d.customer_id if audience == "customer" else None, d.kind,

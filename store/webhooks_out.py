@@ -27,7 +27,7 @@ FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::
      AS ev(outbox_id, unit_id, seq, type, body, event_id)
 JOIN webhook_endpoints e ON e.unit_id = ev.unit_id AND e.enabled AND ev.type = ANY(e.event_types)
 ORDER BY ev.outbox_id
-ON CONFLICT (endpoint_id, outbox_id) DO NOTHING
+ON CONFLICT (unit_id, endpoint_id, outbox_id) DO NOTHING
 RETURNING id, attempts
 """
 

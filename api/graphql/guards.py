@@ -11,7 +11,7 @@ from typing import Final
 from cross_web import HTTPException
 
 HTTP_ERROR_CODES: Final = {400: "bad_request", 405: "method_not_allowed", 406: "not_acceptable",
-                            413: "body_too_large", 415: "unsupported_media_type"}
+                            413: "body_too_large", 415: "unsupported_media_type", 503: "busy"}
 """`extensions.code` of the refusals this view answers itself (every error a client gets carries a code)."""
 
 

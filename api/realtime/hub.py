@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -65,8 +66,11 @@ class Subscription:
 class Hub:
     """The process-wide fan-out of Redis events to subscriptions."""
 
-    def __init__(self, redis_url: str) -> None:
+    def __init__(self, redis_url: str, connect: Callable[[], Broadcast] | None = None) -> None:
+        """`connect` makes a new Broadcast each time the hub (re)connects (the composition root's, which may ask Redis
+        Sentinel for the primary); by default, one on `redis_url`."""
         self._url = redis_url
+        self._connect = connect or (lambda: Broadcast(redis_url))
         self._subs: dict[UUID, set[Subscription]] = {}
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
@@ -129,7 +133,7 @@ class Hub:
                 await asyncio.sleep(0.5)
 
     async def _listen(self) -> None:
-        broadcast = Broadcast(self._url)
+        broadcast = self._connect()
         try:
             await broadcast.connect()
         except BaseException:

@@ -101,7 +101,7 @@ async def _run(database_url: str, unit: UUID | None) -> int:
 
 def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
     """`slothold audit verify`."""
-    url = args.database_url or settings.database_url
+    url = args.database_url or settings.session_database_url
     if not url:
         print("slothold audit: error: set DATABASE_URL (or pass --database-url)")
         return 2
@@ -143,7 +143,7 @@ def add_audit_commands(sub: Any) -> None:
     p = sub.add_parser("audit", help="check the booking audit trail",
                        description="The booking_events rows of each unit form a hash chain (SPEC §15); "
                        "`verify` recomputes it and reports the first broken row of each unit.")
-    p.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_URL)")
+    p.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_DIRECT_URL, else $DATABASE_URL)")
     asub = p.add_subparsers(dest="audit_command", metavar="ACTION", required=True)
     v = asub.add_parser("verify", help="walk each unit's hash chain; exit 0 if intact, 1 at the first broken row")
     v.add_argument("--unit", help="only this unit's chain")

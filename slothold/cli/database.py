@@ -28,7 +28,7 @@ def run_seed_demo(database_url: str) -> str:
 
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
     """`slothold migrate`."""
-    database_url = args.database_url or settings.database_url
+    database_url = args.database_url or settings.session_database_url
     if not database_url:
         _require_env("migrate", settings, redis=False)
     assert database_url
@@ -40,7 +40,7 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_seed_demo(args: argparse.Namespace, settings: Settings) -> int:
     """`slothold seed-demo`."""
-    database_url = args.database_url or settings.database_url
+    database_url = args.database_url or settings.session_database_url
     if not database_url:
         _require_env("seed-demo", settings, redis=False)
     assert database_url
@@ -51,7 +51,7 @@ def cmd_seed_demo(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_sandbox_pay(args: argparse.Namespace, settings: Settings) -> int:
     """`slothold sandbox-pay TXID`: pay a sandbox charge as the customer would (demo, tests)."""
-    database_url = args.database_url or settings.database_url
+    database_url = args.database_url or settings.session_database_url
     if not database_url:
         _require_env("sandbox-pay", settings, redis=False)
     assert database_url
@@ -90,7 +90,7 @@ def add_database_commands(sub: Any) -> None:
     """Add `sandbox-pay`, `migrate` and `seed-demo` to the `slothold` parser's subcommands."""
 
     def db_option(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_URL)")
+        p.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_DIRECT_URL, else $DATABASE_URL)")
 
     p = sub.add_parser("sandbox-pay", help="pay a sandbox Pix charge by its txid",
                        description="Pay a charge of the sandbox provider as its customer would; the sandbox bank's "

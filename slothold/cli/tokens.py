@@ -75,7 +75,7 @@ def _uuid(value: str | None, what: str) -> UUID | None:
 
 
 def _database_url(args: argparse.Namespace, settings: Settings) -> str:
-    url = args.database_url or settings.database_url
+    url = args.database_url or settings.session_database_url
     if not url:
         raise TokenError("set DATABASE_URL (or pass --database-url)")
     return str(url)
@@ -114,7 +114,7 @@ def add_token_commands(sub: Any) -> None:
     p = sub.add_parser("token", help="create, list and revoke access tokens",
                        description="Staff tokens (--role operator|manager|owner), integrator tokens (--scopes "
                        f"{','.join(sorted(SCOPES))}) and system tokens (--system), for one unit or a whole tenant.")
-    p.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_URL)")
+    p.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_DIRECT_URL, else $DATABASE_URL)")
     tsub = p.add_subparsers(dest="token_command", metavar="ACTION", required=True)
     c = tsub.add_parser("create", help="issue a token (its secret is printed once)")
     c.add_argument("--unit", help="the unit the token acts on")

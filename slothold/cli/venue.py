@@ -94,7 +94,7 @@ async def create(database_url: str, args: argparse.Namespace) -> list[str]:
 
 def cmd_venue(args: argparse.Namespace, settings: Settings) -> int:
     """`slothold venue ...`."""
-    url = args.database_url or settings.database_url
+    url = args.database_url or settings.session_database_url
     try:
         if not url:
             raise VenueError("set DATABASE_URL (or pass --database-url)")
@@ -118,7 +118,7 @@ def add_venue_commands(sub: Any) -> None:
     """The `venue` subcommand and its own subcommands."""
     p = sub.add_parser("venue", help="set up venues: create a unit, or apply a venue file",
                        description="The platform's set-up of venues (the same checks as GraphQL's createUnit).")
-    p.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_URL)")
+    p.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_DIRECT_URL, else $DATABASE_URL)")
     vsub = p.add_subparsers(dest="venue_command", metavar="ACTION", required=True)
     c = vsub.add_parser("create", help="create a unit (and its tenant and organization) and its first owner token",
                         description="Creates tenant → organization → unit and prints their ids and the owner "
