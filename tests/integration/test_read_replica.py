@@ -22,7 +22,7 @@ from tests.integration.cluster import cluster, gql, wait_until
 from tests.integration.test_realtime import tomorrow
 from tests.venues import arena, cpf
 
-MAX_LAG = 3.0
+MAX_LAG = 6.0  # generous: on a loaded machine the steps from the last replayed write to the stale read take seconds
 BOOKABLE = """query($u: ID!, $from: DateTime!, $to: DateTime!, $r: ID) {
   bookableSlots(unitId: $u, from: $from, to: $to, resourceId: $r) { ... on BookableSlots { slots { startsAt } } } }"""
 HOLD = """mutation($input: HoldInput!) { hold(input: $input) { __typename ... on BookingPayload { booking { id } }
