@@ -90,7 +90,7 @@ async def sql_holds(cfg: Config, url: str, plan: _data.SlotPlan, keys: itertools
                 for stale in await bookings.lapsed_overlapping(plan.unit_id, allocations, now):
                     stale.expire(now)
                     await bookings.save(stale)
-                customer = await customers.identify(plan.tenant_id, CustomerIdentity(cpf=cpf(CPF_BASE + k)))
+                customer = await customers.identify(plan.tenant_id, CustomerIdentity(cpf=cpf(CPF_BASE + k)), now)
                 booking = Booking(id=uuid4(), unit_id=plan.unit_id, status=BookingStatus.HELD,
                                   allocations=allocations, created_at=now, customer_id=customer.id,
                                   hold_type="CART", channel="api", hold_expires_at=deadline,

@@ -167,7 +167,7 @@ async def admit(uow: UnitOfWork, unit: Unit, identity: CustomerIdentity, starts_
     lo = min(max(day_start, now), day_end)
     window = DayWindow(unit.id, day_start, lo, day_end, timedelta(minutes=unit.params.slot_minutes), now, replacing)
     locked = await uow.antifraud.lock_customer(unit.tenant_id, identity, day=window)
-    customer = await uow.customers.identify(unit.tenant_id, identity)
+    customer = await uow.customers.identify(unit.tenant_id, identity, now)
     since = now - unit.params.cooldown_window - unit.params.cooldown_duration
     standing = await uow.antifraud.standing(unit.tenant_id, identity, now, since, replacing)
     if not (standing.cpfs <= locked.cpfs and standing.phones <= locked.phones):

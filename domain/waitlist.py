@@ -79,7 +79,7 @@ async def join_slot_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, start
     _check_open(unit, starts_at, now)
     async with deps.uow() as uow:
         await require_enabled(uow, unit_id, resource_id)
-        known = await uow.customers.identify(unit.tenant_id, customer)
+        known = await uow.customers.identify(unit.tenant_id, customer, now)
         if known.blacklisted:
             raise InvalidInput("customer", "this customer cannot join waitlists", code=ErrorCode.CUSTOMER_BLOCKED)
         await fraud.check_standing_of(uow, unit, customer, now)  # cooldown, blacklist by phone (RN-HLD-05)
@@ -198,7 +198,7 @@ async def join_capacity_waitlist(deps: Deps, unit_id: UUID, resource_id: UUID, s
     _check_open(unit, starts_at, now)
     async with deps.uow() as uow:
         await require_enabled(uow, unit_id, resource_id)
-        known = await uow.customers.identify(unit.tenant_id, customer) if customer else None
+        known = await uow.customers.identify(unit.tenant_id, customer, now) if customer else None
         if known is not None and known.blacklisted:
             raise InvalidInput("customer", "this customer cannot join waitlists", code=ErrorCode.CUSTOMER_BLOCKED)
         if customer is not None:

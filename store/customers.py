@@ -13,7 +13,7 @@ after the other; a CPF taken by another record meanwhile is caught by the (tenan
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -92,12 +92,12 @@ class PgCustomers:
     def __init__(self, conn: ConnGetter) -> None:
         self._conn = conn
 
-    async def identify(self, tenant_id: UUID, identity: CustomerIdentity) -> Customer:
+    async def identify(self, tenant_id: UUID, identity: CustomerIdentity, now: datetime) -> Customer:
         """The stored customer this request is for (see the module's docstring); made on first sight."""
         conn = await self._conn()
         if identity.proof is not None:
-            return await self._as_proved(conn, tenant_id, identity, identity.proof)
-        return await self._as_typed(conn, tenant_id, identity)
+            return await self._as_proved(conn, tenant_id, identity, identity.proof, now)
+        return await self._as_typed(conn, tenant_id, identity, now)
 
     async def identity_of(self, customer_id: UUID) -> CustomerIdentity | None:
         """The stored identity of a customer."""
@@ -127,8 +127,7 @@ class PgCustomers:
     # ---- with a proof: the request's own record only ----------------------------------------------------------
 
     async def _as_proved(self, conn: asyncpg.Connection, tenant_id: UUID, identity: CustomerIdentity,
-                         proof: Proof) -> Customer:
-        now = datetime.now(UTC)
+                         proof: Proof, now: datetime) -> Customer:
         if proof.customer_id is not None:
             row = await conn.fetchrow(_BY_ID, tenant_id, proof.customer_id)
             if row is None:  # a session of another tenant's record, or of a record that is gone
@@ -174,8 +173,8 @@ class PgCustomers:
 
     # ---- without a proof: staff, integrators, the platform ----------------------------------------------------
 
-    async def _as_typed(self, conn: asyncpg.Connection, tenant_id: UUID, identity: CustomerIdentity) -> Customer:
-        now = datetime.now(UTC)
+    async def _as_typed(self, conn: asyncpg.Connection, tenant_id: UUID, identity: CustomerIdentity,
+                        now: datetime) -> Customer:
         for _ in range(3):  # a record made by a concurrent request between the look-up and the insert: look again
             if identity.cpf:
                 row = await conn.fetchrow(_BY_CPF_OR_NEW, uuid4(), tenant_id, identity.cpf, identity.phone,

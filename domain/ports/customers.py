@@ -17,8 +17,9 @@ if TYPE_CHECKING:  # domain.fraud uses the ports itself
 class CustomerRepository(Protocol):
     """Customers of a tenant, found or created by CPF / phone."""
 
-    async def identify(self, tenant_id: UUID, identity: CustomerIdentity) -> Customer:
-        """The record a request is for: its proof's own record, else found by CPF or phone (domain/customers)."""
+    async def identify(self, tenant_id: UUID, identity: CustomerIdentity, now: datetime) -> Customer:
+        """The record a request is for: its proof's own record, else found by CPF or phone (domain/customers);
+        `now` (the use case's clock) stamps a proof and a change."""
         ...
 
     async def signed_in(self, tenant_id: UUID, channel: str, address: str, now: datetime, create: bool

@@ -327,7 +327,7 @@ async def _book_on(
         if capacity is not None and cmd.customer is not None:  # a self-service hold: RN-HLD-05
             customer = await fraud.admit(uow, unit, cmd.customer, cmd.starts_at, now, capacity, replacing)
         elif cmd.customer is not None:
-            customer = await uow.customers.identify(unit.tenant_id, cmd.customer)
+            customer = await uow.customers.identify(unit.tenant_id, cmd.customer, now)
 
         async def make() -> Booking:
             details = {"customer_id": customer.id if customer else None, "service_id": cmd.service_id,
