@@ -49,11 +49,18 @@ def show(b: PgBouncer, what: str) -> list[dict[str, str]]:
     return [dict(zip(head, line.split("\t"), strict=False)) for line in out[1:]]
 
 
-async def server_backends(conn: asyncpg.Connection) -> dict[str, int]:
-    """The test database's backends by application name, the harness's own aside."""
+async def server_backends(conn: asyncpg.Connection, before: list[int] | None = None) -> dict[str, int]:
+    """The test database's backends by application name, the harness's own aside, and those already there `before`
+    (pids: the test session's own pool, idle, from earlier tests)."""
     rows = await conn.fetch("SELECT application_name AS a, count(*) AS n FROM pg_stat_activity "
-                            "WHERE datname = current_database() AND application_name <> $1 GROUP BY 1", HARNESS)
+                            "WHERE datname = current_database() AND application_name <> $1 "
+                            "AND pid <> ALL($2::int[]) GROUP BY 1", HARNESS, before or [])
     return {r["a"]: r["n"] for r in rows}
+
+
+async def backend_pids(conn: asyncpg.Connection | asyncpg.Pool) -> list[int]:
+    """The pids of the test database's backends now."""
+    return [r["pid"] for r in await conn.fetch("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")]
 
 
 async def test_api_and_worker_through_pgbouncer_race_holds_and_relay_live_events(
@@ -64,11 +71,12 @@ async def test_api_and_worker_through_pgbouncer_race_holds_and_relay_live_events
     peak: dict[str, int] = {}
     """The most backends seen at once: the pooler's server connections ("pooled") and the relays' ("relay")."""
     stop = asyncio.Event()
+    before: list[int] = []
 
     async def watch() -> None:  # the most server connections seen at once, by kind
         async with pool.acquire() as conn:
             while not stop.is_set():
-                now = await server_backends(conn)
+                now = await server_backends(conn, before)
                 relay = now.pop("slothold-relay", 0)
                 peak["relay"] = max(peak.get("relay", 0), relay)
                 peak["pooled"] = max(peak.get("pooled", 0), sum(now.values()))
@@ -76,6 +84,7 @@ async def test_api_and_worker_through_pgbouncer_race_holds_and_relay_live_events
 
     try:
         v = await arena(pool, fields=4, hold_ceiling_percent=100)  # every slot of the day may be held at once
+        before = await backend_pids(pool)  # the test session's own (idle) connections, not the cluster's
         with cluster(pooled, redis_url, tmp_path, apis=2, workers=2, DATABASE_DIRECT_URL=database_url,
                      SLOTHOLD_DB_POOL_MIN="4", SLOTHOLD_DB_POOL_MAX="12",
                      SLOTHOLD_HOLD_RATE_PER_TOKEN="0") as c:
