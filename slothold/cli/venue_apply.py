@@ -30,6 +30,7 @@ from domain.services import Deps
 from domain.staff_tokens import TokenKind, issue_in
 from slothold.cli.venue_file import VenueFile, VenueFileError, read_venue_file
 from store import venue_state
+from store.units import invalidate
 from store.uow import PgUnitOfWork
 
 SESSION = "cli"
@@ -262,6 +263,8 @@ async def apply(deps: Deps, pool: asyncpg.Pool, path: Path, dry_run: bool,
         except BaseException:
             await tx.rollback()
             raise
+        finally:
+            invalidate(a.unit_id)  # what the unit cache read inside the transaction may be rolled back
         if dry_run or not a.lines:
             await tx.rollback()
         else:
