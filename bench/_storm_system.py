@@ -68,6 +68,13 @@ class System:
         self.env = {**os.environ, "DATABASE_URL": pooled, "DATABASE_DIRECT_URL": db_url, "REDIS_URL": self.redis.url,
                     "SLOTHOLD_LOG_LEVEL": "WARNING", "SLOTHOLD_SWEEP_SECONDS": "5",
                     "SLOTHOLD_PIX_PROVIDER": "sandbox", "SLOTHOLD_SANDBOX_WEBHOOK_SECRET": SECRET}
+        self.processes(cfg, logs)
+
+    start_timeout: float = 60
+    """How long an API may take to answer after starting."""
+
+    def processes(self, cfg: Config, logs: Path) -> None:
+        """The API and worker processes on `self.env` (not started yet)."""
         self.ports = [free_port() for _ in range(cfg.apis)]
         self.apis = [Proc(f"api{i}", ["-m", "uvicorn", "slothold.app:create_app", "--factory", "--port", str(p),
                                       "--no-access-log", "--log-level", "warning"], self.env, logs)
@@ -79,7 +86,7 @@ class System:
         for p in [*self.apis, *self.workers]:
             p.start()
         for port, p in zip(self.ports, self.apis, strict=True):
-            wait_http(port, p)
+            wait_http(port, p, self.start_timeout)
 
     def stop(self) -> None:
         for p in [*self.workers, *self.apis]:

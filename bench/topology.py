@@ -30,9 +30,8 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from bench._storm_config import SECRET, Config, Stats
-from bench._storm_system import Proc, System, wait_http
+from bench._storm_system import System, wait_http
 from bench.storm import render, run
-from slothold.cli.embedded import free_port
 from slothold.cli.embedded.pgbouncer import PgBouncer, start_pgbouncer
 from slothold.cli.embedded.replica import PrimaryWithReplica
 from slothold.cli.embedded.sentinel import RedisSentinelGroup
@@ -57,6 +56,8 @@ class Figures:
 class Topology(System):
     """The storm's System on the topology: same processes and interface, other surroundings."""
 
+    start_timeout = START_TIMEOUT
+
     def __init__(self, cfg: Config, db_url: str, logs: Path, pair: PrimaryWithReplica, figures: Figures) -> None:
         self.cfg, self.db_url, self.logs, self.pair, self.figures = cfg, db_url, logs, pair, figures
         name = urlsplit(db_url).path.lstrip("/")
@@ -70,18 +71,7 @@ class Topology(System):
                     "REDIS_SENTINEL_MASTER": self.sentinels.master,
                     "SLOTHOLD_LOG_LEVEL": "WARNING", "SLOTHOLD_SWEEP_SECONDS": "5",
                     "SLOTHOLD_PIX_PROVIDER": "sandbox", "SLOTHOLD_SANDBOX_WEBHOOK_SECRET": SECRET}
-        self.ports = [free_port() for _ in range(cfg.apis)]
-        self.apis = [Proc(f"api{i}", ["-m", "uvicorn", "slothold.app:create_app", "--factory", "--port", str(p),
-                                      "--no-access-log", "--log-level", "warning"], self.env, logs)
-                     for i, p in enumerate(self.ports)]
-        self.workers = [Proc(f"worker{i}", ["-m", "slothold.cli", "worker"], self.env, logs)
-                        for i in range(cfg.workers)]
-
-    def start(self) -> None:
-        for p in [*self.apis, *self.workers]:
-            p.start()
-        for port, p in zip(self.ports, self.apis, strict=True):
-            wait_http(port, p, START_TIMEOUT)
+        self.processes(cfg, logs)
 
     def stop(self) -> None:
         for p in [*self.workers, *self.apis]:
