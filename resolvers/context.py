@@ -14,6 +14,7 @@ from domain.errors import ErrorCode, InvalidInput
 from domain.services import Deps
 from resolvers.feed import EventHub
 from resolvers.ports import Access, Authenticator, HoldLimiter, Stores
+from schema.ids import decode_id
 
 
 @dataclass
@@ -73,10 +74,15 @@ class Context:
 Info = StrawberryInfo[Context, None]
 
 
-def parse_id(value: strawberry.ID | str, field_name: str) -> UUID:
-    """A UUID from an ID argument, or an input error naming the field."""
+def parse_id(value: strawberry.ID | str, field_name: str, kind: str | None = None) -> UUID:
+    """The database id of an ID argument, given as a global id (schema/ids.py) or a raw UUID, or an input error
+    naming the field. With `kind`, a global id of another type is refused too."""
     try:
-        return UUID(str(value))
+        type_name, uuid = decode_id(str(value))
     except ValueError:
         raise InvalidInput(field_name, f"{field_name} is not a valid id: {str(value)[:60]!r}",
                            code=ErrorCode.INVALID_ID) from None
+    if kind is not None and type_name is not None and type_name != kind:
+        raise InvalidInput(field_name, f"{field_name} is the id of a {type_name}, not of a {kind}",
+                           code=ErrorCode.INVALID_ID)
+    return uuid
