@@ -91,7 +91,7 @@ class PgPayments:
             "INSERT INTO refunds (id, unit_id, booking_id, payment_id, paid_cents, amount_cents, policy_version, "
             "percent, hours_before_start, status, provider, provider_refund_id, created_at, updated_at) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) "
-            "ON CONFLICT (payment_id) DO NOTHING RETURNING id",
+            "ON CONFLICT (unit_id, payment_id) DO NOTHING RETURNING id",
             r.id, r.unit_id, r.booking_id, r.payment_id, r.paid_cents, r.amount_cents, r.policy_version, r.percent,
             r.hours_before_start, r.status.value, r.provider, r.provider_refund_id, r.created_at)
         return done is not None
@@ -173,26 +173,33 @@ class PgPayments:
                                 "ORDER BY created_at DESC LIMIT $2", booking_id, limit)
         return [_charge(r) for r in rows]
 
-    async def record_payment(self, provider: str, pix: ReceivedPix, unit_id: UUID | None, charge_id: UUID | None,
-                             booking_id: UUID | None, outcome: str) -> UUID | None:
-        """Record a received Pix once; None when this payment was already recorded (a duplicate)."""
+    async def claim_pix(self, provider: str, provider_payment_id: str) -> bool:
+        """Claim a bank's payment id once across all units (received_pix); False when it was claimed before."""
         conn = await self._conn()
-        pid: UUID | None = await conn.fetchval(
+        claimed = await conn.fetchval(
+            "INSERT INTO received_pix (provider, provider_payment_id) VALUES ($1, $2) ON CONFLICT DO NOTHING "
+            "RETURNING true", provider, provider_payment_id)
+        return bool(claimed)
+
+    async def record_payment(self, provider: str, pix: ReceivedPix, unit_id: UUID, charge_id: UUID | None,
+                             booking_id: UUID | None, outcome: str, payment_id: UUID | None = None) -> UUID:
+        """Record a claimed Pix as the unit's payment (with its payer, when the bank named one)."""
+        conn = await self._conn()
+        pid: UUID = await conn.fetchval(
             "INSERT INTO payments (id, unit_id, charge_id, booking_id, provider, provider_payment_id, txid, "
-            "amount_cents, paid_at, outcome) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
-            "ON CONFLICT (provider, provider_payment_id) DO NOTHING RETURNING id",
-            uuid4(), unit_id, charge_id, booking_id, provider, pix.provider_payment_id, pix.txid,
-            pix.amount_cents, pix.paid_at, outcome)
+            "amount_cents, paid_at, outcome, payer_name, payer_document) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+            payment_id or uuid4(), unit_id, charge_id, booking_id, provider, pix.provider_payment_id, pix.txid,
+            pix.amount_cents, pix.paid_at, outcome, pix.payer_name, pix.payer_document)
         return pid
 
-    async def set_outcome(self, payment_id: UUID, outcome: str, unit_id: UUID | None = None,
-                          charge_id: UUID | None = None, booking_id: UUID | None = None) -> None:
-        """Settle what a payment did (and, for a linked orphan, where it belongs)."""
+    async def set_outcome(self, payment_id: UUID, outcome: str, charge_id: UUID | None = None,
+                          booking_id: UUID | None = None) -> None:
+        """Settle what a payment did (and, for a linked orphan, the charge it paid)."""
         conn = await self._conn()
         await conn.execute(
-            "UPDATE payments SET outcome = $2, unit_id = coalesce($3, unit_id), charge_id = coalesce($4, charge_id), "
-            "booking_id = coalesce($5, booking_id) WHERE id = $1", payment_id, outcome, unit_id, charge_id,
-            booking_id)
+            "UPDATE payments SET outcome = $2, charge_id = coalesce($3, charge_id), "
+            "booking_id = coalesce($4, booking_id) WHERE id = $1", payment_id, outcome, charge_id, booking_id)
 
     async def payment(self, payment_id: UUID) -> PaymentRow:
         """One payment, locked."""

@@ -4,6 +4,7 @@ link that claims them."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
@@ -206,6 +207,66 @@ async def test_an_orphan_without_a_payer_is_the_units_whose_customer_claims_that
     listed = (await world.gql(operator, ORPHANS, {"u": str(v.unit_id)}))["orphanPayments"]
     assert [(o["endToEndId"], o["amountCents"], o["payerName"]) for o in listed] == [
         (again["endToEndId"], 13_337, None)]
+
+
+# Payments always belong to a unit (issue 21, migration 0022p): an orphan Pix no unit can be told for waits in
+# `unattributed_payments`, each bank payment id is claimed once in `received_pix`, and linking an unattributed Pix
+# makes it the linking unit's payment — or, refused, leaves it where it was.
+
+async def test_an_unattributed_pix_is_nobodys_until_a_unit_links_it(world: World, pool: Any) -> None:
+    api = Api(world.http)
+    world.http.headers["authorization"] = f"Bearer {world.system}"
+    v = await paid_venue(pool)
+    bid = await held(api, v, n=41)
+    await api.gql(CONFIRM, {"id": bid})
+    del world.http.headers["authorization"]
+    loose = {"endToEndId": "E12345678202612071210looseipix0001", "valor": "100.01",
+             "horario": "2026-12-07T12:10:00Z"}  # no payer, no "paguei" of that amount: nobody's
+    assert await webhook(world, loose) == ["orphan"]
+    row = await pool.fetchrow("SELECT id, amount_cents FROM unattributed_payments WHERE provider_payment_id = $1",
+                              loose["endToEndId"])
+    assert row is not None and row["amount_cents"] == 10001
+    assert await pool.fetchval("SELECT count(*) FROM payments WHERE provider_payment_id = $1",
+                               loose["endToEndId"]) == 0
+    assert await webhook(world, loose) == ["duplicate"]  # claimed once, whichever table holds it
+    operator = await world.staff(v)
+    assert (await world.gql(operator, ORPHANS, {"u": str(v.unit_id)}))["orphanPayments"] == []
+
+    # A refused link (a booking without a charge of its own) leaves it unattributed: nothing half-moved.
+    world.http.headers["authorization"] = f"Bearer {world.system}"
+    bare = await held(api, v, field="Campo 2", n=42)
+    del world.http.headers["authorization"]
+    refused = (await world.gql(operator, LINK, {"b": bare, "p": str(row["id"])}))["linkPayment"]
+    assert refused["__typename"] == "NotFound", refused
+    assert await pool.fetchval("SELECT count(*) FROM unattributed_payments WHERE id = $1", row["id"]) == 1
+
+    linked = (await world.gql(operator, LINK, {"b": bid, "p": str(row["id"])}))["linkPayment"]
+    assert linked == {"__typename": "PaymentOutcome", "outcome": "confirmed"}
+    moved = await pool.fetchrow("SELECT unit_id, outcome FROM payments WHERE id = $1", row["id"])
+    assert moved is not None and (moved["unit_id"], moved["outcome"]) == (v.unit_id, "confirmed")
+    assert await pool.fetchval("SELECT count(*) FROM unattributed_payments WHERE id = $1", row["id"]) == 0
+
+
+async def test_the_same_pix_delivered_at_once_many_times_is_recorded_once(world: World, pool: Any) -> None:
+    """Eight concurrent deliveries of one Pix of a known charge: one applies it, the others are duplicates."""
+    api = Api(world.http)
+    world.http.headers["authorization"] = f"Bearer {world.system}"
+    v = await paid_venue(pool)
+    bid = await held(api, v, n=43)
+    charge = (await api.gql(CONFIRM, {"id": bid}))["confirm"]["charge"]
+    del world.http.headers["authorization"]
+    pix = {"endToEndId": "E12345678202612071211concurrent001", "valor": "100.00", "txid": charge["txid"],
+           "horario": "2026-12-07T12:11:00Z"}
+    body = json.dumps({"pix": [pix]}).encode()
+    headers = {"content-type": "application/json", SIGNATURE_HEADER: sign("sandbox-secret", body)}
+    answers = await asyncio.gather(*(world.http.post("/webhooks/sandbox", content=body, headers=headers)
+                                     for _ in range(8)))
+    outcomes = sorted(o for r in answers for o in r.json()["outcomes"])
+    assert outcomes == ["confirmed"] + ["duplicate"] * 7, outcomes
+    assert await pool.fetchval("SELECT count(*) FROM payments WHERE provider_payment_id = $1",
+                               pix["endToEndId"]) == 1
+    assert await pool.fetchval("SELECT count(*) FROM received_pix WHERE provider_payment_id = $1",
+                               pix["endToEndId"]) == 1
 
 
 # --- claim links: the token of a message claims its offer (seed 003) -------------------------------------------
