@@ -32,6 +32,7 @@ class ErrorCode(StrEnum):
     WRONG_CODE = "wrong_code"
     IDENTITY_CONFLICT = "identity_conflict"
     BOOKINGS_IN_THE_WAY = "bookings_in_the_way"
+    CHECK_IN_OUTSIDE_WINDOW = "check_in_outside_window"
 
     # Which input was refused, and why: the codes an InvalidInput gives itself.
     ACCEPTED_SIZE_CHANGED = "accepted_size_changed"

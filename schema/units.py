@@ -65,6 +65,8 @@ class UnitParameters:
     charge_margin_seconds: int
     payment_rule: str
     no_show_grace_minutes: int
+    check_in_opens_minutes: int = strawberry.field(
+        description="Check-in is accepted from this many minutes before a booking's start until its end.")
     appointment_reminder_minutes: list[int]
     manual_payments_enabled: bool
     check_in_required: bool
@@ -82,6 +84,7 @@ class UnitParameters:
             waitlist_hold_seconds=s(p.waitlist_hold.total_seconds()),
             charge_margin_seconds=s(p.charge_margin.total_seconds()), payment_rule=p.payment_rule,
             no_show_grace_minutes=s(p.no_show_grace.total_seconds()) // 60,
+            check_in_opens_minutes=s(p.check_in_opens.total_seconds()) // 60,
             appointment_reminder_minutes=list(p.appointment_reminders),
             manual_payments_enabled=p.manual_payments_enabled, check_in_required=p.check_in_required,
             notification_matrix=[NotificationRule(event=e, customer=c, staff=st) for e, c, st in p.notification_matrix],
@@ -148,6 +151,9 @@ class UnitParametersInput:
     sweep_interval_seconds: int | None = None
     no_show_grace_minutes: int | None = strawberry.field(
         default=None, description="Minutes after the start with no check-in before a no-show suggestion (0-1440).")
+    check_in_opens_minutes: int | None = strawberry.field(
+        default=None, description="Check-in opens this many minutes before a booking's start, until its end "
+                                  "(0-1440; default 120).")
     appointment_reminder_minutes: list[int] | None = strawberry.field(
         default=None, description="Minutes before the start at which customers of confirmed bookings are reminded: "
         "at most 5 distinct offsets of 1 to 10080; [] turns reminders off.")
