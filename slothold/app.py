@@ -49,7 +49,7 @@ from slothold.schema import build_schema
 from slothold.settings import Settings
 from slothold.wiring import build_deps
 from store.access import PgAccess
-from store.db import create_pool
+from store.db import create_config_pool, create_pool
 from store.replicas import ReadReplicas
 from store.stores import PgStores
 from store.whatsapp import PgConversations
@@ -178,12 +178,13 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         assert settings.database_url and settings.redis_url
         pool = await create_pool(settings.database_url, settings.db_pool_min, settings.db_pool_max,
                                  behind_pooler=settings.database_pooled)
+        config_pool = await create_config_pool(settings.session_database_url or settings.database_url)
         redis = redis_client(settings, 2)
         hub = Hub(settings.redis_url, partial(broadcast, settings))
         await hub.start()
         the_clock = clock or SystemClock()
         deps = build_deps(pool, the_clock, os.environ, sandbox_on_clock=True,  # the pretend bank on the app's clock
-                          public_base_url=settings.base_url())
+                          public_base_url=settings.base_url(), config_pool=config_pool)
         replicas = None
         if settings.database_read_urls:  # the public reads on a fresh replica (slothold/read_routing.py)
             replicas = ReadReplicas(pool, [u.strip() for u in settings.database_read_urls.split(",") if u.strip()],
@@ -230,6 +231,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             if replicas is not None:
                 await replicas.stop()
             await pool.close()
+            await config_pool.close()
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok"})

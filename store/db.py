@@ -34,6 +34,17 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("json", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
 
 
+CONFIG_POOL_SIZE = 2
+"""Connections of a process's configuration pool (store/uow.py): loads of the few-seconds cache of units and
+resources, rare and short."""
+
+
+async def create_config_pool(settings_session_url: str) -> asyncpg.Pool:
+    """The process's configuration pool, on PostgreSQL itself (DATABASE_DIRECT_URL when a pooler is in front): it
+    takes no server connection of the pooler's, so loads never queue behind the transactions waiting for them."""
+    return await create_pool(settings_session_url, 0, CONFIG_POOL_SIZE, application_name="slothold-config")
+
+
 async def create_pool(database_url: str, min_size: int = 2, max_size: int = 20,
                       application_name: str = "slothold", behind_pooler: bool = False) -> asyncpg.Pool:
     """Open the process's pool of connections to PostgreSQL (named `application_name` in pg_stat_activity).

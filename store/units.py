@@ -1,8 +1,9 @@
 """Units and resources, cached per process for a few seconds (configuration changes rarely).
 
-Reads go straight to the pool (never inside a unit of work's transaction). Concurrent misses for the
-same key share one load. A hold names its resources, so it loads just those; only the grid, "any
-resource" and alternatives need a unit's whole list.
+Reads go to a pool of their own (the API's and the worker's configuration pool, store/uow.py), never through the
+unit of work's transaction: a use case asks for them while its transaction holds a connection of the main pool,
+and must not wait for a second one. Concurrent misses for the same key share one load. A hold names its
+resources, so it loads just those; only the grid, "any resource" and alternatives need a unit's whole list.
 """
 
 from __future__ import annotations

@@ -39,12 +39,16 @@ itself was under way, so the caller may retry — with an idempotency key when i
 class PgUnitOfWork:
     """UnitOfWork over an asyncpg pool; rolls back unless `commit` was called."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, config_pool: asyncpg.Pool | None = None) -> None:
+        """`config_pool`: where the cached configuration (units, resources) loads from — a small pool of its own,
+        so that a transaction holding one of `pool`'s connections never waits for another of them (which, with every
+        connection so held, would wait forever: behind PgBouncer's few server connections it did). None: `pool`
+        (tests and one-off tools, which never run out)."""
         self._pool = pool
         self._conn: asyncpg.Connection | None = None
         self._tx: asyncpg.transaction.Transaction | None = None
         self._done = False
-        self.units = PgUnits(pool)
+        self.units = PgUnits(config_pool or pool)
         self.bookings = PgBookings(self._connection)
         self.customers = PgCustomers(self._connection)
         self.idempotency = PgIdempotencyKeys(self._connection)
