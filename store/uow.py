@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from contextvars import ContextVar, Token
 from types import TracebackType
 from typing import Self
 
@@ -36,6 +37,19 @@ _LOST = (asyncpg.PostgresConnectionError, asyncpg.AdminShutdownError, asyncpg.In
 itself was under way, so the caller may retry — with an idempotency key when it creates something."""
 
 
+_HOLDING: ContextVar[PgUnitOfWork | None] = ContextVar("slothold_uow_holding", default=None)
+"""The unit of work whose transaction this task (or the task that started it) holds a connection for."""
+
+STRICT_NESTING = False
+"""True (the test suite): a unit of work that takes a connection while another of the same task holds one raises
+NestedUnitOfWork. Otherwise it is logged: each such nesting waits for a second connection of a pool its own
+transaction draws from, and with every connection so held none is given back (tests/api/test_pool_nesting.py)."""
+
+
+class NestedUnitOfWork(RuntimeError):
+    """A unit of work opened its transaction inside another's (see STRICT_NESTING)."""
+
+
 class PgUnitOfWork:
     """UnitOfWork over an asyncpg pool; rolls back unless `commit` was called."""
 
@@ -47,6 +61,7 @@ class PgUnitOfWork:
         self._pool = pool
         self._conn: asyncpg.Connection | None = None
         self._tx: asyncpg.transaction.Transaction | None = None
+        self._holding: Token[PgUnitOfWork | None] | None = None
         self._done = False
         self.units = PgUnits(config_pool or pool)
         self.bookings = PgBookings(self._connection)
@@ -69,7 +84,14 @@ class PgUnitOfWork:
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:
+            outer = _HOLDING.get()
+            if outer is not None and outer is not self and outer._conn is not None:
+                if STRICT_NESTING:
+                    raise NestedUnitOfWork("a unit of work opened a transaction inside another's (see STRICT_NESTING)")
+                log.warning("a unit of work opened a transaction inside another's: it may wait for a connection "
+                            "forever when the pool is exhausted", stack_info=True)
             self._conn = await self._pool.acquire()
+            self._holding = _HOLDING.set(self)
             self._tx = self._conn.transaction()
             await self._tx.start()
         return self._conn
@@ -87,6 +109,12 @@ class PgUnitOfWork:
                 except _LOST:
                     pass  # the connection is gone, and its transaction with it
         finally:
+            if self._holding is not None:
+                try:
+                    _HOLDING.reset(self._holding)
+                except ValueError:  # left in another context than it was entered in: forget it there
+                    _HOLDING.set(None)
+                self._holding = None
             if self._conn is not None:
                 conn, self._conn = self._conn, None
                 try:

@@ -214,7 +214,7 @@ async def _candidates(deps: Deps, uow: UnitOfWork, unit: Unit, cmd: BookingReque
         if not resources:
             raise InvalidInput("resourceIds", "no resource of the unit sells that service",
                                code=ErrorCode.RESOURCE_NOT_OFFERED)
-        return await _any_free(deps, unit, resources, cmd, now)
+        return await _any_free(uow, unit, resources, cmd, now)
     ids = list(cmd.resource_ids)
     found = await (uow.units.seat_resources(unit.id, ids) if _on_seats(cmd)
                    else uow.units.resources_by_id(unit.id, ids))
@@ -230,15 +230,14 @@ async def _candidates(deps: Deps, uow: UnitOfWork, unit: Unit, cmd: BookingReque
 
 
 async def _any_free(
-    deps: Deps, unit: Unit, resources: list[Resource], cmd: BookingRequest, now: datetime
+    uow: UnitOfWork, unit: Unit, resources: list[Resource], cmd: BookingRequest, now: datetime
 ) -> list[list[Resource]]:
     """Up to 3 resources free for the whole range ("tanto faz"); the first on the grid if none is."""
     fitting = [r for r in resources if (r.kind is ResourceKind.EXCLUSIVE and cmd.quantity == 1)
                or (r.kind is ResourceKind.POOLED and r.capacity >= cmd.quantity)]
     if not fitting:
         raise InvalidInput("quantity", f"no resource of the unit holds {cmd.quantity}", code=ErrorCode.INVALID_QUANTITY)
-    async with deps.uow() as uow:
-        occ = await uow.bookings.occupancy(unit.id, None, cmd.starts_at, cmd.ends_at)
+    occ = await uow.bookings.occupancy(unit.id, None, cmd.starts_at, cmd.ends_at)  # in the caller's transaction
     step = timedelta(minutes=unit.params.slot_minutes)
     n = max(1, round((cmd.ends_at - cmd.starts_at) / step))
     view = window_free(unit) if isinstance(cmd, CounterCommand) else unit
