@@ -34,6 +34,9 @@ ALLOW_HEADERS = "accept, authorization, content-type, idempotency-key, x-request
 """The request headers the API reads (a preflight lists those a page wants to send)."""
 EXPOSE_HEADERS = "x-request-id, retry-after, location"
 """The response headers a page may read besides the safelisted ones (content-type...)."""
+CHECKED_ORIGIN = "slothold.allowed_origin"
+"""The scope key where a websocket's origin, once let in here, is left for the GraphQL view (which refuses any
+cross-origin handshake by itself: slothold/app.py's GraphQLEndpoint.is_websocket_origin_allowed reads it)."""
 MAX_AGE = 600
 """Seconds a browser may reuse a preflight's answer: an origin taken off the list stops working within it."""
 
@@ -80,6 +83,8 @@ class CorsMiddleware:
         origin = _header(scope, b"origin")
         if scope["type"] == "websocket":
             if origin is None or await self._lets_in(scope, origin):
+                if origin is not None:
+                    scope[CHECKED_ORIGIN] = origin
                 await self.app(scope, receive, send)
             else:
                 await self._refuse_websocket(scope, receive, send, origin)

@@ -26,7 +26,7 @@ from strawberry.types.unset import UNSET
 
 from api.auth import Authenticator, LiveCredentials, bearer, token_from_params
 from api.claim_pages import claim_routes
-from api.cors import CorsMiddleware
+from api.cors import CHECKED_ORIGIN, CorsMiddleware
 from api.graphql.guards import GraphQLHTTPError
 from api.graphql.limits import HoldRateLimiter, QueryLimits
 from api.graphql.view import SlotholdGraphQL, static_routes
@@ -111,6 +111,11 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
             raise GraphQLHTTPError(503, "The database is unreachable right now; try again shortly.",
                                    {"retry-after": "1"}) from e
         return context
+
+    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
+        """A page of another site opens a websocket only from an allowed origin: api/cors.py, in front, checked it
+        against the database's list and left it in the scope (strawberry's own list would be fixed at start-up)."""
+        return bool(request.scope.get(CHECKED_ORIGIN) == origin)
 
     async def on_ws_connect(self, context: Context) -> Any:
         """Websockets may authenticate in connection_init (browsers cannot send headers there)."""
