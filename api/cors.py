@@ -108,8 +108,9 @@ class CorsMiddleware:
     def _own_origin(self, scope: Scope, origin: str) -> bool:
         """The API's own pages: the origin names the host the request was sent to, or the public base URL."""
         host = _header(scope, b"host")
-        _, _, netloc = origin.partition("://")
-        return (host is not None and netloc.lower() == host.lower()) or origin.lower() in self._own
+        scheme, _, netloc = origin.lower().partition("://")
+        return (host is not None and scheme in ("http", "https") and netloc == host.lower()) \
+            or origin.lower() in self._own
 
     async def _lets_in(self, scope: Scope, origin: str) -> bool:
         """The API's own origin (checked first: no lookup), or an allowed one."""

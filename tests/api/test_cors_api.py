@@ -3,6 +3,7 @@ those in (and the platform's), at once in the process that changed them; websock
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from collections.abc import AsyncIterator
@@ -182,8 +183,6 @@ class CountingPool:
 
 async def test_the_union_is_cached_forgotten_on_commit_here_and_expires_elsewhere(
         pool: Any, clock: MutableClock) -> None:
-    import asyncio
-
     v = await arena(pool)
     deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock)
     here, elsewhere = CountingPool(pool), CountingPool(pool)

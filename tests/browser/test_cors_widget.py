@@ -86,16 +86,16 @@ PORTAL = """async ({api}) => {
 }"""
 
 
+FILES = {"/": (PAGE, "text/html; charset=utf-8"),
+         "/graphql-ws.umd.js": ((ROOT / "web-demo" / "vendor" / "graphql-ws.umd.js").read_bytes(), "text/javascript")}
+"""What each site serves: the widget page and graphql-ws (the web demo's vendored copy)."""
+
+
 class _Site(BaseHTTPRequestHandler):
-    """A site of its own: the widget page and graphql-ws (the web demo's vendored copy)."""
-
-    files = {"/": (PAGE, "text/html; charset=utf-8"),
-             "/graphql-ws.umd.js": ((ROOT / "web-demo" / "vendor" / "graphql-ws.umd.js").read_bytes(),
-                                    "text/javascript")}
-
     def do_GET(self) -> None:
-        body, kind = self.files.get(self.path.split("?")[0], (b"not found", "text/plain"))
-        self.send_response(200 if self.path.split("?")[0] in self.files else 404)
+        path = self.path.split("?")[0]
+        body, kind = FILES.get(path, (b"not found", "text/plain"))
+        self.send_response(200 if path in FILES else 404)
         self.send_header("content-type", kind)
         self.send_header("content-length", str(len(body)))
         self.end_headers()

@@ -164,6 +164,7 @@ async def _handshake(app: CorsMiddleware, headers: list[tuple[bytes, bytes]]) ->
     (WIDGET, True),
     (OTHER, False),
     ("null", False),
+    ("chrome-extension://api.test", False),  # the host's name, but no web page of it
 ])
 async def test_a_websocket_handshake_from_an_unknown_origin_is_refused_before_accept(
         backend: Backend, lookups: Lookups, origin: str | None, accepted: bool) -> None:
