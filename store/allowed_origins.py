@@ -93,7 +93,9 @@ class OriginUnion:
             if not self._fresh():
                 seen = _generation  # a change committed during the read makes this copy stale at once
                 try:
-                    rows = await self._pool.fetch("SELECT DISTINCT origin FROM unit_allowed_origins", timeout=2)
+                    # Bounded, waiting for a connection included: requests with an Origin wait on this read.
+                    rows = await asyncio.wait_for(self._pool.fetch("SELECT DISTINCT origin FROM "
+                                                                   "unit_allowed_origins"), 2)
                 except (TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
                     log.warning("cannot read the allowed origins (%s): keeping the last list", type(e).__name__)
                     self._value = self._value if self._value is not None else self._platform

@@ -176,9 +176,9 @@ class CountingPool:
     def __init__(self, pool: Any) -> None:
         self.pool, self.reads = pool, 0
 
-    async def fetch(self, query: str, *args: Any, timeout: float | None = None) -> Any:
+    async def fetch(self, query: str, *args: Any) -> Any:
         self.reads += 1
-        return await self.pool.fetch(query, *args, timeout=timeout)
+        return await self.pool.fetch(query, *args)
 
 
 async def test_the_union_is_cached_forgotten_on_commit_here_and_expires_elsewhere(
@@ -215,10 +215,10 @@ async def test_a_database_outage_keeps_the_last_list(pool: Any) -> None:
         def __init__(self) -> None:
             self.fail = False
 
-        async def fetch(self, query: str, *args: Any, timeout: float | None = None) -> Any:
+        async def fetch(self, query: str, *args: Any) -> Any:
             if self.fail:
                 raise OSError("connection refused")
-            return await pool.fetch(query, *args, timeout=timeout)
+            return await pool.fetch(query, *args)
 
     failing = Failing()
     union = OriginUnion(failing, frozenset({"https://portal.example"}), seconds=0)  # type: ignore[arg-type]
