@@ -26,6 +26,7 @@ from strawberry.types.unset import UNSET
 
 from api.auth import Authenticator, LiveCredentials, bearer, token_from_params
 from api.claim_pages import claim_routes
+from api.cors import CHECKED_ORIGIN, CorsMiddleware
 from api.graphql.guards import GraphQLHTTPError
 from api.graphql.limits import HoldRateLimiter, QueryLimits
 from api.graphql.view import SlotholdGraphQL, static_routes
@@ -49,6 +50,7 @@ from slothold.schema import build_schema
 from slothold.settings import Settings
 from slothold.wiring import build_deps
 from store.access import PgAccess
+from store.allowed_origins import OriginUnion
 from store.db import create_config_pool, create_pool
 from store.replicas import ReadReplicas
 from store.stores import PgStores
@@ -110,6 +112,11 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
                                    {"retry-after": "1"}) from e
         return context
 
+    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
+        """A page of another site opens a websocket only from an allowed origin: api/cors.py, in front, checked it
+        against the database's list and left it in the scope (strawberry's own list would be fixed at start-up)."""
+        return bool(request.scope.get(CHECKED_ORIGIN) == origin)
+
     async def on_ws_connect(self, context: Context) -> Any:
         """Websockets may authenticate in connection_init (browsers cannot send headers there)."""
         token = token_from_params(context.connection_params)
@@ -166,12 +173,22 @@ class RequestIdMiddleware:
             request_id_var.reset(token)
 
 
+def _own_origins(settings: Settings) -> frozenset[str]:
+    """The API's public origin (its base URL's scheme and host), for the websocket origin check."""
+    try:
+        scheme, _, rest = settings.base_url().partition("://")
+    except ValueError:
+        return frozenset()
+    return frozenset({f"{scheme}://{rest.split('/', 1)[0]}".lower()})
+
+
 def create_app(settings: Settings | None = None, clock: Clock | None = None) -> Starlette:
     """Build the app; DATABASE_URL and REDIS_URL come from `settings` (default: the environment)."""
     settings = settings or Settings.from_env()
     if not settings.database_url or not settings.redis_url:
         raise RuntimeError("DATABASE_URL and REDIS_URL must be set (or use `slothold dev`)")
     state: dict[str, Any] = {}
+    platform_origins = settings.cors_origin_list()  # a malformed SLOTHOLD_CORS_ORIGINS stops the start, named
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -209,6 +226,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                      sandbox_pay=partial(sandbox_pay, deps, provider) if isinstance(provider, SandboxProvider)
                      else None)
         state["whatsapp_store"] = PgConversations(pool)
+        state["cors_origins"] = OriginUnion(pool, platform_origins)
         state["whatsapp_sender"] = (CloudApiWhatsApp(CloudApiSettings(
             settings.whatsapp_api_url, settings.whatsapp_api_token, settings.whatsapp_unit_numbers()))
             if settings.whatsapp_api_url else LogWhatsApp())
@@ -252,6 +270,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         ready = all(v == "ok" for v in checks.values())
         return JSONResponse({"status": "ready" if ready else "not ready", **checks}, status_code=200 if ready else 503)
 
+    async def cors_origins() -> frozenset[str]:
+        return await state["cors_origins"].allowed()  # type: ignore[no-any-return]
+
     schema = build_schema(QueryLimits.from_settings(settings))
     instrument(schema)  # operation timings, hold outcomes and conflicts (slothold/metrics.py)
     if settings.database_read_urls:
@@ -271,7 +292,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             *claim_routes(state),
             *static_routes(),
         ],
-        middleware=[Middleware(RequestIdMiddleware)],
+        middleware=[Middleware(RequestIdMiddleware),
+                    Middleware(CorsMiddleware, allowed=cors_origins, own_origins=_own_origins(settings))],
         lifespan=lifespan,
     )
     app.state.slothold = state

@@ -27,6 +27,7 @@ from resolvers.customers import CustomerMutation
 from resolvers.hold_types import HoldTypeMutation, HoldTypeQuery
 from resolvers.layout import LayoutMutation, LayoutQuery
 from resolvers.notifications import NotificationMutation, NotificationQuery, NotificationSubscription
+from resolvers.origins import OriginMutation, OriginQuery
 from resolvers.queue import QueueMutation, QueueQuery
 from resolvers.seatmaps import SeatMapMutation, SeatMapQuery
 from resolvers.service_catalog import ServiceCatalogMutation, ServiceCatalogQuery
@@ -123,13 +124,13 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
                                     WaitlistQuery, AuthQuery, WebhookQuery, NotificationQuery, AuditQuery,
                                     HoldTypeQuery, SeatMapQuery, VenueLogQuery, VenueFlowsQuery,
                                     StaffTokenQuery, ServiceCatalogQuery,
-                                    LayoutQuery)),
+                                    LayoutQuery, OriginQuery)),
         mutation=merge_types("Mutation", (BookingMutation, CheckoutMutation, QueueMutation, CatalogMutation,
                                           WaitlistMutation, AuthMutation, CustomerMutation, UnitSettingsMutation,
                                           WebhookMutation, RescheduleMutation, NotificationMutation, NoShowMutation,
                                           HoldTypeMutation, SeatMapMutation, VenueFlowsMutation,
                                           SetupMutation, StaffTokenMutation, ServiceCatalogMutation,
-                                          LayoutMutation)),
+                                          LayoutMutation, OriginMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription,
                                                   VenueLogSubscription)),
         execution_context_class=SharedEventExecutor,

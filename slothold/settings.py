@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from uuid import UUID
 
+from domain.origins import platform_origins
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -67,6 +69,9 @@ class Settings:
     """Where customers reach this server (https://reservas.example): the claim links of offers are built on it.
     Empty: the server's own address, http://<host>:<port> (right for `slothold dev`; a wildcard host is shown as
     127.0.0.1)."""
+    cors_origins: str = ""
+    """The platform's web origins allowed to call /graphql and /v1 from a browser, "https://a.example,https://b..."
+    (SLOTHOLD_CORS_ORIGINS), besides those each unit's owners register (setAllowedOrigins); api/cors.py."""
 
     def base_url(self) -> str:
         """The public base URL without its trailing slash; ValueError unless it is an http(s) URL."""
@@ -78,6 +83,10 @@ class Settings:
                 or "#" in rest:
             raise ValueError(f"SLOTHOLD_PUBLIC_BASE_URL must be an http(s) URL without query, not {url!r}")
         return url
+
+    def cors_origin_list(self) -> frozenset[str]:
+        """The platform's allowed origins, normalised; ValueError naming a malformed one."""
+        return platform_origins(self.cors_origins)
 
     @property
     def database_pooled(self) -> bool:
@@ -135,4 +144,5 @@ class Settings:
             worker_metrics_port=int(env.get("SLOTHOLD_WORKER_METRICS_PORT") or "0"),
             worker_metrics_host=env.get("SLOTHOLD_WORKER_METRICS_HOST") or "127.0.0.1",
             public_base_url=env.get("SLOTHOLD_PUBLIC_BASE_URL", ""),
+            cors_origins=env.get("SLOTHOLD_CORS_ORIGINS", ""),
         )

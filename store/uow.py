@@ -10,6 +10,7 @@ from typing import Self
 import asyncpg
 
 from domain.errors import Busy
+from store import allowed_origins
 from store.antifraud import PgAntifraud
 from store.bookings import PgBookings
 from store.catalog import PgCatalog
@@ -81,6 +82,7 @@ class PgUnitOfWork:
         self.staff_tokens = PgStaffTokens(self._connection)
         self.orphans = PgOrphanPayments(self._connection)
         self.catalog = PgCatalog(self._connection)
+        self.allowed_origins = allowed_origins.PgAllowedOrigins(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:
@@ -138,3 +140,5 @@ class PgUnitOfWork:
         self._done = True
         for unit_id in self.layout.touched:  # a copy cached while the change was under way is stale now
             invalidate(unit_id)
+        if self.allowed_origins.touched:  # this process lets the new list in at once (others within seconds)
+            allowed_origins.forget()

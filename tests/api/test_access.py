@@ -385,6 +385,9 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("updateUnitContacts", Action.CONFIGURE, 'mutation($u: ID!) { updateUnitContacts(unitId: $u, input: '
          '{ownerEmail: "dono@example.com"}) { __typename } }', {"u": u}),
         ("orphanPayments", Action.COUNTER, "query($u: ID!) { orphanPayments(unitId: $u) { id } }", {"u": u}),
+        ("allowedOrigins", Action.MANAGE, "query($u: ID!) { allowedOrigins(unitId: $u) { origin } }", {"u": u}),
+        ("setAllowedOrigins", Action.CONFIGURE, 'mutation($u: ID!) { setAllowedOrigins(unitId: $u, origins: '
+         '["https://matrix.example"]) { __typename } }', {"u": u}),
         *_layout_operations(w),
     ]
 
