@@ -2,7 +2,9 @@
 persisted query manifest of the allow-list mode (SLOTHOLD_PERSISTED_QUERIES=allowlist, api/graphql/persisted.py).
 
 Each named operation of the files becomes one entry, with the fragments it uses; each is validated against the
-schema first (a typo fails here, not in production). The manifest goes to standard output, or to `--output`.
+schema first (a typo fails here, not in production). The documents of the server's own claim pages (the links of
+waitlist and walk-in offers, api/claim_pages.py) are listed too unless `--no-pages`. The manifest goes to standard
+output, or to `--output`.
 """
 
 from __future__ import annotations
@@ -16,14 +18,16 @@ from typing import Any
 
 from graphql import parse, validate
 
+from api.claim_pages import CLAIM_GRAPHQL
 from api.graphql.manifest import ManifestError, build_manifest
 from slothold.cli.common import PROG, CliError
 from slothold.settings import Settings
 
 
-def manifest_of(paths: Sequence[str], check: bool = True) -> dict[str, Any]:
-    """The manifest of the GraphQL files at `paths`; CliError naming a file that cannot be read or listed."""
-    documents = []
+def manifest_of(paths: Sequence[str], check: bool = True, pages: bool = True) -> dict[str, Any]:
+    """The manifest of the GraphQL files at `paths` (and of the claim pages' documents with `pages`); CliError
+    naming a file that cannot be read or listed."""
+    documents = [("api/claim_pages.py", CLAIM_GRAPHQL)] if pages else []
     for name in paths:
         try:
             documents.append((name, Path(name).read_text(encoding="utf-8")))
@@ -44,7 +48,8 @@ def manifest_of(paths: Sequence[str], check: bool = True) -> dict[str, Any]:
 
 
 def _write(args: argparse.Namespace) -> int:
-    text = json.dumps(manifest_of(args.files, not args.no_check), indent=2, ensure_ascii=False) + "\n"
+    manifest = manifest_of(args.files, not args.no_check, not args.no_pages)
+    text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
@@ -56,6 +61,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="GraphQL documents (.graphql) with named operations")
     p.add_argument("-o", "--output", help="write the manifest to this file instead of standard output")
     p.add_argument("--no-check", action="store_true", help="do not validate the operations against the schema")
+    p.add_argument("--no-pages", action="store_true",
+                   help="leave out the documents of the server's claim pages (offer links)")
 
 
 def cmd_manifest(args: argparse.Namespace, settings: Settings) -> int:

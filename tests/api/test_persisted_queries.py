@@ -206,3 +206,15 @@ async def test_while_redis_is_unreachable_the_store_steps_aside(caplog: pytest.L
         await dead.aclose()
     warnings = [r for r in caplog.records if "persisted queries" in r.getMessage()]
     assert len(warnings) == 1  # one per outage
+
+
+async def test_the_claim_pages_documents_run_under_a_manifest_the_command_wrote(apps: Apps, unit: str,
+                                                                                tmp_path: Path) -> None:
+    from api.claim_pages import CLAIM_DOCUMENTS
+    from slothold.cli.manifest import manifest_of
+
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(manifest_of([])))
+    async with apps(persisted_queries="allowlist", persisted_query_manifest=str(path)) as api:
+        r = await api.post({"query": CLAIM_DOCUMENTS["ClaimWalkIn"], "variables": {"u": unit, "t": "not-a-token"}})
+        assert r.status_code == 200 and r.json()["data"]["claimWalkIn"]["__typename"] != "WalkIn", r.text
