@@ -166,3 +166,12 @@ class ErrorCode(StrEnum):
     TOO_MANY_SUBSCRIPTIONS = "too_many_subscriptions"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
 
+    # The persisted-query protocol's codes (api/graphql/persisted.py), spelled as Apollo's clients and servers spell
+    # them, uppercase: Apollo's clients match on PERSISTED_QUERY_NOT_FOUND / _NOT_SUPPORTED to send the document
+    # again; _NOT_IN_LIST and QUERY_NOT_IN_SAFELIST are Apollo Router's safelisting codes.
+    PERSISTED_QUERY_HASH_MISMATCH = "PERSISTED_QUERY_HASH_MISMATCH"
+    PERSISTED_QUERY_NOT_FOUND = "PERSISTED_QUERY_NOT_FOUND"
+    PERSISTED_QUERY_NOT_IN_LIST = "PERSISTED_QUERY_NOT_IN_LIST"
+    PERSISTED_QUERY_NOT_SUPPORTED = "PERSISTED_QUERY_NOT_SUPPORTED"
+    PERSISTED_QUERY_VERSION_NOT_SUPPORTED = "PERSISTED_QUERY_VERSION_NOT_SUPPORTED"
+    QUERY_NOT_IN_SAFELIST = "QUERY_NOT_IN_SAFELIST"

@@ -17,7 +17,9 @@ from domain.errors import ErrorCode
 strawberry.enum(ErrorCode, name="ErrorCode", graphql_name_from="value", description=(
     "Every stable code a client can meet: `code` of a refusal in a result union, and `extensions.code` of a "
     "top-level error (which also carries the API's own codes: document, limits, transport). The values are the "
-    "wire strings, lowercase (e.g. slot_taken)."))  # registers the domain enum itself, as schema/audit.py does
+    "wire strings, lowercase (e.g. slot_taken), except the persisted-query protocol's codes, which keep Apollo's "
+    "uppercase spelling (PERSISTED_QUERY_NOT_FOUND) because clients match on them."))
+# (that call registers the domain enum itself, as schema/audit.py does)
 
 
 @strawberry.interface(description="Something the request asked for that the engine refused.")

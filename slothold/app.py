@@ -29,6 +29,8 @@ from api.claim_pages import claim_routes
 from api.cors import CHECKED_ORIGIN, CorsMiddleware
 from api.graphql.guards import GraphQLHTTPError
 from api.graphql.limits import HoldRateLimiter, QueryLimits
+from api.graphql.manifest import load_manifest
+from api.graphql.persisted import PersistedQueries, PersistedQueryMode, PersistedQueryStore
 from api.graphql.view import SlotholdGraphQL, static_routes
 from api.realtime.fanout import SharedSubscriptions, SharedTransportWSHandler
 from api.realtime.hub import Hub
@@ -44,7 +46,7 @@ from providers.qr import qr_png_data_uri
 from providers.sandbox import SandboxProvider
 from resolvers.context import Context
 from slothold.cli.demo import DEMO_UNIT_ID
-from slothold.read_routing import ReplicaReads, lag_metric, routed
+from slothold.read_routing import CACHEABLE_READS, ReplicaReads, lag_metric, routed
 from slothold.redis_conn import broadcast, redis_client
 from slothold.schema import build_schema
 from slothold.settings import Settings
@@ -182,6 +184,14 @@ def _own_origins(settings: Settings) -> frozenset[str]:
     return frozenset({f"{scheme}://{rest.split('/', 1)[0]}".lower()})
 
 
+def persisted_queries(settings: Settings) -> PersistedQueries:
+    """The persisted-query protocol of the settings (its Redis client is attached by the app's lifespan)."""
+    mode = PersistedQueryMode(settings.persisted_query_mode())
+    manifest = load_manifest(settings.persisted_query_manifest) if mode is PersistedQueryMode.ALLOWLIST else None
+    return PersistedQueries(mode, PersistedQueryStore(None, settings.persisted_query_ttl_seconds,
+                                                      settings.persisted_query_cache_size), manifest)
+
+
 def create_app(settings: Settings | None = None, clock: Clock | None = None) -> Starlette:
     """Build the app; DATABASE_URL and REDIS_URL come from `settings` (default: the environment)."""
     settings = settings or Settings.from_env()
@@ -209,6 +219,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             await replicas.start()
             deps = routed(deps, pool, replicas)
         provider = deps.provider
+        if persisted.mode is PersistedQueryMode.APQ:  # the APQ documents, shared by every API process
+            persisted.store.redis = redis_client(settings, 0.5)
         # Its own connection with short timeouts: a sick Redis may slow a hold by half a second, once (the limiter
         # then steps aside for a few seconds), never stall it.
         state["hold_limiter"] = HoldRateLimiter(
@@ -245,6 +257,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                 if close is not None:
                     await close()
             await redis.aclose()
+            if persisted.store.redis is not None:
+                await persisted.store.redis.aclose()
             await state["hold_limiter"].redis.aclose()
             if replicas is not None:
                 await replicas.stop()
@@ -277,8 +291,12 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     instrument(schema)  # operation timings, hold outcomes and conflicts (slothold/metrics.py)
     if settings.database_read_urls:
         schema.extensions = (*schema.extensions, ReplicaReads)
+    persisted = persisted_queries(settings)
     view = GraphQLEndpoint(state, schema, max_body_bytes=settings.max_body_bytes,
-                           max_query_tokens=settings.max_query_tokens)
+                           max_query_tokens=settings.max_query_tokens, persisted_queries=persisted,
+                           public_fields=CACHEABLE_READS, public_max_age=settings.graphql_get_max_age,
+                           # the allow-list runs no document of GraphiQL's choosing: it is not offered
+                           graphql_ide=None if persisted.allowlist else "graphiql")
     app = Starlette(
         routes=[
             Route("/graphql", view),
