@@ -42,7 +42,7 @@ BOOKING_STATUSES: Final = ["HELD", "PENDING_PAYMENT", "VERIFYING", "CONFIRMED", 
                            "CANCELLED", "NO_SHOW", "EXPIRED"]
 CHARGE_STATUSES: Final = ["CREATING", "PENDING", "PAID", "CANCELLED", "EXPIRED", "FAILED"]
 REFUND_STATUSES: Final = ["NOT_DUE", "REQUESTED", "SUCCEEDED", "FAILED"]
-_RANGE: Final = {"resourceId": ID, "startsAt": TIME, "endsAt": TIME}
+_RANGE: Final[dict[str, Any]] = {"resourceId": ID, "startsAt": TIME, "endsAt": TIME}
 
 SCHEMAS: Final[dict[str, Any]] = {
     "Problem": _obj(

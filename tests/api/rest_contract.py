@@ -63,15 +63,15 @@ def check(response: httpx.Response) -> Any:
 
 @asynccontextmanager
 async def rest_app(database_url: str, redis_url: str, clock: MutableClock, **settings: Any
-                   ) -> AsyncIterator[tuple[httpx.AsyncClient, Any, str]]:
-    """(client without a token, the app, a system token) on an in-process app."""
+                   ) -> AsyncIterator[tuple[httpx.AsyncClient, str]]:
+    """(a client without a token, a system token) on an in-process app."""
     app = create_app(Settings(database_url=database_url, redis_url=redis_url, db_pool_max=10, **settings),
                      clock=clock)
     async with app.router.lifespan_context(app):
         token = await system_token(app.state.slothold["access"])
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://slothold.test") as client:
-            yield client, app, token
+            yield client, token
 
 
 def bearer(token: str) -> dict[str, str]:

@@ -32,7 +32,7 @@ def hold_body(v: Any, n: int, hour: int = 19) -> dict[str, Any]:
 
 @pytest.fixture
 async def door(database_url: str, redis_url: str, clock: MutableClock, pool: Any) -> Any:
-    async with rest_app(database_url, redis_url, clock) as (client, app, system):
+    async with rest_app(database_url, redis_url, clock) as (client, system):
         v = await paid_venue(pool)
         ana = await _sign_in(client, system, v.unit_id, _phone())
         bia = await _sign_in(client, system, v.unit_id, _phone())
@@ -88,7 +88,8 @@ async def test_the_core_flow_over_rest(door: Any, pool: Any, clock: MutableClock
                                headers={**bearer(ana), "Idempotency-Key": "ana-confirm-1"})
     assert replay.status_code == 200 and check(replay)["charge"]["txid"] == charge["txid"]  # no second charge
     # The customer pays (the sandbox bank); the booking reads confirmed.
-    paid = await client.post("/graphql", headers=bearer(system), json={"query": PAY, "variables": {"t": charge["txid"]}})
+    paid = await client.post("/graphql", headers=bearer(system),
+                             json={"query": PAY, "variables": {"t": charge["txid"]}})
     assert paid.json()["data"]["sandboxPay"]["outcome"] == "confirmed"
     r = await client.get(f"/v1/bookings/{bid}", headers=bearer(ana))
     assert r.status_code == 200 and check(r)["status"] == "CONFIRMED" and r.json()["paidCents"] == 10000
@@ -109,7 +110,7 @@ async def test_the_core_flow_over_rest(door: Any, pool: Any, clock: MutableClock
 
 async def test_the_rest_answers_are_graphqls(door: Any) -> None:
     """No second implementation: the REST booking is GraphQL's booking, field for field."""
-    client, system, v, ana, _ = door
+    client, _, v, ana, _ = door
     r = await client.post("/v1/holds", json=hold_body(v, 3, 20), headers={**bearer(ana), "Idempotency-Key": "g-1"})
     booking = check(r)
     q = ("query($id: ID!) { booking(id: $id) { ... on Booking { id unitId status holdType channel startsAt endsAt "
