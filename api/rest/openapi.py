@@ -123,7 +123,8 @@ SCHEMAS: Final[dict[str, Any]] = {
 
 _STATUS_TEXT: Final = {400: "Bad input: the body's JSON, a parameter, a missing Idempotency-Key header.",
                        401: "The bearer token is missing, unknown, expired or revoked.",
-                       403: "The token may not do this.",
+                       403: "The token may not do this (a customer books only for themselves; a token only in its "
+                            "units).",
                        404: "Not found (an object the caller may not see answers exactly the same).",
                        405: "Another method than the path allows (see Allow).",
                        409: "A conflict with the state of things (the booking's state, a request under the same key "
@@ -195,7 +196,7 @@ PATHS: Final[dict[str, Any]] = {
         "responses": _responses(
             _ok("The hold.", "Booking", headers={"Location": {**_HEADER, "description": "/v1/bookings/{id}"},
                                                   **_REPLAYED}),
-            *_POSTS, status=201, p409="SlotTakenProblem")}},
+            403, *_POSTS, status=201, p409="SlotTakenProblem")}},
     "/v1/holds/{id}/confirm": {"post": {
         "operationId": "confirm", "summary": "The customer accepts the hold's summary: confirmed when nothing is due, "
                                              "else pending payment with a Pix charge (GraphQL confirm).",

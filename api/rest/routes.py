@@ -14,6 +14,7 @@ path under /v1 is 404.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -30,6 +31,7 @@ from api.rest.requests import arguments_of, json_body, only_known, require_key, 
 from domain.errors import ErrorCode
 
 Handler = Callable[[Request], Awaitable[Response]]
+log = logging.getLogger("slothold.rest")
 
 
 class Methods:
@@ -48,7 +50,12 @@ class Methods:
             response = problem(ErrorCode.METHOD_NOT_ALLOWED, f"{request.method} is not allowed here; use {allowed}.",
                                request.url.path, headers={"allow": allowed})
         else:
-            response = await handler(request)
+            try:
+                response = await handler(request)
+            except Exception:  # a bug of the door itself: logged, answered as a problem like any other
+                log.exception("REST request failed")
+                response = problem(ErrorCode.INTERNAL_ERROR, "Internal error; it has been logged. Quote the "
+                                   "request id.", request.url.path)
         await response(scope, receive, send)
 
 

@@ -96,6 +96,10 @@ async def test_tokens_and_other_customers(door: Any) -> None:
     assert bad.headers["www-authenticate"] == 'Bearer error="invalid_token"'
     anonymous = await client.post("/v1/holds", json=hold_body(v, 13), headers={"Idempotency-Key": "anon-1"})
     assert problem_of(anonymous, 401, "unauthenticated") and anonymous.headers["www-authenticate"] == "Bearer"
+    # A customer books only for themselves (GraphQL's forbidden, 403).
+    someone_else = {**hold_body(v, 13), "customer": {"phone": "+5511911112222"}}
+    problem_of(await client.post("/v1/holds", json=someone_else, headers={**bearer(ana), "Idempotency-Key": "a-2"}),
+               403, "forbidden")
     problem_of(await client.get("/v1/availability", params={"unitId": str(v.unit_id), "from": at(12, 18).isoformat(),
                "to": at(12, 20).isoformat()}, headers=bearer("not-a-token")), 401, "unauthenticated")
     # Bia may not see Ana's booking: the very answer of a booking that does not exist.
@@ -141,3 +145,25 @@ async def test_paths_methods_keys_and_limits(door: Any) -> None:
     assert int(limited.headers["retry-after"]) == limit["retryAfterSeconds"] > 0
     big = await client.post("/v1/holds", json={**hold_body(v, 16), "x": "y" * 5000}, headers=auth)
     problem_of(big, 413, "body_too_large")
+
+
+async def test_outages_and_bugs_are_problems_too(door: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    client, _, _, ana, _ = door
+    import slothold.app
+
+    async def unreachable(context: Any, token: str | None) -> None:
+        raise OSError("connection refused")
+
+    with monkeypatch.context() as m:  # the database cannot say who is calling: the GraphQL view's own 503
+        m.setattr(slothold.app, "_authenticate", unreachable)
+        r = await client.get(f"/v1/bookings/{uuid.uuid4()}", headers=bearer(ana))
+        assert problem_of(r, 503, "busy") and r.headers["retry-after"] == "1"
+    from api.rest.gateway import Gateway
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(Gateway, "run", broken)
+    r = await client.get(f"/v1/bookings/{uuid.uuid4()}", headers=bearer(ana))
+    assert r.status_code == 500 and r.headers["content-type"].startswith("application/problem+json")
+    assert r.json()["code"] == "internal_error" and "a bug" not in r.text and "Traceback" not in r.text

@@ -10,6 +10,7 @@ import httpx
 import jsonschema
 import pytest
 from graphql import FieldNode, FragmentDefinitionNode, OperationDefinitionNode, SelectionSetNode, parse, validate
+from jsonschema import FormatChecker
 from openapi_spec_validator import validate as validate_spec
 from starlette.routing import Mount, Route
 
@@ -95,6 +96,10 @@ def test_the_checker_refuses_what_the_document_does_not_describe() -> None:
 
     with pytest.raises(jsonschema.ValidationError):
         check(response(200, {"id": "abc"}))  # most of a booking missing
+    assert "date-time" in FormatChecker().checkers  # formats are checked (rfc3339-validator is installed)
+    with pytest.raises(jsonschema.ValidationError):
+        check(response(404, {"type": "x", "title": "t", "status": 404, "detail": "d", "code": "not_found",
+                             "instance": "/v1/bookings/abc", "retryAfterSeconds": "soon"}, "application/problem+json"))
     with pytest.raises(AssertionError):
         check(response(409, {}, "application/problem+json"))  # GET booking never answers 409
     with pytest.raises(jsonschema.ValidationError):
