@@ -106,3 +106,19 @@ def test_the_checker_refuses_what_the_document_does_not_describe() -> None:
         check(response(404, {"type": "x", "title": "t", "status": 404, "detail": "d"}, "application/problem+json"))
     with pytest.raises(AssertionError):
         check(response(404, {"type": "x", "title": "t", "status": 404, "detail": "d", "code": "not_found"}))
+
+
+def test_the_request_schemas_are_graphqls_arguments() -> None:
+    """A body is the GraphQL input or the field's arguments: a field added there shows here, or this fails."""
+    live = build_schema()._schema
+    mutation = live.mutation_type
+    assert mutation is not None
+    assert _properties("HoldRequest") == set(live.type_map["HoldInput"].fields)  # type: ignore[attr-defined]
+    assert _properties("Customer") == set(live.type_map["CustomerInput"].fields)  # type: ignore[attr-defined]
+    skip = {"bookingId", "idempotencyKey"}
+    assert _properties("ConfirmRequest") == set(mutation.fields["confirm"].args) - skip
+    assert _properties("CancelRequest") == set(mutation.fields["cancel"].args) - skip
+    query = live.query_type
+    assert query is not None
+    documented = {p["name"] for p in OPENAPI["paths"]["/v1/availability"]["get"]["parameters"]}
+    assert documented == set(query.fields["bookableSlots"].args)
