@@ -34,6 +34,7 @@ from api.graphql.persisted import PersistedQueries, PersistedQueryMode, Persiste
 from api.graphql.view import SlotholdGraphQL, static_routes
 from api.realtime.fanout import SharedSubscriptions, SharedTransportWSHandler
 from api.realtime.hub import Hub
+from api.rest import rest_routes
 from api.web_demo import web_demo_routes
 from api.webhooks.pix import sandbox_pay, webhook_endpoint
 from api.webhooks.whatsapp import whatsapp_routes
@@ -99,20 +100,7 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
         return super().encode_json(data)
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        headers = {k.lower(): v for k, v in request.headers.items()}
-        context = Context(deps=self._state["deps"], request_id=request_id_var.get() or "-", headers=headers,
-                          hub=self._state["hub"], qr=qr_png_data_uri, sandbox_pay=self._state["sandbox_pay"],
-                          client_host=request.client.host if request.client else None,
-                          access=self._state["access"], authenticator=self._state["authenticator"],
-                          hold_limiter=self._state["hold_limiter"], stores=PgStores(self._state["pool"]))
-        try:
-            await _authenticate(context, bearer(headers.get("authorization")))
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
-            # The database (or the pooler in front of it) cannot say who is calling: 503, retry shortly — not 500.
-            log.warning("cannot authenticate: database unreachable (%s)", type(e).__name__)
-            raise GraphQLHTTPError(503, "The database is unreachable right now; try again shortly.",
-                                   {"retry-after": "1"}) from e
-        return context
+        return await request_context(self._state, request)
 
     def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
         """A page of another site opens a websocket only from an allowed origin: api/cors.py, in front, checked it
@@ -127,6 +115,25 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
         if context.auth_failure is not None:
             raise ConnectionRejectionError({"message": context.auth_failure.message, "code": "unauthenticated"})
         return UNSET
+
+
+async def request_context(state: dict[str, Any], request: Request | WebSocket) -> Context:
+    """The context of one request, authenticated from its `Authorization: Bearer` header: the GraphQL view's, and
+    the REST door's (api/rest/), which runs its GraphQL documents with the very same context."""
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    context = Context(deps=state["deps"], request_id=request_id_var.get() or "-", headers=headers,
+                      hub=state["hub"], qr=qr_png_data_uri, sandbox_pay=state["sandbox_pay"],
+                      client_host=request.client.host if request.client else None,
+                      access=state["access"], authenticator=state["authenticator"],
+                      hold_limiter=state["hold_limiter"], stores=PgStores(state["pool"]))
+    try:
+        await _authenticate(context, bearer(headers.get("authorization")))
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
+        # The database (or the pooler in front of it) cannot say who is calling: 503, retry shortly — not 500.
+        log.warning("cannot authenticate: database unreachable (%s)", type(e).__name__)
+        raise GraphQLHTTPError(503, "The database is unreachable right now; try again shortly.",
+                               {"retry-after": "1"}) from e
+    return context
 
 
 async def _authenticate(context: Context, token: str | None) -> None:
@@ -308,6 +315,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             Route("/metrics", metrics_endpoint(state, settings.metrics_token), methods=["GET"]),
             *web_demo_routes(state, settings.data_dir, DEMO_UNIT_ID),
             *claim_routes(state),
+            *rest_routes(schema, partial(request_context, state), settings.max_body_bytes),  # the REST door: /v1
             *static_routes(),
         ],
         middleware=[Middleware(RequestIdMiddleware),
