@@ -11,6 +11,10 @@ from strawberry.scalars import JSON
 from domain import staff_queue as dq
 from schema.errors import InvalidInput, InvalidTransition, NotFound
 
+QueueStatus = dq.QueueStatus  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
+strawberry.enum(QueueStatus, description="Where a queue item is: OPEN, ACKNOWLEDGED (\"Registrar ciência\"), "
+                "RESOLVED.")
+
 
 @strawberry.type(description="An item of the staff queue (Tratativas).")
 class QueueItem:
