@@ -43,19 +43,25 @@ def _like(text: str) -> str:
 
 
 def search_conditions(search: BookingSearch) -> tuple[str, list[Any]]:
-    """The WHERE of a bookings search on `bookings b` and its parameters ($1 is the tenant)."""
-    args: list[Any] = [search.tenant_id]
+    """The WHERE of a bookings search on `bookings b` and its parameters."""
+    args: list[Any] = []
     where: list[str] = []
+    tenant: list[str] = []
 
     def arg(value: Any) -> str:
         args.append(value)
         return f"${len(args)}"
 
+    def tenant_arg() -> str:
+        if not tenant:
+            tenant.append(arg(search.tenant_id))
+        return tenant[0]
+
     if search.unit_id is not None:
         where.append(f"b.unit_id = {arg(search.unit_id)}::uuid")
     if search.own is not None:  # a customer: only the records their session proves, as booking(id) decides
         own = search.own
-        where.append(f"b.customer_id IN (SELECT id FROM customers WHERE tenant_id = $1::uuid AND (id = "
+        where.append(f"b.customer_id IN (SELECT id FROM customers WHERE tenant_id = {tenant_arg()}::uuid AND (id = "
                      f"{arg(own.customer_id)}::uuid OR (phone IS NOT NULL AND phone = {arg(own.phone)}::text) OR "
                      f"(email IS NOT NULL AND lower(email) = lower({arg(own.email)}::text))))")
     if search.statuses is not None:
@@ -74,8 +80,8 @@ def search_conditions(search: BookingSearch) -> tuple[str, list[Any]]:
     if search.cpf is not None:
         who.append(f"c.cpf = {arg(search.cpf)}::char(11)")
     if who:
-        where.append("b.customer_id IN (SELECT c.id FROM customers c WHERE c.tenant_id = $1::uuid AND "
-                     + " AND ".join(who) + ")")
+        where.append(f"b.customer_id IN (SELECT c.id FROM customers c WHERE c.tenant_id = {tenant_arg()}::uuid "
+                     "AND " + " AND ".join(who) + ")")
     return " AND ".join(where) or "true", args
 
 
