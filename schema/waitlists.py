@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Annotated, Any
 from uuid import UUID
@@ -84,21 +85,26 @@ class UnitWaitlists:
     first: strawberry.Private[int]
     """The bare lists' length (the `first` of `waitlists`)."""
 
+    lists: strawberry.Private[list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]] = dataclasses.field(
+        default_factory=list)
+    """Both bare lists once read (one read for the two fields)."""
+
+    async def _lists(self, info: strawberry.Info) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        from domain.waitlist import unit_lists
+
+        if not self.lists:
+            self.lists.append(await unit_lists(info.context.deps, self.unit_id, self.first))
+        return self.lists[0]
+
     @strawberry.field(description="The live entries of the unit's slot waitlists: the first `first` of them.",
                       deprecation_reason="Use slotsConnection: it pages on with cursors.")
     async def slots(self, info: strawberry.Info) -> list[SlotWaitlistEntry]:
-        from domain.waitlist import unit_lists
-
-        found, _ = await unit_lists(info.context.deps, self.unit_id, self.first)
-        return [SlotWaitlistEntry.from_row(r) for r in found]
+        return [SlotWaitlistEntry.from_row(r) for r in (await self._lists(info))[0]]
 
     @strawberry.field(description="The unit's live walk-in queue: the first `first` of it.",
                       deprecation_reason="Use walkInsConnection: it pages on with cursors.")
     async def walk_ins(self, info: strawberry.Info) -> list[WalkIn]:
-        from domain.waitlist import unit_lists
-
-        _, found = await unit_lists(info.context.deps, self.unit_id, self.first)
-        return [WalkIn.from_row(r) for r in found]
+        return [WalkIn.from_row(r) for r in (await self._lists(info))[1]]
 
     @strawberry.field(description="The live entries of the unit's slot waitlists a page at a time: by slot start, "
                       "resource, place in line, then id.")
