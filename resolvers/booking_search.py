@@ -25,6 +25,7 @@ from schema.connections import After, Before, Connection, First, Last, connectio
 UnitId = Annotated[strawberry.ID | None, strawberry.argument(description=(
     "The unit whose bookings to search: required for staff and integrators; a customer may leave it out to search "
     "their own in every unit of the organization's tenant."))]
+StaffUnitId = Annotated[strawberry.ID, strawberry.argument(description="The unit whose audit trail to read.")]
 Filter = Annotated[BookingFilter | None, strawberry.argument(description="What to look for (null: every booking).")]
 
 
@@ -62,7 +63,7 @@ class BookingSearchQuery:
         "Staff: the unit's audit trail — every status change of every booking, who made it and how — a page at a "
         "time, newest first (by the audit row's sequence). Rows are append-only and hash-chained per unit "
         "(`slothold audit verify`)."))
-    async def audit_entries(self, info: Info, unit_id: strawberry.ID, first: First = None, after: After = None,
+    async def audit_entries(self, info: Info, unit_id: StaffUnitId, first: First = None, after: After = None,
                             last: Last = None, before: Before = None) -> Connection[BookingHistoryEntry]:
         uid = parse_id(unit_id, "unitId")
         await authorize_unit(info.context, uid, Action.READ, hide=True)

@@ -114,7 +114,8 @@ class CheckoutQuery:
 
     @strawberry.field(description="The charges of a booking a page at a time, newest first (then by id). Staff of "
                       "its unit, integrators with read, its customer.")
-    async def charges_connection(self, info: Info, booking_id: strawberry.ID, first: First = None,
+    async def charges_connection(self, info: Info, booking_id: Annotated[strawberry.ID, strawberry.argument(
+                                     description="The booking whose charges.")], first: First = None,
                                  after: After = None, last: Last = None, before: Before = None
                                  ) -> Connection[Charge]:
         bid = parse_id(booking_id, "bookingId")

@@ -60,7 +60,8 @@ class NotificationQuery:
     @strawberry.field(description="In-app notifications a page at a time, newest first (then by id): a signed-in "
                       "customer's own (no unitId), or the unit's staff notifications (unitId; READ).")
     async def notifications_connection(
-        self, info: Info, unit_id: strawberry.ID | None = None,
+        self, info: Info, unit_id: Annotated[strawberry.ID | None, strawberry.argument(description=(
+            "Staff: the unit whose staff notifications (READ). Leave it out for a signed-in customer's own."))] = None,
         unread_only: Annotated[bool, strawberry.argument(description="Only those not read yet.")] = False,
         first: First = None, after: After = None, last: Last = None, before: Before = None,
     ) -> Connection[Notification]:

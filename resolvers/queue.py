@@ -31,7 +31,7 @@ class QueueQuery:
     @strawberry.field(description="The unit's staff queue a page at a time: most urgent first (critical, high, then "
                       "the rest), then oldest, then by id.")
     async def queue_connection(
-        self, info: Info, unit_id: strawberry.ID,
+        self, info: Info, unit_id: Annotated[strawberry.ID, strawberry.argument(description="The unit whose queue.")],
         statuses: Annotated[list[QueueStatus] | None, strawberry.argument(
             description="Only items in these statuses (null or empty: OPEN and ACKNOWLEDGED).")] = None,
         first: First = None, after: After = None, last: Last = None, before: Before = None,
@@ -39,7 +39,7 @@ class QueueQuery:
         uid = parse_id(unit_id, "unitId")
         await authorize_unit(info.context, uid, Action.READ, hide=True)
         request = page_request(listings.QUEUE, first, after, last, before)
-        wanted = [s.value for s in statuses] if statuses else ["open", "acknowledged"]
+        wanted = [s.name.lower() for s in statuses] if statuses else ["open", "acknowledged"]
         page = await listings.read(info.context.deps, lambda rows: rows.queue(uid, wanted, request))
         return connection(page.map(QueueItem.from_domain), listings.QUEUE)
 

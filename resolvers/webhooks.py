@@ -72,7 +72,8 @@ class WebhookQuery:
     @strawberry.field(description="An endpoint's delivery log a page at a time, newest first (then by id): event, "
                       "status, attempts, last response code, latency and error, next attempt.")
     async def webhook_deliveries_connection(
-        self, info: Info, endpoint_id: strawberry.ID,
+        self, info: Info,
+        endpoint_id: Annotated[strawberry.ID, strawberry.argument(description="The endpoint whose deliveries.")],
         status: Annotated[WebhookDeliveryStatus | None, strawberry.argument(
             description="Only deliveries in this status.")] = None,
         first: First = None, after: After = None, last: Last = None, before: Before = None,

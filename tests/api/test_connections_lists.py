@@ -175,6 +175,9 @@ async def test_every_new_connection_walks_in_pages(api: Api, venue: dict[str, An
     pages = await _walk(api, q, ["queueConnection"], {"u": u})
     assert [n["priority"] for n in flat(pages)] == ["critical", "high", "normal"]
     assert flat(await _walk(api, q, ["queueConnection"], {"u": u}, backward=True)) == flat(pages)
+    by_status = "query($u: ID!, $s: [QueueStatus!]) { queueConnection(unitId: $u, statuses: $s) { edges { cursor } } }"
+    assert len((await api.gql(by_status, {"u": u, "s": ["OPEN"]}))["queueConnection"]["edges"]) == 3
+    assert (await api.gql(by_status, {"u": u, "s": ["RESOLVED"]}))["queueConnection"]["edges"] == []
     # A booking's charges, newest first.
     booking = uuid_of(ids["a1"])
     for n in range(3):
