@@ -394,3 +394,5 @@ class HistoryEntry:
     allocations: tuple[Allocation, ...]
     session: str | None = None
     """The credential the change came through (None: the platform's own jobs)."""
+    booking_id: UUID | None = None
+    """The booking the row is of."""

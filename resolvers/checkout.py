@@ -7,7 +7,7 @@ from typing import Annotated
 
 import strawberry
 
-from domain import checkout, orphans, queries, settlement
+from domain import checkout, listings, orphans, queries, settlement
 from domain.access import Action
 from domain.errors import ErrorCode, InvalidInput
 from domain.hold_types import INTERNAL
@@ -16,6 +16,7 @@ from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_booking, authorize_unit, booking_customer, customer_for, limit_holds
 from schema.bookings import Booking, BookingPayload
 from schema.checkout import CheckoutResult, PaymentResult, SwapInput, SwapResult
+from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.pages import page_description, page_size
 from schema.payments import Charge, OrphanPayment, PaymentOutcome
 
@@ -101,7 +102,8 @@ class CheckoutMutation:
 
 @strawberry.type
 class CheckoutQuery:
-    @strawberry.field(description="The charges of a booking, newest first.")
+    @strawberry.field(description="The charges of a booking, newest first.",
+                      deprecation_reason="Use chargesConnection: it pages on with cursors.")
     async def charges(self, info: Info, booking_id: strawberry.ID,
                       first: Annotated[int, strawberry.argument(description=page_description(50))] = 50
                       ) -> list[Charge]:
@@ -109,6 +111,18 @@ class CheckoutQuery:
         await authorize_booking(info.context, bid, Action.READ)
         found = await queries.charges_of(info.context.deps, bid, page_size(first))
         return [Charge.from_domain(c, info.context.qr) for c in found]
+
+    @strawberry.field(description="The charges of a booking a page at a time, newest first (then by id). Staff of "
+                      "its unit, integrators with read, its customer.")
+    async def charges_connection(self, info: Info, booking_id: Annotated[strawberry.ID, strawberry.argument(
+                                     description="The booking whose charges.")], first: First = None,
+                                 after: After = None, last: Last = None, before: Before = None
+                                 ) -> Connection[Charge]:
+        bid = parse_id(booking_id, "bookingId")
+        await authorize_booking(info.context, bid, Action.READ, hide=True)
+        request = page_request(listings.CHARGES, first, after, last, before)
+        page = await listings.read(info.context.deps, lambda rows: rows.charges(bid, request))
+        return connection(page.map(lambda c: Charge.from_domain(c, info.context.qr)), listings.CHARGES)
 
     @strawberry.field(description="Staff (counter): the unit's Pix that matched no charge, newest first, to apply "
                       "one to a booking with linkPayment (RN-HLD-06 \"Vincular pagamento\").")

@@ -12,22 +12,25 @@ from uuid import UUID
 
 import strawberry
 
-from domain import events
+from domain import events, listings
 from domain.access import Action
 from domain.errors import ErrorCode, InvalidInput
 from resolvers.context import Context, Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.permissions import authorize_unit, signed_in
+from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.notifications import Notification, NotificationAdded
 from schema.pages import page_description, page_size
 
 
-async def _whose(context: Context, unit_id: strawberry.ID | None) -> tuple[UUID | None, UUID | None]:
-    """(customer id, None) for a customer reading their own; (None, unit id) for staff reading a unit's."""
+async def _whose(context: Context, unit_id: strawberry.ID | None, hide: bool = False
+                 ) -> tuple[UUID | None, UUID | None]:
+    """(customer id, None) for a customer reading their own; (None, unit id) for staff reading a unit's. `hide`: a
+    unit beyond the caller's reach is answered as a missing one."""
     signed_in(context, Action.READ, "notifications are a customer's own, or a unit's for its staff")
     if unit_id is not None:
         uid = parse_id(unit_id, "unitId")
-        await authorize_unit(context, uid, Action.READ)
+        await authorize_unit(context, uid, Action.READ, hide=hide)
         return None, uid
     p = context.principal
     if not p.is_customer or p.customer_id is None:
@@ -38,7 +41,8 @@ async def _whose(context: Context, unit_id: strawberry.ID | None) -> tuple[UUID 
 @strawberry.type
 class NotificationQuery:
     @strawberry.field(description="In-app notifications, newest first: a signed-in customer's own (no unitId), or "
-                      "the unit's staff notifications (unitId; READ).")
+                      "the unit's staff notifications (unitId; READ).",
+                      deprecation_reason="Use notificationsConnection: it pages on with cursors.")
     async def notifications(
         self, info: Info, unit_id: strawberry.ID | None = None,
         first: Annotated[int, strawberry.argument(description=page_description(50))] = 50,
@@ -52,6 +56,24 @@ class NotificationQuery:
             assert unit is not None
             rows = await info.context.stores.notifications.for_staff(unit, limit, unread_only)
         return [Notification.from_row(r) for r in rows]
+
+    @strawberry.field(description="In-app notifications a page at a time, newest first (then by id): a signed-in "
+                      "customer's own (no unitId), or the unit's staff notifications (unitId; READ).")
+    async def notifications_connection(
+        self, info: Info, unit_id: Annotated[strawberry.ID | None, strawberry.argument(description=(
+            "Staff: the unit whose staff notifications (READ). Leave it out for a signed-in customer's own."))] = None,
+        unread_only: Annotated[bool, strawberry.argument(description="Only those not read yet.")] = False,
+        first: First = None, after: After = None, last: Last = None, before: Before = None,
+    ) -> Connection[Notification]:
+        request = page_request(listings.NOTIFICATIONS, first, after, last, before)
+        customer, unit = await _whose(info.context, unit_id, hide=True)
+        store = info.context.stores.notifications
+        if customer is not None:
+            page = await store.customer_page(customer, unread_only, request)
+        else:
+            assert unit is not None
+            page = await store.staff_page(unit, unread_only, request)
+        return connection(page.map(Notification.from_row), listings.NOTIFICATIONS)
 
 
 @strawberry.type

@@ -132,16 +132,16 @@ class WaitlistQuery:
         await authorize_row(info.context, "capacity_waitlist", eid, Action.READ, "id")
         return CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(info.context.deps, eid))
 
-    @strawberry.field(description="Staff: the unit's slot waitlists and walk-in queue.")
+    @strawberry.field(description="Staff: the unit's slot waitlists and walk-in queue (slotsConnection and "
+                      "walkInsConnection page through them).")
     async def waitlists(
         self, info: Info, unit_id: strawberry.ID,
-        first: Annotated[int, strawberry.argument(description=page_description(200) + " Of each list.")] = 200,
+        first: Annotated[int, strawberry.argument(description=page_description(200) + " Of each bare list (slots, "
+                                                 "walkIns); the connections take their own.")] = 200,
     ) -> UnitWaitlists:
         uid = parse_id(unit_id, "unitId")
         await authorize_unit(info.context, uid, Action.READ)
-        slots, walk_ins = await waitlist.unit_lists(info.context.deps, uid, page_size(first))
-        return UnitWaitlists(slots=[SlotWaitlistEntry.from_row(r) for r in slots],
-                             walk_ins=[WalkIn.from_row(r) for r in walk_ins])
+        return UnitWaitlists(unit_id=uid, first=page_size(first))
 
 
 @strawberry.type

@@ -8,16 +8,19 @@ from uuid import UUID
 
 import strawberry
 
+from domain import listings
 from domain import webhooks_out as wh
 from domain.access import Action
 from domain.errors import NotFound
 from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_unit, signed_in
 from resolvers.ports import WebhookStore
+from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.pages import page_description, page_size
 from schema.webhooks import (
     ReplayResult,
     WebhookDelivery,
+    WebhookDeliveryStatus,
     WebhookEndpoint,
     WebhookResult,
     WebhookSecret,
@@ -31,14 +34,18 @@ def _store(context: Context) -> WebhookStore:
     return context.stores.webhooks
 
 
-async def _authorize_row(context: Context, kind: str, row_id: UUID, field: str) -> None:
-    """Refuse unless the caller may manage the webhooks of the unit of an endpoint or delivery."""
+async def _authorize_row(context: Context, kind: str, row_id: UUID, field: str, hide: bool = False) -> None:
+    """Refuse unless the caller may manage the webhooks of the unit of an endpoint or delivery. `hide`: a row of a
+    unit beyond the caller's reach is answered as a missing one."""
     signed_in(context, Action.WEBHOOKS)
     store = _store(context)
     unit_id = await (store.endpoint_unit(row_id) if kind == "webhook" else store.delivery_unit(row_id))
     if unit_id is None:
         raise NotFound(kind, row_id, field=field)
-    await authorize_unit(context, unit_id, Action.WEBHOOKS)
+    try:
+        await authorize_unit(context, unit_id, Action.WEBHOOKS, hide=hide)
+    except NotFound:
+        raise NotFound(kind, row_id, field=field) from None
 
 
 @strawberry.type
@@ -50,7 +57,8 @@ class WebhookQuery:
         return [WebhookEndpoint.from_row(r) for r in await _store(info.context).endpoints(uid)]
 
     @strawberry.field(description="An endpoint's delivery log, newest first: event, status, attempts, last response "
-                      "code, latency and error, next attempt.")
+                      "code, latency and error, next attempt.",
+                      deprecation_reason="Use webhookDeliveriesConnection: it pages on with cursors.")
     async def webhook_deliveries(
         self, info: Info, endpoint_id: strawberry.ID,
         first: Annotated[int, strawberry.argument(description=page_description(50))] = 50,
@@ -60,6 +68,21 @@ class WebhookQuery:
         await _authorize_row(info.context, "webhook", eid, "endpointId")
         rows = await _store(info.context).deliveries(eid, page_size(first), status)
         return [WebhookDelivery.from_row(r) for r in rows]
+
+    @strawberry.field(description="An endpoint's delivery log a page at a time, newest first (then by id): event, "
+                      "status, attempts, last response code, latency and error, next attempt.")
+    async def webhook_deliveries_connection(
+        self, info: Info,
+        endpoint_id: Annotated[strawberry.ID, strawberry.argument(description="The endpoint whose deliveries.")],
+        status: Annotated[WebhookDeliveryStatus | None, strawberry.argument(
+            description="Only deliveries in this status.")] = None,
+        first: First = None, after: After = None, last: Last = None, before: Before = None,
+    ) -> Connection[WebhookDelivery]:
+        eid = parse_id(endpoint_id, "endpointId")
+        request = page_request(listings.WEBHOOK_DELIVERIES, first, after, last, before)
+        await _authorize_row(info.context, "webhook", eid, "endpointId", hide=True)
+        page = await _store(info.context).deliveries_page(eid, status.name.lower() if status else None, request)
+        return connection(page.map(WebhookDelivery.from_row), listings.WEBHOOK_DELIVERIES)
 
 
 @strawberry.type

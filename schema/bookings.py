@@ -10,6 +10,7 @@ from uuid import UUID
 import strawberry
 
 from domain import bookings as db
+from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.customers import CustomerInput
 from schema.errors import (
     Busy,
@@ -54,6 +55,7 @@ class BookingHistoryEntry:
     session: str | None = strawberry.field(default=None, description="The credential it came through: staff:<token "
                                            "id>, client:<token id>, customer:<session id>, system:<token id>; null "
                                            "for the platform's own jobs (expiry, sweeps).")
+    booking_id: strawberry.ID | None = strawberry.field(default=None, description="The booking the row is of.")
 
     @classmethod
     def from_domain(cls, e: db.HistoryEntry) -> BookingHistoryEntry:
@@ -61,6 +63,7 @@ class BookingHistoryEntry:
             at=e.at, old_status=BookingStatus(e.old_status.value) if e.old_status else None,
             new_status=BookingStatus(e.new_status.value), hold_type=e.hold_type, actor=e.actor,
             channel=e.channel, reason=e.reason, session=e.session,
+            booking_id=strawberry.ID(str(e.booking_id)) if e.booking_id else None,
             allocations=[Allocation(resource_id=strawberry.ID(str(a.resource_id)), starts_at=a.starts_at,
                                     ends_at=a.ends_at, quantity=a.quantity) for a in e.allocations])
 
@@ -111,12 +114,23 @@ class Booking:
         return Acceptance.from_json(terms.as_json()) if terms is not None else None
 
     @strawberry.field(description="The booking's audit trail, oldest first: its first `first` rows (1 to 500). "
-                      "Rows are append-only and hash-chained per unit (`slothold audit verify`).")
+                      "Rows are append-only and hash-chained per unit (`slothold audit verify`).",
+                      deprecation_reason="Use historyConnection: it pages on with cursors.")
     async def history(self, info: strawberry.Info, first: int = 100) -> list[BookingHistoryEntry]:
         from domain.services import HISTORY_MAX, booking_history
 
         found = await booking_history(info.context.deps, UUID(str(self.id)), page_size(first, HISTORY_MAX))
         return [BookingHistoryEntry.from_domain(e) for e in found]
+
+    @strawberry.field(description="The booking's audit trail, oldest first (by the audit row's sequence), a page "
+                      "at a time. Rows are append-only and hash-chained per unit (`slothold audit verify`).")
+    async def history_connection(self, info: strawberry.Info, first: First = None, after: After = None,
+                                 last: Last = None, before: Before = None) -> Connection[BookingHistoryEntry]:
+        from domain import listings
+
+        request = page_request(listings.BOOKING_HISTORY, first, after, last, before)
+        page = await listings.read(info.context.deps, lambda rows: rows.booking_history(UUID(str(self.id)), request))
+        return connection(page.map(BookingHistoryEntry.from_domain), listings.BOOKING_HISTORY)
 
     @classmethod
     def from_domain(cls, b: db.Booking) -> Booking:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import Enum
 from typing import Annotated
 
 import strawberry
@@ -10,6 +11,14 @@ from strawberry.scalars import JSON
 
 from domain import staff_queue as dq
 from schema.errors import InvalidInput, InvalidTransition, NotFound
+
+
+@strawberry.enum(description="Where a queue item is in its life: open, acknowledged, resolved.")
+class QueueStatus(Enum):
+    OPEN = strawberry.enum_value(dq.QueueStatus.OPEN.value, description="Nobody has taken it up yet.")
+    ACKNOWLEDGED = strawberry.enum_value(dq.QueueStatus.ACKNOWLEDGED.value, description=(
+        "Someone registered they saw it (\"Registrar ciência\"); still to be resolved."))
+    RESOLVED = strawberry.enum_value(dq.QueueStatus.RESOLVED.value, description="Closed, with an optional note.")
 
 
 @strawberry.type(description="An item of the staff queue (Tratativas).")

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Annotated, Any
+from uuid import UUID
 
 import strawberry
 
+from domain import listings
 from domain.events import CapacityOffered, SlotOffered, WaitlistClosed, WaitlistFact
 from schema.bookings import Booking
+from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.errors import CooldownActive, CustomerBlacklisted, InvalidInput, InvalidTransition, NotFound
 
 
@@ -77,8 +81,46 @@ class WalkIn:
 
 @strawberry.type(description="A unit's waitlists for staff.")
 class UnitWaitlists:
-    slots: list[SlotWaitlistEntry]
-    walk_ins: list[WalkIn]
+    unit_id: strawberry.Private[UUID]
+    first: strawberry.Private[int]
+    """The bare lists' length (the `first` of `waitlists`)."""
+
+    lists: strawberry.Private[list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]] = dataclasses.field(
+        default_factory=list)
+    """Both bare lists once read (one read for the two fields)."""
+
+    async def _lists(self, info: strawberry.Info) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        from domain.waitlist import unit_lists
+
+        if not self.lists:
+            self.lists.append(await unit_lists(info.context.deps, self.unit_id, self.first))
+        return self.lists[0]
+
+    @strawberry.field(description="The live entries of the unit's slot waitlists: the first `first` of them.",
+                      deprecation_reason="Use slotsConnection: it pages on with cursors.")
+    async def slots(self, info: strawberry.Info) -> list[SlotWaitlistEntry]:
+        return [SlotWaitlistEntry.from_row(r) for r in (await self._lists(info))[0]]
+
+    @strawberry.field(description="The unit's live walk-in queue: the first `first` of it.",
+                      deprecation_reason="Use walkInsConnection: it pages on with cursors.")
+    async def walk_ins(self, info: strawberry.Info) -> list[WalkIn]:
+        return [WalkIn.from_row(r) for r in (await self._lists(info))[1]]
+
+    @strawberry.field(description="The live entries of the unit's slot waitlists a page at a time: by slot start, "
+                      "resource, place in line, then id.")
+    async def slots_connection(self, info: strawberry.Info, first: First = None, after: After = None,
+                               last: Last = None, before: Before = None) -> Connection[SlotWaitlistEntry]:
+        request = page_request(listings.SLOT_WAITLIST, first, after, last, before)
+        page = await listings.read(info.context.deps, lambda rows: rows.slot_waitlist(self.unit_id, request))
+        return connection(page.map(SlotWaitlistEntry.from_row), listings.SLOT_WAITLIST)
+
+    @strawberry.field(description="The unit's live walk-in queue (waiting, offered, claimed) a page at a time: by "
+                      "area, place in line, then id.")
+    async def walk_ins_connection(self, info: strawberry.Info, first: First = None, after: After = None,
+                                  last: Last = None, before: Before = None) -> Connection[WalkIn]:
+        request = page_request(listings.WALK_INS, first, after, last, before)
+        page = await listings.read(info.context.deps, lambda rows: rows.walk_ins(self.unit_id, request))
+        return connection(page.map(WalkIn.from_row), listings.WALK_INS)
 
 
 @strawberry.type(description="A change in a unit's waitlists (joined, offered, closed, walk-in added).")

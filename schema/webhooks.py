@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import Enum
 from typing import Annotated, Any
 
 import strawberry
@@ -34,6 +35,17 @@ class WebhookEndpoint:
 class WebhookSecret:
     endpoint: WebhookEndpoint
     secret: str
+
+
+@strawberry.enum(description="Where a webhook delivery is: PENDING, SENDING, RETRYING, DELIVERED, FAILED, or "
+                 "CANCELLED (its endpoint was disabled).")
+class WebhookDeliveryStatus(Enum):
+    PENDING = strawberry.enum_value("pending", description="Waiting for its first attempt.")
+    SENDING = strawberry.enum_value("sending", description="An attempt is under way.")
+    RETRYING = strawberry.enum_value("retrying", description="An attempt failed; another one is scheduled.")
+    DELIVERED = strawberry.enum_value("delivered", description="The endpoint answered 2xx.")
+    FAILED = strawberry.enum_value("failed", description="Every attempt of its round failed (replay it).")
+    CANCELLED = strawberry.enum_value("cancelled", description="Its endpoint was disabled before it was delivered.")
 
 
 @strawberry.type(description="One event sent (or to be sent) to one endpoint: the delivery log.")

@@ -20,6 +20,7 @@ from domain.errors import DomainError, ErrorCode
 from resolvers.audit import AuditQuery
 from resolvers.auth import AuthMutation, AuthQuery
 from resolvers.availability import AvailabilityQuery
+from resolvers.booking_search import BookingSearchQuery
 from resolvers.bookings import BookingMutation, BookingQuery, NoShowMutation, RescheduleMutation
 from resolvers.catalog import CatalogMutation
 from resolvers.checkout import CheckoutMutation, CheckoutQuery
@@ -120,8 +121,9 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     rules = query_limit_rules(limits)  # once per schema: the validation cache is keyed by these classes
     built = SlotholdSchema(
         # The order of the parts is the order of the root types' fields in the SDL (schema/schema.graphql).
-        query=merge_types("Query", (UnitQuery, BookingQuery, AvailabilityQuery, QueueQuery, CheckoutQuery,
-                                    WaitlistQuery, AuthQuery, WebhookQuery, NotificationQuery, AuditQuery,
+        query=merge_types("Query", (UnitQuery, BookingQuery, BookingSearchQuery, AvailabilityQuery, QueueQuery,
+                                    CheckoutQuery, WaitlistQuery, AuthQuery, WebhookQuery, NotificationQuery,
+                                    AuditQuery,
                                     HoldTypeQuery, SeatMapQuery, VenueLogQuery, VenueFlowsQuery,
                                     StaffTokenQuery, ServiceCatalogQuery,
                                     LayoutQuery, OriginQuery)),

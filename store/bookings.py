@@ -18,16 +18,18 @@ from domain.events import AUDIT_SESSION, BookingChanged, BookingEvent, SlotSpan
 
 ConnGetter = Callable[[], Awaitable[asyncpg.Connection]]
 
-_GET = """
-SELECT b.id, b.unit_id, b.status, b.created_at, b.customer_id, b.service_id, b.hold_type, b.channel,
+BOOKING_COLUMNS = """
+       b.id, b.unit_id, b.status, b.created_at, b.customer_id, b.service_id, b.hold_type, b.channel,
        b.hold_expires_at, b.remind_at, b.price_cents, b.version, b.acceptance, b.due_now_cents, b.paid_cents,
        b.swapped_from, b.swapped_to, b.rescheduled_from, b.rescheduled_to,
        array(SELECT a.resource_id FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS r,
        array(SELECT lower(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS s,
        array(SELECT upper(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS e,
        array(SELECT a.quantity FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS q
-FROM bookings b WHERE b.id = $1::uuid
 """
+"""What a Booking is read from (`b` is the bookings row): booking_from_row builds it."""
+
+_GET = f"SELECT {BOOKING_COLUMNS} FROM bookings b WHERE b.id = $1::uuid"
 
 _LOCK = "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) WITH ORDINALITY AS t(k, i) ORDER BY i"
 
@@ -66,7 +68,7 @@ RETURNING 1
 """
 
 _HISTORY = """
-SELECT at, old_status, new_status, hold_type, actor, channel, reason, resources, session
+SELECT booking_id, at, old_status, new_status, hold_type, actor, channel, reason, resources, session
 FROM booking_events WHERE booking_id = $1 ORDER BY id LIMIT $2
 """
 
@@ -251,7 +253,8 @@ def _event_rows(b: Booking, events: list[BookingEvent]) -> tuple[list[Any], list
     return rows, outbox
 
 
-def _booking(row: Any) -> Booking:
+def booking_from_row(row: Any) -> Booking:
+    """The Booking of a row with BOOKING_COLUMNS."""
     return Booking(
         id=row["id"], unit_id=row["unit_id"], status=BookingStatus(row["status"]),
         created_at=row["created_at"], customer_id=row["customer_id"], service_id=row["service_id"],
@@ -263,6 +266,21 @@ def _booking(row: Any) -> Booking:
         allocations=[Allocation(r, s, e, q) for r, s, e, q in zip(row["r"], row["s"], row["e"], row["q"],
                                                                   strict=True)],
     )
+
+
+HISTORY_COLUMNS = "booking_id, at, old_status, new_status, hold_type, actor, channel, reason, resources, session"
+"""What a HistoryEntry is read from (a booking_events row): history_entry builds it."""
+
+
+def history_entry(r: Any) -> HistoryEntry:
+    """The HistoryEntry of a booking_events row with HISTORY_COLUMNS."""
+    return HistoryEntry(
+        at=r["at"], old_status=BookingStatus(r["old_status"]) if r["old_status"] else None,
+        new_status=BookingStatus(r["new_status"]), hold_type=r["hold_type"], actor=r["actor"],
+        channel=r["channel"], reason=r["reason"], session=r["session"], booking_id=r["booking_id"],
+        allocations=tuple(Allocation(UUID(a["resource_id"]), datetime.fromisoformat(a["starts_at"]),
+                                     datetime.fromisoformat(a["ends_at"]), int(a.get("quantity") or 1))
+                          for a in _json_list(r["resources"])))
 
 
 class PgBookings:
@@ -277,7 +295,7 @@ class PgBookings:
         row = await conn.fetchrow(_GET + " FOR UPDATE OF b", booking_id)
         if row is None:
             raise NotFound("booking", booking_id, field="bookingId")
-        return _booking(row)
+        return booking_from_row(row)
 
     async def find(self, booking_id: UUID) -> Booking:
         """Load a booking to read it (no lock)."""
@@ -285,7 +303,7 @@ class PgBookings:
         row = await conn.fetchrow(_GET, booking_id)
         if row is None:
             raise NotFound("booking", booking_id, field="bookingId")
-        return _booking(row)
+        return booking_from_row(row)
 
     async def lock_resources(self, unit_id: UUID, resource_ids: list[UUID]) -> None:
         """Serialise writers of the same resources (ascending key order: no deadlocks)."""
@@ -320,14 +338,7 @@ class PgBookings:
         """The booking's audit trail (booking_events), oldest first, at most `limit` rows."""
         conn = await self._conn()
         rows = await conn.fetch(_HISTORY, booking_id, limit)
-        return [HistoryEntry(
-            at=r["at"], old_status=BookingStatus(r["old_status"]) if r["old_status"] else None,
-            new_status=BookingStatus(r["new_status"]), hold_type=r["hold_type"], actor=r["actor"],
-            channel=r["channel"], reason=r["reason"], session=r["session"],
-            allocations=tuple(Allocation(UUID(a["resource_id"]), datetime.fromisoformat(a["starts_at"]),
-                                         datetime.fromisoformat(a["ends_at"]), int(a.get("quantity") or 1))
-                              for a in _json_list(r["resources"])))
-            for r in rows]
+        return [history_entry(r) for r in rows]
 
     async def claim_reminder(self, booking_id: UUID, now: datetime) -> Booking | None:
         """Mark the hold's reminder as sent, once; None when it is not due or already sent."""

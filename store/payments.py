@@ -12,11 +12,11 @@ from domain.policies import CancellationPolicy, Tier
 from domain.refunds import Refund, RefundStatus
 from store.bookings import ConnGetter
 
-_CHARGE_COLUMNS = ("id, unit_id, booking_id, provider, txid, amount_cents, expires_at, status, brcode, provider_ref, "
-                   "created_at")
+CHARGE_COLUMNS = ("id, unit_id, booking_id, provider, txid, amount_cents, expires_at, status, brcode, provider_ref, "
+                  "created_at")
 
 
-def _charge(r: Any) -> Charge:
+def charge_from_row(r: Any) -> Charge:
     return Charge(id=r["id"], unit_id=r["unit_id"], booking_id=r["booking_id"], provider=r["provider"],
                   txid=r["txid"], amount_cents=r["amount_cents"], expires_at=r["expires_at"],
                   status=ChargeStatus(r["status"]), brcode=r["brcode"], provider_ref=r["provider_ref"],
@@ -155,23 +155,23 @@ class PgPayments:
     async def charge(self, charge_id: UUID) -> Charge:
         """One charge, locked."""
         conn = await self._conn()
-        r = await conn.fetchrow(f"SELECT {_CHARGE_COLUMNS} FROM charges WHERE id = $1 FOR UPDATE", charge_id)
+        r = await conn.fetchrow(f"SELECT {CHARGE_COLUMNS} FROM charges WHERE id = $1 FOR UPDATE", charge_id)
         if r is None:
             raise NotFound("charge", charge_id)
-        return _charge(r)
+        return charge_from_row(r)
 
     async def charge_by_txid(self, txid: str) -> Charge | None:
         """The charge with this txid, not locked (None if unknown)."""
         conn = await self._conn()
-        r = await conn.fetchrow(f"SELECT {_CHARGE_COLUMNS} FROM charges WHERE txid = $1", txid)
-        return _charge(r) if r else None
+        r = await conn.fetchrow(f"SELECT {CHARGE_COLUMNS} FROM charges WHERE txid = $1", txid)
+        return charge_from_row(r) if r else None
 
     async def charges_of(self, booking_id: UUID, limit: int | None = None) -> list[Charge]:
         """A booking's charges, newest first (the `limit` newest; None: all)."""
         conn = await self._conn()
-        rows = await conn.fetch(f"SELECT {_CHARGE_COLUMNS} FROM charges WHERE booking_id = $1 "
+        rows = await conn.fetch(f"SELECT {CHARGE_COLUMNS} FROM charges WHERE booking_id = $1 "
                                 "ORDER BY created_at DESC LIMIT $2", booking_id, limit)
-        return [_charge(r) for r in rows]
+        return [charge_from_row(r) for r in rows]
 
     async def claim_pix(self, provider: str, provider_payment_id: str) -> bool:
         """Claim a bank's payment id once across all units (received_pix); False when it was claimed before."""
@@ -246,9 +246,9 @@ class PgPayments:
         """Open or paid-looking charges of bookings in `verifying`."""
         conn = await self._conn()
         rows = await conn.fetch(
-            f"SELECT {', '.join('c.' + c.strip() for c in _CHARGE_COLUMNS.split(','))} FROM charges c "
+            f"SELECT {', '.join('c.' + c.strip() for c in CHARGE_COLUMNS.split(','))} FROM charges c "
             "JOIN bookings b ON b.id = c.booking_id WHERE b.status = 'verifying' AND c.status = 'pending'")
-        return [_charge(r) for r in rows]
+        return [charge_from_row(r) for r in rows]
 
     async def publish_price(self, unit_id: UUID, price: Price) -> int:
         """Add the service's next price version and make it current; returns the version."""

@@ -17,6 +17,7 @@ from store.catalog import PgCatalog
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
 from store.layout import PgLayout
+from store.listings import PgListings
 from store.manual_payments import PgManualPayments
 from store.orphans import PgOrphanPayments
 from store.outbox import PgEvents
@@ -83,6 +84,7 @@ class PgUnitOfWork:
         self.orphans = PgOrphanPayments(self._connection)
         self.catalog = PgCatalog(self._connection)
         self.allowed_origins = allowed_origins.PgAllowedOrigins(self._connection)
+        self.listings = PgListings(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:

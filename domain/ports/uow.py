@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol, Self
 
 from domain.ports.catalog import CatalogRepository
 from domain.ports.customers import AntifraudRepository, CustomerRepository
+from domain.ports.listings import Listings
 from domain.ports.origins import AllowedOriginsRepository
 from domain.ports.payments import PaymentsRepository
 from domain.ports.queue import QueueRepository
@@ -83,6 +84,11 @@ class UnitOfWork(Protocol):
     @property
     def catalog(self) -> CatalogRepository:
         """Services, their resources and their price versions with bands (store/catalog.py)."""
+        ...
+
+    @property
+    def listings(self) -> Listings:
+        """Keyset pages of the lists that grow: the bookings search, queue, charges, waitlists, audit trails."""
         ...
 
     @property

@@ -216,12 +216,19 @@ def _hold_input(unit: UUID, resource: UUID, hour: int, who: str, phone: str | No
             "endsAt": at(8, hour + 1).isoformat(), "customer": customer}
 
 
-BOOKING_LEVEL = {"booking", "charges", "cancel", "confirm", "swapHold", "claimPaid", "confirmPayment", "linkPayment",
+BOOKING_LEVEL = {"booking", "charges", "chargesConnection", "cancel", "confirm", "swapHold", "claimPaid",
+                 "confirmPayment", "linkPayment",
                  "denyPaymentClaim", "drop", "checkIn", "complete", "slotWaitlistEntry", "capacityWaitlistEntry",
                  "reschedule", "markNoShow", "unlockSeats"}
 """Operations on one existing booking or entry: a customer may run them only on their own (here: not theirs)."""
 AS_SOMEONE_ELSE = {"joinCapacityWaitlist", "claimWaitlistOffer", "declineWaitlistOffer"}
 """The matrix names a `user`: a customer may act only as themselves (tested without `user` below)."""
+CUSTOMER_OWN = {"bookings"}
+"""Reads that show a customer only their own (here: none), so a customer may run them."""
+HIDDEN = {"bookings", "auditEntries", "queueConnection", "chargesConnection", "notificationsConnection",
+          "webhookDeliveriesConnection"}
+"""Answer a caller beyond their reach — another tenant's, a customer on someone else's booking — as if the object
+did not exist (not_found), never `forbidden` (issue 19)."""
 
 
 def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
@@ -388,7 +395,24 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("allowedOrigins", Action.MANAGE, "query($u: ID!) { allowedOrigins(unitId: $u) { origin } }", {"u": u}),
         ("setAllowedOrigins", Action.CONFIGURE, 'mutation($u: ID!) { setAllowedOrigins(unitId: $u, origins: '
          '["https://matrix.example"]) { __typename } }', {"u": u}),
+        *_connection_operations(w),
         *_layout_operations(w),
+    ]
+
+
+def _connection_operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
+    """Issue 19's cursor connections and the bookings search."""
+    u, page = str(w.unit), "{ edges { cursor } pageInfo { hasNextPage } }"
+    return [
+        ("bookings", Action.READ, "query($u: ID!) { bookings(unitId: $u) " + page + " }", {"u": u}),
+        ("auditEntries", Action.READ, "query($u: ID!) { auditEntries(unitId: $u) " + page + " }", {"u": u}),
+        ("queueConnection", Action.READ, "query($u: ID!) { queueConnection(unitId: $u) " + page + " }", {"u": u}),
+        ("chargesConnection", Action.READ, "query($b: ID!) { chargesConnection(bookingId: $b) " + page + " }",
+         {"b": str(w.booking)}),
+        ("notificationsConnection", Action.READ, "query($u: ID!) { notificationsConnection(unitId: $u) " + page
+         + " }", {"u": u}),
+        ("webhookDeliveriesConnection", Action.WEBHOOKS, "query($e: ID!) { webhookDeliveriesConnection("
+         "endpointId: $e) " + page + " }", {"e": str(w.webhook)}),
     ]
 
 
@@ -433,8 +457,9 @@ def _layout_operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]
 
 
 async def test_every_operation_against_every_kind_of_caller(world: World) -> None:
-    schema = (await world.gql("system", "{ __schema { queryType { fields { name } } "
-                                        "mutationType { fields { name } } } }"))["data"]["__schema"]
+    schema = (await world.gql("system", "{ __schema { queryType { fields(includeDeprecated: true) { name } } "
+                                        "mutationType { fields(includeDeprecated: true) { name } } } }")
+              )["data"]["__schema"]
     every = {f["name"] for t in ("queryType", "mutationType") for f in schema[t]["fields"]} - {"signOut"}
     table = _operations(world)
     assert {name for name, *_ in table} == every, "each query and mutation needs a row in this matrix"
@@ -449,13 +474,18 @@ async def test_every_operation_against_every_kind_of_caller(world: World) -> Non
             allowed = caller in (sandbox_readers if name == "sandboxMessages" else ALLOWED[action])
             if caller == "customer" and name in BOOKING_LEVEL | AS_SOMEONE_ELSE:
                 allowed = False  # not their booking
+            if caller == "customer" and name in CUSTOMER_OWN:
+                allowed = True  # their own, none of the unit's others
+            refused = refused_codes.get(caller, "forbidden")
+            if name in HIDDEN and (caller == "stranger" or (caller == "customer" and name in BOOKING_LEVEL)):
+                refused = "not_found"
             if allowed:
                 assert not {"unauthenticated", "forbidden"} & set(codes), (name, caller, body)
                 assert body.get("data") and body["data"].get(name) is not None, (name, caller, body)
                 if name == "sandboxMessages" and caller == "stranger":
                     assert body["data"][name] == []  # another tenant's messages are not theirs to read
             else:
-                assert codes and codes[0] == refused_codes.get(caller, "forbidden"), (name, caller, body)
+                assert codes and codes[0] == refused, (name, caller, body)
                 assert not (body.get("data") or {}).get(name), (name, caller, body)
                 assert await _footprint(world.pool) == before, f"{name} refused for {caller} but wrote something"
 
