@@ -294,7 +294,7 @@ async def open_link(world: World, text: str) -> tuple[str, str, str]:
 
 async def test_a_walk_in_claims_its_turn_from_the_link_in_its_message(world: World, pool: Any) -> None:
     v = await arena(pool)
-    phone = "+5511987650001"
+    phone = "+5511987659901"
     staff = await world.staff(v)
     wid = (await world.gql(staff, WALK_IN, {"u": str(v.unit_id), "phone": phone}))["addWalkIn"]["id"]
     assert (await world.gql(staff, OFFER_WALK_IN, {"id": wid}))["offerWalkIn"]["status"] == "offered"
