@@ -224,7 +224,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             replicas = ReadReplicas(pool, [u.strip() for u in settings.database_read_urls.split(",") if u.strip()],
                                     settings.replica_max_lag_seconds, on_lag=lag_metric)
             await replicas.start()
-            deps = routed(deps, pool, replicas)
+            deps = routed(deps, pool, replicas, config_pool)
         provider = deps.provider
         if persisted.mode is PersistedQueryMode.APQ:  # the APQ documents, shared by every API process
             persisted.store.redis = redis_client(settings, 0.5)

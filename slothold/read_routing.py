@@ -59,10 +59,12 @@ class ReplicaReads(SchemaExtension):
                 _on_replica.reset(token)
 
 
-def routed(deps: Deps, primary: asyncpg.Pool, replicas: ReadReplicas) -> Deps:
-    """`deps` whose units of work open on a fresh replica inside a routable operation, else on the primary."""
+def routed(deps: Deps, primary: asyncpg.Pool, replicas: ReadReplicas, config_pool: asyncpg.Pool | None = None
+           ) -> Deps:
+    """`deps` whose units of work open on a fresh replica inside a routable operation, else on the primary; either
+    way the process's configuration cache loads from `config_pool` (store/uow.py)."""
     def uow() -> PgUnitOfWork:
-        return PgUnitOfWork(replicas.pool() if _on_replica.get() else primary)
+        return PgUnitOfWork(replicas.pool() if _on_replica.get() else primary, config_pool)
 
     return replace(deps, uow=uow)
 
