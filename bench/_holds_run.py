@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -183,7 +184,8 @@ def _loadavg() -> str:
 
 def _py_spy(server: ApiServer, cfg: Config, out: str) -> subprocess.Popen[bytes]:
     """py-spy recording the API worker over the measured seconds of a phase (it starts after the warm-up)."""
-    spy = Path(sys.executable).with_name("py-spy")
+    local = Path(sys.executable).with_name("py-spy")
+    spy = local if local.exists() else Path(shutil.which("py-spy") or "py-spy")
     cmd = [str(spy), "record", "--pid", str(server.worker_pids()[0]), "--duration", str(int(cfg.seconds)),
            "--rate", "200", "--format", "raw", "--nonblocking", "-o", out]
     return subprocess.Popen(["sh", "-c", f"sleep {cfg.warmup}; exec " + " ".join(cmd)],

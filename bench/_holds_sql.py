@@ -60,11 +60,12 @@ def sql_step(unit: Unit, plan: _data.SlotPlan) -> Step:
             booking = Booking.held(uuid4(), unit.id, allocations, now, "customer", deadline,
                                    remind_at=reminder_at(unit.params, now, deadline), customer_id=customer.id,
                                    hold_type="CART", channel="api")
-            await bookings.lock_resources(unit.id, [rid])
-            for stale in await bookings.lapsed_overlapping(unit.id, allocations, now):
+            in_the_way = await bookings.lock_and_add(booking, {}, now)  # lock, lapsed check, insert (placing.place)
+            for stale in in_the_way:
                 stale.expire(now)
                 await bookings.save(stale)
-            await bookings.add(booking, {})
+            if in_the_way:
+                await bookings.add(booking, {})
 
     return step
 

@@ -344,7 +344,9 @@ async def _book_on(
 
         pooled = {r.id: slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
                   for r in picked if r.kind is ResourceKind.POOLED}
-        booking = await place(uow, unit.id, allocations, now, make, pooled)
+        # Nothing to do under the lock first (no swap to free): made now, it is placed in one round trip.
+        booking = await place(uow, unit.id, allocations, now, make if before_insert is not None else await make(),
+                              pooled)
         if cmd.service_id is not None:  # the hold keeps the price version in force as it is made
             await uow.catalog.pin(unit.id, booking.id, cmd.service_id)
         await remember(uow, unit.id, cmd.idempotency_key, booking)
