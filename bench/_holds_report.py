@@ -96,6 +96,12 @@ def report_holds(cfg: Config, r: HoldRuns, started: datetime) -> Report:
         rep.add("API/SQL ratio", f"{sum(ratios) / len(ratios):.2f} (runs {', '.join(f'{x:.2f}' for x in ratios)})",
                 f"≥ 0.7 {verdict(min(ratios) >= 0.7)}")
     for t in (*r.api, r.sql):
+        if t.rate and t.cpu.backends is not None:
+            per = (t.cpu.api + t.cpu.client * (t is r.sql) + t.cpu.backends) / t.rate
+            rep.add(f"CPU per hold: {t.name.split(' holds')[0]}" + (" (client + backends)" if t is r.sql else
+                                                                 " (API process + backends)"),
+                    f"{per * 1e3:.2f} ms: {2 / per:,.0f} holds/s if 2 cores were its own")
+    for t in (*r.api, r.sql):
         rep.note(f"{t.name}: {t.cpu.describe(t.rate)}")
         if t.failures:
             rep.note(f"{t.name}: FAILURES {dict(t.failures)}; e.g. {t.samples[:2]}")

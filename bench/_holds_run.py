@@ -188,5 +188,6 @@ def _py_spy(server: ApiServer, cfg: Config, out: str) -> subprocess.Popen[bytes]
     spy = local if local.exists() else Path(shutil.which("py-spy") or "py-spy")
     cmd = [str(spy), "record", "--pid", str(server.worker_pids()[0]), "--duration", str(int(cfg.seconds)),
            "--rate", "200", "--format", "raw", "--nonblocking", "-o", out]
-    return subprocess.Popen(["sh", "-c", f"sleep {cfg.warmup}; exec " + " ".join(cmd)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(out + ".log", "wb") as log:
+        return subprocess.Popen(["sh", "-c", f"sleep {cfg.warmup}; exec " + " ".join(cmd)],
+                                stdout=log, stderr=subprocess.STDOUT)

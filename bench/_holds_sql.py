@@ -20,7 +20,7 @@ import asyncpg
 from bench import _data
 from bench._holds_config import CPF_BASE, Config
 from bench._holds_requests import _same, run_for
-from bench._measure import Throughput
+from bench._measure import CpuMeter, Throughput
 from domain import fraud
 from domain.bookings import Allocation, Booking
 from domain.customers import CustomerIdentity
@@ -73,6 +73,7 @@ def sql_step(unit: Unit, plan: _data.SlotPlan) -> Step:
 async def sql_holds(cfg: Config, url: str, plan: _data.SlotPlan, keys: itertools.count[int]) -> Throughput:
     """`cfg.clients` bare connections, each looping `sql_step` on never-used slots."""
     stats = Throughput("Direct SQL holds/s")
+    stats.cpu = CpuMeter(db=cfg.db)  # the bench database's backends alone: others' work on the machine left out
     pool = await create_pool(url, cfg.clients, cfg.clients)
     unit = await PgUnits(pool).get(plan.unit_id)
     one = sql_step(unit, plan)

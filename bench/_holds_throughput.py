@@ -37,7 +37,7 @@ async def api_holds(cfg: Config, server: ApiServer, plan: _data.SlotPlan, keys: 
     try:
         await run_for(cfg.warmup, conns, step)  # connections, unit cache, prepared statements
         record = True
-        stats.cpu = CpuMeter(server)
+        stats.cpu = CpuMeter(server, cfg.db)
         with stats.cpu:
             await run_for(cfg.seconds, conns, step)
     finally:
