@@ -118,10 +118,16 @@ _resources = _Cache()
 _capacities = _Cache()
 
 
+ALSO_FORGET: list[Callable[[], None]] = []
+"""Other per-process caches of configuration, forgotten whole with any unit's (store/catalog.py's services)."""
+
+
 def invalidate(unit_id: UUID | None = None) -> None:
     """Forget cached configuration (of every unit when None) in this process."""
     for cache in (_units, _resource_lists, _resources, _capacities):
         cache.drop(None if unit_id is None else lambda k: k == unit_id or (isinstance(k, tuple) and k[0] == unit_id))
+    for forget in ALSO_FORGET:
+        forget()
 
 
 def _params(row: Any) -> UnitParameters:
