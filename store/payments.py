@@ -40,10 +40,12 @@ def _refund(r: Any) -> Refund:
 
 
 class PgPayments:
-    """Everything about money, on the unit of work's connection."""
+    """Everything about money, on the unit of work's connection; `prices_touched`: the services whose price this
+    unit of work changed (store/catalog.py forgets them on commit)."""
 
     def __init__(self, conn: ConnGetter) -> None:
         self._conn = conn
+        self.prices_touched: set[UUID] = set()
 
     async def current_price(self, unit_id: UUID, service_id: UUID) -> Price:
         """The service's price as it is now (its current version)."""
@@ -252,6 +254,7 @@ class PgPayments:
 
     async def publish_price(self, unit_id: UUID, price: Price) -> int:
         """Add the service's next price version and make it current; returns the version."""
+        self.prices_touched.add(price.service_id)
         conn = await self._conn()
         version: int | None = await conn.fetchval(
             "UPDATE services SET price_version = price_version + 1, price_cents = $3, payment_rule = $4, "

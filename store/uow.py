@@ -10,7 +10,7 @@ from typing import Self
 import asyncpg
 
 from domain.errors import Busy
-from store import allowed_origins
+from store import allowed_origins, catalog
 from store.antifraud import PgAntifraud
 from store.bookings import PgBookings
 from store.catalog import PgCatalog
@@ -82,7 +82,7 @@ class PgUnitOfWork:
         self.setup = PgSetup(self._connection)
         self.staff_tokens = PgStaffTokens(self._connection)
         self.orphans = PgOrphanPayments(self._connection)
-        self.catalog = PgCatalog(self._connection)
+        self.catalog = PgCatalog(self._connection, config_pool or pool)
         self.allowed_origins = allowed_origins.PgAllowedOrigins(self._connection)
         self.listings = PgListings(self._connection)
 
@@ -142,5 +142,7 @@ class PgUnitOfWork:
         self._done = True
         for unit_id in self.layout.touched:  # a copy cached while the change was under way is stale now
             invalidate(unit_id)
+        if self.catalog.touched or self.payments.prices_touched:
+            catalog.forget(self.catalog.touched | self.payments.prices_touched)
         if self.allowed_origins.touched:  # this process lets the new list in at once (others within seconds)
             allowed_origins.forget()
