@@ -298,7 +298,7 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.REQUIRED: "A required value is empty.",
     ErrorCode.RESOURCE_NOT_OFFERED: "The service is not sold on that resource (or on any resource of the unit).",
     ErrorCode.SAME_SLOT: "That is the booking's current slot.",
-    ErrorCode.SANDBOX_REFUSED: "The sandbox provider refused to pay the charge (unknown txid, or the charge is not payable).",
+    ErrorCode.SANDBOX_REFUSED: "The sandbox provider refused to pay the charge (unknown txid, or not payable).",
     ErrorCode.SERVICE_INACTIVE: "The service is not sold now (deactivated).",
     ErrorCode.SKIP_LOCKED_NEEDS_SOLD: "A hold type that skips the locked state must list SOLD among its validStates.",
     ErrorCode.SLOT_BLOCKED: "The slot is blocked (out of sale): it has no waitlist.",

@@ -27,8 +27,9 @@ from schema.errors import (
     SlotTaken,
 )
 from schema.pages import page_size
-from schema.statuses import BookingStatus, Channel
 from schema.payments import Acceptance, Charge, Refund
+from schema.vocabulary import BookingStatus, Channel
+
 
 @strawberry.type(description="One resource occupied by a booking over a range.")
 class Allocation:
@@ -187,20 +188,29 @@ class RescheduleInput:
     quantity: int | None = strawberry.field(default=None, description="The new quantity; omitted: the booking's own.")
 
 
-BookingResult = Annotated[Booking | NotFound | InvalidInput, strawberry.union("BookingResult")]
+BookingResult = Annotated[Booking | NotFound | InvalidInput, strawberry.union(
+    "BookingResult", description=(
+    "What booking answers: Booking, or the refusal (an Error) that stopped it."))]
 HoldResult = Annotated[
     BookingPayload | SlotTaken | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress | Busy
     | HoldLimitReached | CooldownActive | HoldCeilingReached | CustomerBlacklisted,
-    strawberry.union("HoldResult"),
+    strawberry.union(
+        "HoldResult", description=(
+        "What hold and counterBooking answer: BookingPayload, or the refusal (an Error) that stopped it.")),
 ]
 ChangeResult = Annotated[
     BookingPayload | InvalidTransition | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress
     | Busy,
-    strawberry.union("BookingChangeResult"),
+    strawberry.union(
+        "BookingChangeResult", description=(
+        "What cancel, drop, checkIn, complete and markNoShow answer: BookingPayload, or the refusal (an Error) that "
+        "stopped it.")),
 ]
 RescheduleResult = Annotated[
     BookingPayload | SlotTaken | InvalidTransition | InvalidInput | NotFound | IdempotencyKeyReused
     | IdempotencyInProgress | Busy | PaymentUnavailable | HoldLimitReached | CooldownActive | HoldCeilingReached
     | CustomerBlacklisted,
-    strawberry.union("RescheduleResult"),
+    strawberry.union(
+        "RescheduleResult", description=(
+        "What reschedule answers: BookingPayload, or the refusal (an Error) that stopped it.")),
 ]

@@ -16,7 +16,7 @@ from domain.error_codes import DESCRIPTIONS
 from domain.errors import ErrorCode
 from schema import docs
 from schema.enums import described_enum
-from schema.statuses import BookingStatus
+from schema.vocabulary import BookingStatus
 
 described_enum(ErrorCode, name="ErrorCode", graphql_name_from="value", description=(
     "Every stable code a client can meet: `code` of a refusal in a result union, and `extensions.code` of a "

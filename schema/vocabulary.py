@@ -1,9 +1,16 @@
-"""The booking's lifecycle and channel as GraphQL enums: their own module, so that the refusal and payment types
-(schema/errors.py, schema/payments.py) can name them without importing the booking types (which import those)."""
+"""The domain's vocabularies that several schema modules name (a booking's status and channel, the payment rule),
+registered as GraphQL enums here, before any annotation names them: strawberry would otherwise make an undescribed
+enum of its own from the first annotation it reads (schema/enums.py refuses that)."""
 
 from __future__ import annotations
 
+from enum import Enum
+
+import strawberry
+
 from domain import bookings as db
+from domain import payments as dp
+from domain.layout.hours import WEEKDAYS
 from schema.enums import described_enum
 
 BookingStatus = db.BookingStatus  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
@@ -31,3 +38,24 @@ described_enum(Channel, name="BookingChannel", description="Where a booking came
     "COUNTER": "Staff at the counter (counterBooking only): exempt from the anti-fraud limits.",
     "WAITLIST": "A waitlist offer (made by the engine, not by callers).",
 })
+PaymentRule = dp.PaymentRule
+described_enum(PaymentRule, description="How much of the price is due when the customer accepts: FULL, a "
+               "DEPOSIT_PERCENT of the total or DEPOSIT_CENTS per place; the rest is paid at the venue.", values={
+    "FULL": "The whole price is due now (by Pix).",
+    "DEPOSIT_PERCENT": "A share of the total is due now (depositPercent, 1 to 100); the rest at the venue.",
+    "DEPOSIT_CENTS": "A fixed deposit per place is due now (depositCents); the rest at the venue.",
+})
+
+
+@strawberry.enum(description="A day of the week, Monday first (ISO 8601).")
+class Weekday(Enum):
+    MONDAY = strawberry.enum_value(0, description="Monday.")
+    TUESDAY = strawberry.enum_value(1, description="Tuesday.")
+    WEDNESDAY = strawberry.enum_value(2, description="Wednesday.")
+    THURSDAY = strawberry.enum_value(3, description="Thursday.")
+    FRIDAY = strawberry.enum_value(4, description="Friday.")
+    SATURDAY = strawberry.enum_value(5, description="Saturday.")
+    SUNDAY = strawberry.enum_value(6, description="Sunday.")
+
+
+assert [d.name for d in Weekday] == list(WEEKDAYS)
