@@ -11,10 +11,10 @@ from strawberry.scalars import JSON
 from domain import availability as av
 from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
 from schema import docs
-from schema.bookings import BookingStatus
 from schema.enums import described_enum
 from schema.errors import InvalidInput, NotFound
 from schema.units import Resource
+from schema.vocabulary import BookingStatus
 
 SlotState = av.SlotState  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
 described_enum(SlotState, description="What the staff grid shows for a slot (SPEC §5).", values={

@@ -13,10 +13,10 @@ from domain.events import BookingChanged, QueueItemChanged, SeatsBlockChanged, S
 from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
 from schema import docs
 from schema.availability import SlotState
-from schema.bookings import BookingStatus
 from schema.enums import described_enum
 from schema.hold_types import SeatState
 from schema.queue import QueueChangeKind, QueueItemType, QueuePriority
+from schema.vocabulary import BookingStatus
 
 described_enum(SlotEvent, description="What a slot change reports: a booking reaching a status, or slots without a "
                "booking blocked or opened again.", values={

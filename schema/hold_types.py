@@ -34,10 +34,14 @@ described_enum(HoldTypeLevel, description="Where a hold type definition lives; l
                        "ORGANIZATION": "The organization's definitions, for its units."})
 
 
-@strawberry.enum(description="Where defineHoldType writes: the unit's organization, or its whole tenant.")
 class HoldTypeScope(Enum):
-    TENANT = strawberry.enum_value("TENANT", description="The whole tenant (needs a tenant-wide token).")
-    ORGANIZATION = strawberry.enum_value("ORGANIZATION", description="The unit's organization.")
+    TENANT = "TENANT"
+    ORGANIZATION = "ORGANIZATION"
+
+
+described_enum(HoldTypeScope, description="Where defineHoldType writes: the unit's organization, or its whole tenant.",
+               values={"TENANT": "The whole tenant (needs a tenant-wide token).",
+                       "ORGANIZATION": "The unit's organization."})
 
 
 @strawberry.type(description="A hold type as the unit's organization sees it: platform, tenant and organization "

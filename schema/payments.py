@@ -18,15 +18,23 @@ from schema.enums import described_enum
 from schema.vocabulary import Channel, PaymentRule
 
 
-@strawberry.enum(description="A Pix charge's life.")
 class ChargeStatus(Enum):
-    CREATING = strawberry.enum_value("creating", description="Being created at the bank (a moment).")
-    PENDING = strawberry.enum_value("pending", description="Open: waiting to be paid until expiresAt.")
-    PAID = strawberry.enum_value("paid", description="Paid: the booking is (or was) confirmed by it.")
-    CANCELLED = strawberry.enum_value("cancelled", description="Cancelled (the hold ended, was dropped or swapped): "
-                                      "do not pay it.")
-    EXPIRED = strawberry.enum_value("expired", description="Its deadline passed unpaid.")
-    FAILED = strawberry.enum_value("failed", description="The bank could not create it; the hold was cancelled.")
+    CREATING = "creating"
+    PENDING = "pending"
+    PAID = "paid"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+    FAILED = "failed"
+
+
+described_enum(ChargeStatus, description="A Pix charge's life.", values={
+    "CREATING": "Being created at the bank (a moment).",
+    "PENDING": "Open: waiting to be paid until expiresAt.",
+    "PAID": "Paid: the booking is (or was) confirmed by it.",
+    "CANCELLED": "Cancelled (the hold ended, was dropped or swapped): do not pay it.",
+    "EXPIRED": "Its deadline passed unpaid.",
+    "FAILED": "The bank could not create it; the hold was cancelled.",
+})
 
 
 RefundStatus = dr.RefundStatus  # the domain's enum, registered by strawberry.enum (which returns it unchanged)

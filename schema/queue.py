@@ -13,7 +13,8 @@ from schema import docs
 from schema.enums import described_enum
 from schema.errors import InvalidInput, InvalidTransition, NotFound
 
-QueueItemType = described_enum(dq.QueueItemType, description="What a staff queue item is about (SPEC §12); each has "
+QueueItemType = dq.QueueItemType
+described_enum(QueueItemType, description="What a staff queue item is about (SPEC §12); each has "
                                "a fixed title and priority.", values={
     "CUSTOMER_SAYS_PAID": "\"Cliente diz que pagou\": the customer says they paid (RN-HLD-06); confirm, link an "
     "orphan Pix or deny. Critical.",
@@ -27,19 +28,22 @@ QueueItemType = described_enum(dq.QueueItemType, description="What a staff queue
     "resolve. Normal.",
     "REFUND_FAILED": "\"Devolução do PIX falhou\": a refund failed for good: send the money back by hand. High.",
 })
-QueuePriority = described_enum(dq.QueuePriority, description="How urgent a queue item is; the queue lists the most "
+QueuePriority = dq.QueuePriority
+described_enum(QueuePriority, description="How urgent a queue item is; the queue lists the most "
                                "urgent first.", values={
     "CRITICAL": "Look now: money or sales are at stake.",
     "HIGH": "Look soon.",
     "NORMAL": "When there is time.",
 })
-QueueStatus = described_enum(dq.QueueStatus, name="QueueItemStatus", description="Where a queue item is: open → "
+QueueStatus = dq.QueueStatus
+described_enum(QueueStatus, name="QueueItemStatus", description="Where a queue item is: open → "
                              "acknowledged → resolved (or open → resolved).", values={
     "OPEN": "Waiting for a person.",
     "ACKNOWLEDGED": "Seen (\"Registrar ciência\"), not closed yet.",
     "RESOLVED": "Closed, with who and when.",
 })
-QueueChangeKind = described_enum(dq.QueueChange, name="QueueChangeKind", description="What happened to a queue item, "
+QueueChangeKind = dq.QueueChange
+described_enum(QueueChangeKind, name="QueueChangeKind", description="What happened to a queue item, "
                                  "live.", values={
     "OPENED": "An item was opened (or an open one reused).",
     "ACKNOWLEDGED": "An item was acknowledged.",

@@ -35,10 +35,15 @@ class Organization:
         return cls(id=strawberry.ID(str(o.id)), tenant_id=strawberry.ID(str(o.tenant_id)), name=o.name)
 
 
-@strawberry.enum(description="A staff member's token (a role) or an integrator's (scopes).")
 class StaffTokenKind(Enum):
-    STAFF = strawberry.enum_value("staff", description="A staff member's token, with a role.")
-    INTEGRATOR = strawberry.enum_value("client", description="An integrator's token (an API client), with scopes.")
+    STAFF = "staff"
+    INTEGRATOR = "client"
+
+
+described_enum(StaffTokenKind, description="A staff member's token (a role) or an integrator's (scopes).", values={
+    "STAFF": "A staff member's token, with a role.",
+    "INTEGRATOR": "An integrator's token (an API client), with scopes.",
+})
 
 
 StaffRole = Role  # the domain's enum, registered by strawberry.enum (which returns it unchanged)

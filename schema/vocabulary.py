@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from enum import Enum
 
-import strawberry
-
 from domain import bookings as db
 from domain import payments as dp
 from domain.layout.hours import WEEKDAYS
@@ -47,15 +45,16 @@ described_enum(PaymentRule, description="How much of the price is due when the c
 })
 
 
-@strawberry.enum(description="A day of the week, Monday first (ISO 8601).")
 class Weekday(Enum):
-    MONDAY = strawberry.enum_value(0, description="Monday.")
-    TUESDAY = strawberry.enum_value(1, description="Tuesday.")
-    WEDNESDAY = strawberry.enum_value(2, description="Wednesday.")
-    THURSDAY = strawberry.enum_value(3, description="Thursday.")
-    FRIDAY = strawberry.enum_value(4, description="Friday.")
-    SATURDAY = strawberry.enum_value(5, description="Saturday.")
-    SUNDAY = strawberry.enum_value(6, description="Sunday.")
+    MONDAY = 0
+    TUESDAY = 1
+    WEDNESDAY = 2
+    THURSDAY = 3
+    FRIDAY = 4
+    SATURDAY = 5
+    SUNDAY = 6
 
 
 assert [d.name for d in Weekday] == list(WEEKDAYS)
+described_enum(Weekday, description="A day of the week, Monday first (ISO 8601).",
+               values={d.name: d.name.title() + "." for d in Weekday})
