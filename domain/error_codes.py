@@ -172,8 +172,8 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     "slot's waitlist (SlotTaken).",
     ErrorCode.SLOT_HELD: "A counter booking met a customer's live hold or a payment being verified: drop the hold "
     "first (SlotTaken.heldBookingId).",
-    ErrorCode.INVALID_TRANSITION: "The booking's current state does not allow the change (InvalidTransition names "
-    "both states).",
+    ErrorCode.INVALID_TRANSITION: "The current state of the booking (or queue item) does not allow the change "
+    "(InvalidTransition names both states).",
     ErrorCode.INVALID_INPUT: "An argument is malformed or out of range; `field` names it (the codes below refine it).",
     ErrorCode.NOT_FOUND: "The referenced object does not exist or is not visible to the caller (the same answer for "
     "both).",

@@ -16,7 +16,6 @@ from domain.error_codes import DESCRIPTIONS
 from domain.errors import ErrorCode
 from schema import docs
 from schema.enums import described_enum
-from schema.vocabulary import BookingStatus
 
 described_enum(ErrorCode, name="ErrorCode", graphql_name_from="value", description=(
     "Every stable code a client can meet: `code` of a refusal in a result union, and `extensions.code` of a "
@@ -82,16 +81,16 @@ class SlotTaken(Error):
         )
 
 
-@strawberry.type(description="The booking's current state does not allow this change.")
+@strawberry.type(description="The current state of the booking (or queue item) does not allow this change.")
 class InvalidTransition(Error):
-    current_state: BookingStatus = strawberry.field(description="The booking's state now (EXPIRED for a hold past "
-                                                    "its deadline, even before the sweep marks it).")
-    target_state: BookingStatus = strawberry.field(description="The state the change would have led to.")
+    current_state: str = strawberry.field(description="The state it is in now, as stored (lower case): a booking's "
+                                          "status (e.g. held; expired for a hold past its deadline, even before the "
+                                          "sweep marks it), or a queue item's (e.g. resolved).")
+    target_state: str = strawberry.field(description="The state the change would have led to, in the same words.")
 
     @classmethod
     def from_domain(cls, e: de.InvalidTransition) -> InvalidTransition:
-        return cls(code=e.code, message=e.message, current_state=BookingStatus(e.current_state),
-                   target_state=BookingStatus(e.target_state))
+        return cls(code=e.code, message=e.message, current_state=e.current_state, target_state=e.target_state)
 
 
 @strawberry.type(description="An argument is malformed or out of range; `field` names it.")

@@ -107,7 +107,8 @@ class Charge:
 @strawberry.type(description="What the customer accepted before paying (RN-ATD-09).")
 class Acceptance:
     at: datetime = strawberry.field(description="When the customer accepted.")
-    channel: Channel = strawberry.field(description="Where the acceptance was given.")
+    channel: Channel = strawberry.field(description="Where the acceptance was given (a quote: the booking's own "
+                                        "channel).")
     contact: str | None = strawberry.field(description="The number or address it was given from (e.g. the WhatsApp "
                                            "number); null when none was given.")
     price_version: int | None = strawberry.field(description="The service's price version accepted; null without a "

@@ -1,6 +1,6 @@
-"""The domain's vocabularies that several schema modules name (a booking's status and channel, the payment rule),
-registered as GraphQL enums here, before any annotation names them: strawberry would otherwise make an undescribed
-enum of its own from the first annotation it reads (schema/enums.py refuses that)."""
+"""The domain's vocabularies that several schema modules name (a booking's status and channel, the payment rule, the
+weekday), registered as GraphQL enums here, before any annotation names them: strawberry would otherwise make an
+undescribed enum of its own from the first annotation it reads (schema/enums.py refuses that)."""
 
 from __future__ import annotations
 

@@ -66,7 +66,7 @@ def who(n: int) -> dict[str, str]:
 def hold_input(v: Any, n: int, day: int = 10, hour: int = 19, field: str = "Campo 1") -> dict[str, Any]:
     return {"unitId": str(v.unit_id), "resourceIds": [str(v.resource_ids[field])],
             "startsAt": at(day, hour).isoformat(), "endsAt": at(day, hour + 1).isoformat(), "customer": who(n),
-            "channel": "whatsapp"}
+            "channel": "WHATSAPP"}
 
 
 async def test_a_second_hold_answers_open_hold_exists_with_the_swap_and_the_swap_works(api: Api, pool: Any) -> None:

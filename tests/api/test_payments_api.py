@@ -15,7 +15,7 @@ mutation($input: HoldInput!) { hold(input: $input) { __typename
   ... on BookingPayload { booking { id holdExpiresAt } } ... on Error { code message } } }
 """
 CONFIRM = """
-mutation($id: ID!, $key: String) { confirm(bookingId: $id, idempotencyKey: $key, channel: "whatsapp",
+mutation($id: ID!, $key: String) { confirm(bookingId: $id, idempotencyKey: $key, channel: WHATSAPP,
                                            contact: "+5511999990001") {
   __typename
   ... on BookingPayload { replayed booking { status dueNowCents paidCents acceptance { priceVersion policyVersion
@@ -139,7 +139,7 @@ async def test_new_price_and_policy_versions_never_touch_an_accepted_booking(api
     bid = await held(api, v)
     accepted = (await api.gql(CONFIRM, {"id": bid}))["confirm"]["booking"]["acceptance"]
     price = await api.gql("""mutation($u: ID!, $s: ID!) { publishServicePrice(unitId: $u, serviceId: $s,
-        priceCents: 30000, paymentRule: "full") { __typename ... on PriceVersion { version priceCents } } }""",
+        priceCents: 30000, paymentRule: FULL) { __typename ... on PriceVersion { version priceCents } } }""",
                           {"u": str(v.unit_id), "s": str(v.service_ids["Campo 1h"])})
     assert price["publishServicePrice"] == {"__typename": "PriceVersion", "version": 2, "priceCents": 30000}
     policy = await api.gql("""mutation($u: ID!) { publishCancellationPolicy(unitId: $u, tiers: [
@@ -147,7 +147,7 @@ async def test_new_price_and_policy_versions_never_touch_an_accepted_booking(api
         } }""", {"u": str(v.unit_id)})
     assert policy["publishCancellationPolicy"]["version"] == 2
     bad = await api.gql("""mutation($u: ID!, $s: ID!) { publishServicePrice(unitId: $u, serviceId: $s,
-        priceCents: 100, paymentRule: "deposit_percent") { __typename ... on InvalidInput { field } } }""",
+        priceCents: 100, paymentRule: DEPOSIT_PERCENT) { __typename ... on InvalidInput { field } } }""",
                         {"u": str(v.unit_id), "s": str(v.service_ids["Campo 1h"])})
     assert bad["publishServicePrice"] == {"__typename": "InvalidInput", "field": "depositPercent"}
     after = await api.gql('query($id: ID!) { booking(id: $id) { ... on Booking { acceptance { priceVersion '

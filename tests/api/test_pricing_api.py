@@ -37,10 +37,11 @@ RESCHEDULE = """mutation($b: ID!, $i: RescheduleInput!) { reschedule(bookingId: 
   ... on BookingPayload { booking { id } } ... on Error { code message } } }"""
 PAY = "mutation($t: String!) { sandboxPay(txid: $t) { __typename ... on PaymentOutcome { outcome } } }"
 PRICE = """mutation($u: ID!, $s: ID!) { publishServicePrice(unitId: $u, serviceId: $s, priceCents: 22000,
-  paymentRule: "full") { __typename ... on PriceVersion { version } } }"""
+  paymentRule: FULL) { __typename ... on PriceVersion { version } } }"""
 
-DAYTIME = {"weekdays": [0, 1, 2, 3, 4], "from": "08:00", "to": "18:00", "priceCents": 15000, "paymentRule": "FULL"}
-PRIME = {"weekdays": [0, 1, 2, 3, 4], "from": "18:00", "to": "23:00", "priceCents": 30000,
+WEEK = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY"]
+DAYTIME = {"weekdays": WEEK, "from": "08:00", "to": "18:00", "priceCents": 15000, "paymentRule": "FULL"}
+PRIME = {"weekdays": WEEK, "from": "18:00", "to": "23:00", "priceCents": 30000,
          "paymentRule": "DEPOSIT_PERCENT", "depositPercent": 50}
 
 
@@ -163,7 +164,7 @@ async def test_refusals_name_the_field_and_write_nothing(venue: Venue, pool: Any
     for bands, field, code in (
         ([DAYTIME, {**PRIME, "from": "17:00"}], "bands[1]", "bands_overlap"),
         ([{**PRIME, "from": "18:30"}], "bands[0].from", "off_grid"),
-        ([{**PRIME, "weekdays": [7]}], "bands[0].weekdays", "invalid_weekday"),
+        ([{**PRIME, "weekdays": ["MONDAY", "MONDAY"]}], "bands[0].weekdays", "invalid_weekday"),
         ([{**PRIME, "to": "25:00"}], "bands[0].to", "invalid_time"),
         ([{**PRIME, "to": "6pm"}], "bands[0].to", "invalid_time"),
         ([{**PRIME, "depositPercent": None}], "bands[0].depositPercent", "invalid_price"),
