@@ -110,8 +110,8 @@ async def test_the_ceiling_answers_hold_ceiling_and_raises_one_alert(api: Api, p
         assert refused["__typename"] == "HoldCeilingReached" and refused["code"] == "hold_ceiling"
         assert "try again in a few minutes" in refused["message"] and "alguns minutos" in refused["messagePt"]
     items = (await api.gql(QUEUE, {"u": str(v.unit_id)}))["queue"]
-    alerts = [i for i in items if i["type"] == "hold_ceiling"]
-    assert len(alerts) == 1 and alerts[0]["title"] == "Teto de holds atingido" and alerts[0]["priority"] == "critical"
+    alerts = [i for i in items if i["type"] == "HOLD_CEILING"]
+    assert len(alerts) == 1 and alerts[0]["title"] == "Teto de holds atingido" and alerts[0]["priority"] == "CRITICAL"
     assert alerts[0]["payload"]["day"] == "2026-12-10"
 
 

@@ -41,10 +41,10 @@ async def test_the_same_key_with_another_channel_is_key_reused_not_a_replay(api:
     v = await arena(pool)
     c1 = v.resource_ids["Campo 1"]
     first = (await api.gql(HOLD, {"input": hold_input(v.unit_id, c1, 8, 19), "key": "ch-1"}))["hold"]
-    assert first["__typename"] == "BookingPayload" and first["booking"]["channel"] == "api", first
-    again = (await api.gql(HOLD, {"input": hold_input(v.unit_id, c1, 8, 19, channel="api"), "key": "ch-1"}))["hold"]
+    assert first["__typename"] == "BookingPayload" and first["booking"]["channel"] == "API", first
+    again = (await api.gql(HOLD, {"input": hold_input(v.unit_id, c1, 8, 19, channel="API"), "key": "ch-1"}))["hold"]
     assert again["replayed"] is True and again["booking"]["id"] == first["booking"]["id"]  # the default, spelt out
-    other = (await api.gql(HOLD, {"input": hold_input(v.unit_id, c1, 8, 19, channel="whatsapp"),
+    other = (await api.gql(HOLD, {"input": hold_input(v.unit_id, c1, 8, 19, channel="WHATSAPP"),
                                   "key": "ch-1"}))["hold"]
     assert other == {"__typename": "IdempotencyKeyReused", "code": "idempotency_key_reused"}
     assert await bookings_of(pool, v.unit_id) == 1

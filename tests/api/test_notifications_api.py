@@ -95,9 +95,9 @@ async def test_notifications_live_listed_and_read(server: dict[str, Any], pool: 
     await _in_app(pool, unit, "customer", mine, "Reserva criada")
     await _in_app(pool, unit, "staff", None, "Reserva cancelada")
     got = json.loads(await asyncio.wait_for(customer_ws.recv(), 10))["payload"]["data"]["notificationAdded"]
-    assert got["notification"]["title"] == "Reserva criada" and got["notification"]["audience"] == "customer"
+    assert got["notification"]["title"] == "Reserva criada" and got["notification"]["audience"] == "CUSTOMER"
     got = json.loads(await asyncio.wait_for(staff_ws.recv(), 10))["payload"]["data"]["notificationAdded"]
-    assert got["notification"]["title"] == "Reserva cancelada" and got["notification"]["audience"] == "staff"
+    assert got["notification"]["title"] == "Reserva cancelada" and got["notification"]["audience"] == "STAFF"
     for ws in (customer_ws, staff_ws):  # nothing else: not another customer's, not the other audience's
         with pytest.raises(TimeoutError):
             await asyncio.wait_for(ws.recv(), 0.5)

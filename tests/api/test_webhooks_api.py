@@ -119,8 +119,8 @@ async def test_register_deliver_log_replay(env: Env, clock: MutableClock) -> Non
 
 
 async def test_urls_and_event_types_are_refused_by_field(env: Env) -> None:
-    cases = [("http://example.com/h", ["booking.held"], "url", "https_required"),
-             ("not a url", ["booking.held"], "url", "invalid_url"),
+    cases = [("http://example.com/h", ["BOOKING_HELD"], "url", "https_required"),
+             ("not a url", ["BOOKING_HELD"], "url", "invalid_url"),
              ("https://example.com/h", [], "eventTypes", "no_event_types")]
     for url, types, field, code in cases:
         r = await env.gql("owner", REGISTER, {"u": str(env.unit), "url": url, "t": types})
