@@ -47,11 +47,11 @@ async def test_a_block_arrives_on_slot_changed_and_every_change_on_venue_changed
         assert (await venue.next())["venueChanged"]["entity"] == "BLOCK"
         closed = (await live.gql(owner, CLOSE, {"u": u, "d": "2026-12-25", "why": "Natal"}))["addClosedDay"]
         logged = (await venue.next())["venueChanged"]
-        assert (logged["entity"], logged["entityId"], logged["session"]) == ("closed_day", closed["id"],
+        assert (logged["entity"], logged["entityId"], logged["session"]) == ("CLOSED_DAY", closed["id"],
                                                                               f"staff:{owner_id}")
         await slots.nothing()  # a closed day outside the window says nothing there
         change = (await christmas.next())["slotChanged"]
-        assert (change["event"], change["state"], change["bookingId"]) == ("hours.closed", "CLOSED", None)
+        assert (change["event"], change["state"], change["bookingId"]) == ("HOURS_CLOSED", "CLOSED", None)
         assert sorted(s["resourceId"] for s in change["slots"]) == sorted(str(r) for r in v.resource_ids.values())
         assert {(s["startsAt"], s["endsAt"]) for s in change["slots"]} == {(at(25, 8).isoformat(),
                                                                             at(25, 23).isoformat())}

@@ -63,7 +63,7 @@ async def test_confirm_charges_by_pix_and_the_sandbox_payment_confirms(api: Api,
     assert charge["qrCodePng"].startswith("data:image/png;base64,")
     again = (await api.gql(CONFIRM, {"id": bid, "key": "c-1"}))["confirm"]
     assert again["replayed"] is True and again["charge"]["txid"] == charge["txid"]  # no second charge
-    assert (await api.gql(PAY, {"t": charge["txid"]}))["sandboxPay"]["outcome"] == "confirmed"
+    assert (await api.gql(PAY, {"t": charge["txid"]}))["sandboxPay"]["outcome"] == "CONFIRMED"
     assert (await api.gql(BOOKING, {"id": bid}))["booking"] == {"status": "CONFIRMED", "paidCents": 10000}
     assert (await api.gql(PAY, {"t": charge["txid"]}))["sandboxPay"]["code"] == "sandbox_refused"
 

@@ -117,7 +117,7 @@ async def test_an_owner_sets_up_a_service_and_its_bands_logged_and_live(venue: V
         event = (await feed.next())["venueChanged"]
         assert (event["entity"], event["entityId"], event["action"]) == ("PRICE_BAND", sid, "UPDATED")
         assert (await v.gql("owner", DEACTIVATE, {"s": sid}))["deactivateService"]["active"] is False
-        assert (await feed.next())["venueChanged"]["entity"] == "service"
+        assert (await feed.next())["venueChanged"]["entity"] == "SERVICE"
         assert (await v.live.gql(None, LIST, {"u": v.unit}))["services"] == []  # customers see what is sold
         assert (await v.live.gql(None, LIST, {"u": v.unit, "all": True}))["services"][0]["active"] is False
         assert (await v.gql("owner", DEACTIVATE, {"s": sid}))["deactivateService"]["active"] is False
