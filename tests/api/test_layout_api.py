@@ -149,7 +149,7 @@ async def test_owners_create_rename_group_reorder_and_resize_resources(venue: Ve
     entities = [(c["entity"], c["action"]) for c in logged]
     assert ("RESOURCE", "CREATED") in entities and ("RESOURCE_GROUP", "CREATED") in entities
     assert ("RESOURCE_ORDER", "UPDATED") in entities and ("RESOURCE_GROUP", "UPDATED") in entities
-    rename = next(c for c in logged if c["entity"] == "resource" and c["after"] and c["after"].get("name") == "Campo 5")
+    rename = next(c for c in logged if c["entity"] == "RESOURCE" and c["after"] and c["after"].get("name") == "Campo 5")
     assert rename["before"]["name"] == "Campo 9" and rename["session"] == f"staff:{v.token_ids['owner']}"
 
 

@@ -129,8 +129,8 @@ async def test_an_owner_sets_up_a_service_and_its_bands_logged_and_live(venue: V
         ("Society", 20000, 2, 2)]
     logged = (await v.gql("manager", CHANGES, {"u": v.unit}))["venueChanges"]
     assert [(c["entity"], c["action"]) for c in logged] == [
-        ("service", "updated"), ("service", "updated"), ("price_band", "updated"), ("service", "updated"),
-        ("service", "created")]
+        ("SERVICE", "UPDATED"), ("SERVICE", "UPDATED"), ("PRICE_BAND", "UPDATED"), ("SERVICE", "UPDATED"),
+        ("SERVICE", "CREATED")]
     assert logged[-1]["after"]["name"] == "Futebol society" and logged[-1]["after"]["paymentRule"] == "FULL"
     assert logged[-2]["before"] == {"name": "Futebol society", "durations": [1, 2]}
     assert logged[-2]["after"] == {"name": "Society", "durations": [1, 2, 3]}

@@ -205,7 +205,7 @@ async def test_owners_issue_tokens_only_within_their_reach(live: Any, pool: Any)
     for who in ("manager", "operator", "integrator", "stranger"):
         assert _code(await live.post(t[who], TOKENS, {"u": a1})) == "forbidden", who
     log = (await live.gql(t["unit owner"], CHANGES, {"u": a1}))["venueChanges"]
-    created = [c for c in log if c["entity"] == "staff_token" and c["action"] == "created"]
+    created = [c for c in log if c["entity"] == "STAFF_TOKEN" and c["action"] == "CREATED"]
     assert {c["entityId"] for c in created} == {issued["token"]["id"], api["token"]["id"],
                                                 wide["issueStaffToken"]["token"]["id"]}
     assert issued["secret"] not in json.dumps(log)
