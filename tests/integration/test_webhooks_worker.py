@@ -57,7 +57,7 @@ async def test_the_worker_delivers_signed_webhooks_and_replays(
             async def delivered() -> bool:
                 rows = (await gql(port, "query($e: ID!) { webhookDeliveries(endpointId: $e) { status } }",
                                   {"e": made["endpoint"]["id"]}))["webhookDeliveries"]
-                return [r["status"] for r in rows] == ["delivered"]
+                return [r["status"] for r in rows] == ["DELIVERED"]
 
             assert await wait_until(delivered, timeout=5), log
             delivery = log[0]["id"]
