@@ -25,7 +25,8 @@ from tests.conftest import MutableClock
 from tests.venues import arena, at, cpf
 from tests.webhook_receiver import Receiver
 
-REGISTER = """mutation($u: ID!, $url: String!, $t: [WebhookEventType!]!) { registerWebhook(unitId: $u, url: $url, eventTypes: $t)
+REGISTER = """mutation($u: ID!, $url: String!, $t: [WebhookEventType!]!) {
+  registerWebhook(unitId: $u, url: $url, eventTypes: $t)
   { __typename ... on WebhookSecret { secret endpoint { id url eventTypes enabled } }
     ... on InvalidInput { code field message } } }"""
 LIST = "query($u: ID!) { webhooks(unitId: $u) { id url eventTypes enabled } }"
