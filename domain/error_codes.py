@@ -243,7 +243,7 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.INVALID_HOLD_TYPE_NAME: "A hold type name is upper case letters, digits and underscores, starting with "
     "a letter (e.g. PARTNER_HOLD).",
     ErrorCode.INVALID_ID: "Not an id: a global id as the API gave it, or a raw UUID (of the right type).",
-    ErrorCode.INVALID_IDEMPOTENCY_KEY: "An idempotency key must be 1 to 255 visible characters.",
+    ErrorCode.INVALID_IDEMPOTENCY_KEY: "An idempotency key must be 1 to 255 characters.",
     ErrorCode.INVALID_LABEL: "A seat map name or label is empty or too long.",
     ErrorCode.INVALID_NAME: "A name is empty or too long.",
     ErrorCode.INVALID_PAGE_SIZE: "`first` must be at least 1.",

@@ -11,25 +11,19 @@ from typing import Annotated
 
 import strawberry
 
-_ID = " (its id as the API gave it)."
+_ID = ", by its id as the API gave it."
 
 UnitIdArg = Annotated[strawberry.ID, strawberry.argument(description="The unit (venue)" + _ID)]
-OptionalUnitIdArg = Annotated[strawberry.ID | None, strawberry.argument(
-    description="The unit (venue)" + _ID + " Omitted: the signed-in customer's own.")]
 BookingIdArg = Annotated[strawberry.ID, strawberry.argument(description="The booking" + _ID)]
 ResourceIdArg = Annotated[strawberry.ID, strawberry.argument(description="The resource" + _ID)]
-OptionalResourceIdArg = Annotated[strawberry.ID | None, strawberry.argument(
-    description="One resource of the unit" + _ID + " Omitted: the unit itself.")]
 ServiceIdArg = Annotated[strawberry.ID, strawberry.argument(description="The service" + _ID)]
-OptionalServiceIdArg = Annotated[strawberry.ID | None, strawberry.argument(
-    description="The service sold" + _ID + " Omitted: none (the unit's base price and rules).")]
 EventIdArg = Annotated[strawberry.ID, strawberry.argument(description="The seat event (performance)" + _ID)]
 SeatIdsArg = Annotated[list[strawberry.ID], strawberry.argument(
     description="The seats (ids of Seat, as seatMap gave them); all or nothing.")]
 EndpointIdArg = Annotated[strawberry.ID, strawberry.argument(description="The webhook endpoint" + _ID)]
 EntryIdArg = Annotated[strawberry.ID, strawberry.argument(description="The walk-in party" + _ID)]
 ItemIdArg = Annotated[strawberry.ID, strawberry.argument(description="The queue item" + _ID)]
-IdArg = Annotated[strawberry.ID, strawberry.argument(description="The id of the object, as the API gave it.")]
+IdArg = Annotated[strawberry.ID, strawberry.argument(description="Its id, as the API gave it (or its raw UUID).")]
 
 IdempotencyKeyArg = Annotated[str | None, strawberry.argument(
     description="A key of your own (1 to 255 characters) that makes a retry safe: the same key with the same request "
@@ -41,9 +35,6 @@ SinceArg = Annotated[int | None, strawberry.argument(
 OptionalReasonArg = Annotated[str | None, strawberry.argument(
     description="Why, in words for people; kept in the audit trail. Optional.")]
 ReasonArg = Annotated[str, strawberry.argument(description="Why, in words for people; kept in the audit trail.")]
-LabelReasonArg = Annotated[str, strawberry.argument(
-    description="Why, in words for people (shown to staff); empty by default.")]
-NameArg = Annotated[str, strawberry.argument(description="Its name as people see it (unique where said).")]
 UserArg = Annotated[str | None, strawberry.argument(
     description="Staff and integrators acting for a customer: the user who joined (any stable id of yours). "
     "Customers: omit it (their session is the user).")]
