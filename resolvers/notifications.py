@@ -18,9 +18,16 @@ from domain.errors import ErrorCode, InvalidInput
 from resolvers.context import Context, Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.permissions import authorize_unit, signed_in
+from schema.args import SinceArg
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.notifications import Notification, NotificationAdded
 from schema.pages import page_description, page_size
+
+FeedUnitArg = Annotated[strawberry.ID | None, strawberry.argument(
+    description="Staff: the unit whose staff feed to read (READ); omitted: the signed-in customer's own feed.")]
+UnreadArg = Annotated[bool, strawberry.argument(description="Only those not read yet (default false).")]
+NotificationIdsArg = Annotated[list[strawberry.ID], strawberry.argument(
+    description="The notifications to mark read (at most 500).")]
 
 
 async def _whose(context: Context, unit_id: strawberry.ID | None, hide: bool = False
@@ -44,9 +51,9 @@ class NotificationQuery:
                       "the unit's staff notifications (unitId; READ).",
                       deprecation_reason="Use notificationsConnection: it pages on with cursors.")
     async def notifications(
-        self, info: Info, unit_id: strawberry.ID | None = None,
+        self, info: Info, unit_id: FeedUnitArg = None,
         first: Annotated[int, strawberry.argument(description=page_description(50))] = 50,
-        unread_only: bool = False,
+        unread_only: UnreadArg = False,
     ) -> list[Notification]:
         limit = page_size(first)
         customer, unit = await _whose(info.context, unit_id)
@@ -81,7 +88,7 @@ class NotificationMutation:
     @strawberry.mutation(description="Mark notifications as read (a customer's own, or the unit's staff ones with "
                          "unitId); returns the ids that were unread and are now read. Other ids are ignored.")
     async def mark_notifications_read(
-        self, info: Info, ids: list[strawberry.ID], unit_id: strawberry.ID | None = None,
+        self, info: Info, ids: NotificationIdsArg, unit_id: FeedUnitArg = None,
     ) -> list[strawberry.ID]:
         customer, unit = await _whose(info.context, unit_id)
         if len(ids) > 500:
@@ -97,7 +104,7 @@ class NotificationSubscription:
     @strawberry.subscription(description="In-app notifications as they arrive: a signed-in customer's own (no "
                              "unitId), or the unit's staff ones (unitId; READ). since: the last seq you saw.")
     async def notification_added(
-        self, info: Info, unit_id: strawberry.ID | None = None, since: int | None = None,
+        self, info: Info, unit_id: FeedUnitArg = None, since: SinceArg = None,
     ) -> AsyncGenerator[NotificationAdded, None]:
         customer, unit = await _whose(info.context, unit_id)
         if customer is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import strawberry
 
 from domain import queries, unit_settings
@@ -9,13 +11,17 @@ from domain.access import Action
 from domain.errors import NotFound
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
+from schema.args import IdArg, UnitIdArg
 from schema.units import Unit, UnitParametersInput, UnitResult, UnitSettingsResult
+
+ParametersArg = Annotated[UnitParametersInput, strawberry.argument(
+    description="The parameters to change (at least one).")]
 
 
 @strawberry.type
 class UnitQuery:
     @strawberry.field(description="A unit with its parameters, opening hours and resources.")
-    async def unit(self, info: Info, id: strawberry.ID) -> UnitResult:
+    async def unit(self, info: Info, id: IdArg) -> UnitResult:
         uid = parse_id(id, "id")
         await authorize_unit(info.context, uid, Action.PUBLIC)
         unit, resources = await queries.unit_with_resources(info.context.deps, uid)
@@ -26,7 +32,7 @@ class UnitQuery:
 class UnitSettingsMutation:
     @strawberry.mutation(description="Owner: change the unit's parameters (hold TTLs, advance limits, anti-fraud "
                          "numbers...). Other API processes apply them within 5 s.")
-    async def update_unit_parameters(self, info: Info, unit_id: strawberry.ID, input: UnitParametersInput
+    async def update_unit_parameters(self, info: Info, unit_id: UnitIdArg, input: ParametersArg
                                      ) -> UnitSettingsResult:
         uid = parse_id(unit_id, "unitId")
         await authorize_unit(info.context, uid, Action.CONFIGURE)

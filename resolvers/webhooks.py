@@ -12,9 +12,11 @@ from domain import listings
 from domain import webhooks_out as wh
 from domain.access import Action
 from domain.errors import NotFound
+from domain.webhooks_out import DeliveryStatus, WebhookEventType
 from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_unit, signed_in
 from resolvers.ports import WebhookStore
+from schema.args import EndpointIdArg, UnitIdArg
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.pages import page_description, page_size
 from schema.webhooks import (
@@ -27,7 +29,23 @@ from schema.webhooks import (
     WebhookSecretResult,
 )
 
-_TYPES = "Event types: " + ", ".join(wh.EVENT_TYPES) + "."
+DeliveryStatusArg = Annotated[DeliveryStatus | None, strawberry.argument(
+    description="Only deliveries in this status; omitted: all.")]
+UrlArg = Annotated[str, strawberry.argument(
+    description="Where to POST the events: https (http only to localhost or 127.0.0.1), at most 2000 characters.")]
+EventTypesArg = Annotated[list[WebhookEventType], strawberry.argument(
+    description="The events to receive (at least one).")]
+NoteTextArg = Annotated[str | None, strawberry.argument(description="A note of yours about the endpoint.")]
+NewUrlArg = Annotated[str | None, strawberry.argument(
+    description="A new URL (same rules as registerWebhook); omitted: unchanged.")]
+NewEventTypesArg = Annotated[list[WebhookEventType] | None, strawberry.argument(
+    description="The events to receive from now on; omitted: unchanged.")]
+EnableArg = Annotated[bool | None, strawberry.argument(
+    description="true: enable it again (for new events); false: disable it; omitted: unchanged.")]
+DeliveryIdArg = Annotated[strawberry.ID, strawberry.argument(description="The delivery (a WebhookDelivery id).")]
+
+
+_TYPES = "Event types: " + ", ".join(t.name for t in WebhookEventType) + "."
 
 
 def _store(context: Context) -> WebhookStore:
@@ -51,7 +69,7 @@ async def _authorize_row(context: Context, kind: str, row_id: UUID, field: str, 
 @strawberry.type
 class WebhookQuery:
     @strawberry.field(description="The unit's webhook endpoints (never their secrets).")
-    async def webhooks(self, info: Info, unit_id: strawberry.ID) -> list[WebhookEndpoint]:
+    async def webhooks(self, info: Info, unit_id: UnitIdArg) -> list[WebhookEndpoint]:
         uid = parse_id(unit_id, "unitId")
         await authorize_unit(info.context, uid, Action.WEBHOOKS)
         return [WebhookEndpoint.from_row(r) for r in await _store(info.context).endpoints(uid)]
@@ -60,9 +78,9 @@ class WebhookQuery:
                       "code, latency and error, next attempt.",
                       deprecation_reason="Use webhookDeliveriesConnection: it pages on with cursors.")
     async def webhook_deliveries(
-        self, info: Info, endpoint_id: strawberry.ID,
+        self, info: Info, endpoint_id: EndpointIdArg,
         first: Annotated[int, strawberry.argument(description=page_description(50))] = 50,
-        status: str | None = None,
+        status: DeliveryStatusArg = None,
     ) -> list[WebhookDelivery]:
         eid = parse_id(endpoint_id, "endpointId")
         await _authorize_row(info.context, "webhook", eid, "endpointId")
@@ -89,8 +107,8 @@ class WebhookQuery:
 class WebhookMutation:
     @strawberry.mutation(description="Register a URL for some of the unit's events (https; http only to localhost or "
                          "127.0.0.1). Returns the signing secret, shown this once. " + _TYPES)
-    async def register_webhook(self, info: Info, unit_id: strawberry.ID, url: str, event_types: list[str],
-                               description: str | None = None) -> WebhookSecretResult:
+    async def register_webhook(self, info: Info, unit_id: UnitIdArg, url: UrlArg, event_types: EventTypesArg,
+                               description: NoteTextArg = None) -> WebhookSecretResult:
         uid = parse_id(unit_id, "unitId")
         await authorize_unit(info.context, uid, Action.WEBHOOKS)
         checked_url, types = wh.check_url(url), wh.check_event_types(event_types)
@@ -100,9 +118,9 @@ class WebhookMutation:
 
     @strawberry.mutation(description="Change an endpoint's URL, event types, description, or enable it again; leave "
                          "out what stays. " + _TYPES)
-    async def update_webhook(self, info: Info, endpoint_id: strawberry.ID, url: str | None = None,
-                             event_types: list[str] | None = None, enabled: bool | None = None,
-                             description: str | None = None) -> WebhookResult:
+    async def update_webhook(self, info: Info, endpoint_id: EndpointIdArg, url: NewUrlArg = None,
+                             event_types: NewEventTypesArg = None, enabled: EnableArg = None,
+                             description: NoteTextArg = None) -> WebhookResult:
         eid = parse_id(endpoint_id, "endpointId")
         await _authorize_row(info.context, "webhook", eid, "endpointId")
         row = await _store(info.context).update(
@@ -115,7 +133,7 @@ class WebhookMutation:
 
     @strawberry.mutation(description="Stop sending to an endpoint; its deliveries still waiting are cancelled. "
                          "updateWebhook(enabled: true) starts it again (for new events).")
-    async def disable_webhook(self, info: Info, endpoint_id: strawberry.ID) -> WebhookResult:
+    async def disable_webhook(self, info: Info, endpoint_id: EndpointIdArg) -> WebhookResult:
         eid = parse_id(endpoint_id, "endpointId")
         await _authorize_row(info.context, "webhook", eid, "endpointId")
         row = await _store(info.context).update(eid, info.context.deps.clock.now(), enabled=False)
@@ -125,7 +143,7 @@ class WebhookMutation:
 
     @strawberry.mutation(description="A new signing secret, shown this once. For 24 h deliveries carry a second "
                          "v1= signature made with the previous secret, so receivers can switch without losing any.")
-    async def rotate_webhook_secret(self, info: Info, endpoint_id: strawberry.ID) -> WebhookSecretResult:
+    async def rotate_webhook_secret(self, info: Info, endpoint_id: EndpointIdArg) -> WebhookSecretResult:
         eid = parse_id(endpoint_id, "endpointId")
         await _authorize_row(info.context, "webhook", eid, "endpointId")
         found = await _store(info.context).rotate(eid, info.context.deps.clock.now())
@@ -135,7 +153,7 @@ class WebhookMutation:
 
     @strawberry.mutation(description="Send a delivery again now, by hand (a new round of attempts with retries; the "
                          "same X-Slothold-Delivery id, so receivers can drop what they already have).")
-    async def replay_webhook_delivery(self, info: Info, delivery_id: strawberry.ID) -> ReplayResult:
+    async def replay_webhook_delivery(self, info: Info, delivery_id: DeliveryIdArg) -> ReplayResult:
         did = parse_id(delivery_id, "deliveryId")
         await _authorize_row(info.context, "delivery", did, "deliveryId")
         row = await _store(info.context).replay(did, info.context.deps.clock.now())

@@ -6,7 +6,7 @@ from datetime import datetime
 
 import strawberry
 
-from schema.bookings import BookingStatus
+from schema.vocabulary import BookingStatus
 
 
 @strawberry.input(description="Who a booking is for, by what staff are told at the counter or on the phone.")

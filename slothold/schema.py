@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import Any, ClassVar
 
 import strawberry
 from graphql import GraphQLError, GraphQLSyntaxError
@@ -101,6 +102,25 @@ def _is_internal(error: GraphQLError) -> bool:
 class SlotholdSchema(strawberry.Schema):
     """strawberry.Schema that logs the API's limit refusals as one warning line each, and the domain's refusals
     raised outside a result union (access, input) as one info line, without a traceback."""
+
+    ROOTS: ClassVar[dict[str, str]] = {
+        "query": "What can be read: units and their grids, bookable slots, bookings, the staff queue, waitlists, "
+                 "payments, hold types, seat maps, the venue's set-up and its logs. Send a bearer token (a staff or "
+                 "integrator token, or a customer session); without one only public reads answer.",
+        "mutation": "What can be done: hold, confirm, pay, cancel and move bookings; work the staff queue and the "
+                    "waitlists; set up the venue (owners and the platform). Every mutation checks the caller's role "
+                    "or scopes and unit; those that create or pay take an idempotency key.",
+        "subscription": "Live changes over graphql-transport-ws (websocket at /graphql): slots, one booking, the staff "
+                        "queue, waitlists, notifications and the venue's set-up. Each event carries the unit's seq: "
+                        "resubscribe with since: <last seq> to get what was missed first.",
+    }
+    """The descriptions of the root types (merge_types makes them without one)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        for key, text in self.ROOTS.items():
+            if kwargs.get(key) is not None:
+                kwargs[key].__strawberry_definition__.description = text
+        super().__init__(**kwargs)
 
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
         others = []

@@ -54,7 +54,7 @@ async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
             # Guarantee 5: past its deadline the hold is over, whatever the jobs have done so far.
             await expire_booking(uow, booking, now)
             await uow.commit()
-            raise InvalidTransition(BookingStatus.EXPIRED.value, "", operation)
+            raise InvalidTransition(BookingStatus.EXPIRED.value, TARGETS[operation].value, operation)
         if operation in RELEASES:
             await check_release(uow, booking, cmd.releaser)
         if before is not None:
@@ -70,6 +70,9 @@ async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
 
 
 RELEASES = frozenset({"cancel", "drop"})
+TARGETS = {"cancel": BookingStatus.CANCELLED, "drop": BookingStatus.CANCELLED, "checkIn": BookingStatus.CHECKED_IN,
+           "complete": BookingStatus.COMPLETED}
+"""The state each change leads to (what an InvalidTransition names as its target)."""
 
 
 async def cancel(deps: Deps, cmd: ChangeCommand) -> BookingResult:

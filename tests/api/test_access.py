@@ -97,11 +97,11 @@ async def _sign_in(client: httpx.AsyncClient, system: str, unit: UUID, phone: st
     r = await client.post("/graphql", json={"query": "mutation($u: ID!, $p: String) { requestLoginCode(unitId: $u, "
                                                      "phone: $p) { __typename ... on LoginCodeSent { channel } } }",
                                             "variables": {"u": str(unit), "p": phone}})
-    assert r.json()["data"]["requestLoginCode"] == {"__typename": "LoginCodeSent", "channel": "whatsapp"}
+    assert r.json()["data"]["requestLoginCode"] == {"__typename": "LoginCodeSent", "channel": "WHATSAPP"}
     r = await client.post("/graphql", headers=sys_h, json={
         "query": "query($t: String!) { sandboxMessages(to: $t) { kind text } }", "variables": {"t": phone}})
     (msg, *_) = r.json()["data"]["sandboxMessages"]
-    assert msg["kind"] == "login_code"
+    assert msg["kind"] == "LOGIN_CODE"
     code = re.search(r"\b(\d{6})\b", msg["text"]).group(1)  # type: ignore[union-attr]
     r = await client.post("/graphql", json={
         "query": "mutation($u: ID!, $p: String, $c: String!) { verifyLoginCode(unitId: $u, phone: $p, code: $c) { "
@@ -290,7 +290,7 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("resolveQueueItem", Action.COUNTER, "mutation($i: ID!) { resolveQueueItem(itemId: $i) { __typename } }",
          {"i": str(w.queue_item)}),
         ("publishServicePrice", Action.CONFIGURE, 'mutation($u: ID!, $s: ID!) { publishServicePrice(unitId: $u, '
-         'serviceId: $s, priceCents: 1000, paymentRule: "full") { __typename } }', {"u": u, "s": str(uuid4())}),
+         'serviceId: $s, priceCents: 1000, paymentRule: FULL) { __typename } }', {"u": u, "s": str(uuid4())}),
         ("publishCancellationPolicy", Action.CONFIGURE, "mutation($u: ID!) { publishCancellationPolicy(unitId: $u, "
          "tiers: [{minHours: 24, percent: 100}]) { __typename } }", {"u": u}),
         ("updateUnitParameters", Action.CONFIGURE, "mutation($u: ID!) { updateUnitParameters(unitId: $u, "
@@ -331,9 +331,9 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("webhookDeliveries", Action.WEBHOOKS, "query($e: ID!) { webhookDeliveries(endpointId: $e) { id } }",
          {"e": str(w.webhook)}),
         ("registerWebhook", Action.WEBHOOKS, 'mutation($u: ID!) { registerWebhook(unitId: $u, url: '
-         '"https://hooks.example.com/b", eventTypes: ["booking.held"]) { __typename } }', {"u": u}),
+         '"https://hooks.example.com/b", eventTypes: [BOOKING_HELD]) { __typename } }', {"u": u}),
         ("updateWebhook", Action.WEBHOOKS, 'mutation($e: ID!) { updateWebhook(endpointId: $e, eventTypes: '
-         '["booking.held", "payment.paid"]) { __typename } }', {"e": str(w.webhook)}),
+         '[BOOKING_HELD, PAYMENT_PAID]) { __typename } }', {"e": str(w.webhook)}),
         ("rotateWebhookSecret", Action.WEBHOOKS, "mutation($e: ID!) { rotateWebhookSecret(endpointId: $e) "
          "{ __typename } }", {"e": str(w.webhook)}),
         ("replayWebhookDelivery", Action.WEBHOOKS, "mutation($d: ID!) { replayWebhookDelivery(deliveryId: $d) "

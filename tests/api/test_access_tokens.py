@@ -20,10 +20,10 @@ from tests.venues import arena
 
 async def test_bad_tokens_and_who_am_i(world: World) -> None:  # noqa: F811
     me = "{ me { kind role scopes unitId } }"
-    assert (await world.gql("manager", me))["data"]["me"] == {"kind": "staff", "role": "manager", "scopes": [],
+    assert (await world.gql("manager", me))["data"]["me"] == {"kind": "STAFF", "role": "MANAGER", "scopes": [],
                                                               "unitId": str(world.unit)}
-    assert (await world.gql("read", me))["data"]["me"]["scopes"] == ["read"]
-    assert (await world.gql("anonymous", me))["data"]["me"]["kind"] == "anonymous"
+    assert (await world.gql("read", me))["data"]["me"]["scopes"] == ["READ"]
+    assert (await world.gql("anonymous", me))["data"]["me"]["kind"] == "ANONYMOUS"
     for bad in ("slh_s_" + "x" * 43, "garbage", "slh_c_nope"):
         r = await world.client.post("/graphql", json={"query": "query($u: ID!) { unit(id: $u) { __typename } }",
                                                       "variables": {"u": str(world.unit)}},

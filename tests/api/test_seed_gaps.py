@@ -160,7 +160,7 @@ async def test_an_orphan_pix_is_listed_for_its_units_staff_until_linked(world: W
     refused = await world.post(outsider, ORPHANS, {"u": str(v.unit_id)})
     assert refused["errors"][0]["extensions"]["code"] == "forbidden", refused
     linked = (await world.gql(operator, LINK, {"b": bid, "p": listed[0]["id"]}))["linkPayment"]
-    assert linked == {"__typename": "PaymentOutcome", "outcome": "confirmed"}
+    assert linked == {"__typename": "PaymentOutcome", "outcome": "CONFIRMED"}
     assert (await world.gql(operator, ORPHANS, {"u": str(v.unit_id)}))["orphanPayments"] == []
 
 
@@ -297,14 +297,14 @@ async def test_a_walk_in_claims_its_turn_from_the_link_in_its_message(world: Wor
     phone = "+5511987659901"
     staff = await world.staff(v)
     wid = (await world.gql(staff, WALK_IN, {"u": str(v.unit_id), "phone": phone}))["addWalkIn"]["id"]
-    assert (await world.gql(staff, OFFER_WALK_IN, {"id": wid}))["offerWalkIn"]["status"] == "offered"
+    assert (await world.gql(staff, OFFER_WALK_IN, {"id": wid}))["offerWalkIn"]["status"] == "OFFERED"
     (sent,) = (await world.gql(world.system, SENT, {"to": phone}))["sandboxMessages"]
-    assert sent["kind"] == "walk_in_offer" and len(sent["text"]) <= 160, sent  # one short WhatsApp message
+    assert sent["kind"] == "WALK_IN_OFFER" and len(sent["text"]) <= 160, sent  # one short WhatsApp message
     page, unit, token = await open_link(world, sent["text"])
     assert unit == str(v.unit_id) and len(token) == 64
     assert "Bia" in page and "Salão" in page and "claimWalkIn" in page
     claimed = (await world.gql(None, CLAIM_WALK_IN, {"u": unit, "t": token}))["claimWalkIn"]
-    assert claimed == {"__typename": "WalkIn", "name": "Bia", "status": "claimed"}
+    assert claimed == {"__typename": "WalkIn", "name": "Bia", "status": "CLAIMED"}
     again = (await world.gql(None, CLAIM_WALK_IN, {"u": unit, "t": token}))["claimWalkIn"]
     assert again["__typename"] == "NotFound"  # once only
     assert (await world.http.get(f"/walk-in/claim/{token}")).status_code == 200  # the page says it was claimed
@@ -336,7 +336,7 @@ async def test_a_capacity_offer_is_claimed_from_the_link_in_its_message(
     _, session = await world.access.open_session(v.unit_id, v.tenant_id, customer, clock.now(), timedelta(days=1))
     joined = (await world.gql(session, JOIN_CLASS, {"u": str(v.unit_id), "r": str(aula), **when})
               )["joinCapacityWaitlist"]
-    assert joined["status"] == "waiting", joined
+    assert joined["status"] == "WAITING", joined
     await world.gql(world.system, "mutation($b: ID!) { cancel(bookingId: $b) { __typename } }",
                     {"b": full["booking"]["id"]})  # two places free: the line's first party is offered them
     row = await pool.fetchrow("SELECT topic, payload FROM outbox WHERE unit_id = $1 AND topic = 'notification' "
