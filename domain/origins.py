@@ -34,7 +34,7 @@ LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]"})
 """The hosts an origin may reach over plain http (a developer's machine)."""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _LABEL = frozenset(string.ascii_lowercase + string.digits + "-")
-ENTITY = "allowed_origins"
+ENTITY = venue_log.VenueEntity.ALLOWED_ORIGINS.value
 """The venue log's entity of a change to a unit's origins."""
 
 

@@ -43,6 +43,7 @@ class VenueEntity(StrEnum):
     SERVICE = "service"
     PRICE_BAND = "price_band"
     SEAT_EVENT = "seat_event"
+    ALLOWED_ORIGINS = "allowed_origins"
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ described_enum(VenueEntity, description="What a set-up change is about: refetch 
     "SERVICE": "A service (created, changed, deactivated, its price published).",
     "PRICE_BAND": "A service's price bands (entityId: the service).",
     "SEAT_EVENT": "A seat event (its waitlist switched).",
+    "ALLOWED_ORIGINS": "The origins allowed to call the API from a browser (setAllowedOrigins; entityId: the unit).",
 })
 described_enum(ChangeAction, name="VenueChangeAction", description="What a set-up change did.", values={
     "CREATED": "Made it (`before` is null).",
