@@ -173,7 +173,7 @@ async def test_every_new_connection_walks_in_pages(api: Api, venue: dict[str, An
     q = (f"query($u: ID!, {VARS}) {{ queueConnection(unitId: $u, {ARGS}) {{ edges {{ node {{ id priority }} }} "
          f"{PAGE} }} }}")
     pages = await _walk(api, q, ["queueConnection"], {"u": u})
-    assert [n["priority"] for n in flat(pages)] == ["critical", "high", "normal"]
+    assert [n["priority"] for n in flat(pages)] == ["CRITICAL", "HIGH", "NORMAL"]
     assert flat(await _walk(api, q, ["queueConnection"], {"u": u}, backward=True)) == flat(pages)
     by_status = "query($u: ID!, $s: [QueueStatus!]) { queueConnection(unitId: $u, statuses: $s) { edges { cursor } } }"
     assert len((await api.gql(by_status, {"u": u, "s": ["OPEN"]}))["queueConnection"]["edges"]) == 3

@@ -90,7 +90,7 @@ async def test_the_core_flow_over_rest(door: Any, pool: Any, clock: MutableClock
     # The customer pays (the sandbox bank); the booking reads confirmed.
     paid = await client.post("/graphql", headers=bearer(system),
                              json={"query": PAY, "variables": {"t": charge["txid"]}})
-    assert paid.json()["data"]["sandboxPay"]["outcome"] == "confirmed"
+    assert paid.json()["data"]["sandboxPay"]["outcome"] == "CONFIRMED"
     r = await client.get(f"/v1/bookings/{bid}", headers=bearer(ana))
     assert r.status_code == 200 and check(r)["status"] == "CONFIRMED" and r.json()["paidCents"] == 10000
     # Cancelled 12 h before the start: half back by the accepted policy (≥24 h 100 %, 6–24 h 50 %).

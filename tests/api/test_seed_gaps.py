@@ -241,7 +241,7 @@ async def test_an_unattributed_pix_is_nobodys_until_a_unit_links_it(world: World
     assert await pool.fetchval("SELECT count(*) FROM unattributed_payments WHERE id = $1", row["id"]) == 1
 
     linked = (await world.gql(operator, LINK, {"b": bid, "p": str(row["id"])}))["linkPayment"]
-    assert linked == {"__typename": "PaymentOutcome", "outcome": "confirmed"}
+    assert linked == {"__typename": "PaymentOutcome", "outcome": "CONFIRMED"}
     moved = await pool.fetchrow("SELECT unit_id, outcome FROM payments WHERE id = $1", row["id"])
     assert moved is not None and (moved["unit_id"], moved["outcome"]) == (v.unit_id, "confirmed")
     assert await pool.fetchval("SELECT count(*) FROM unattributed_payments WHERE id = $1", row["id"]) == 0

@@ -142,7 +142,7 @@ async def test_a_widget_on_a_registered_site_books_and_listens_and_other_sites_a
                       {"u": u, "o": [sites["widget"]]})
     assert done["setAllowedOrigins"]["origins"] == [{"origin": sites["widget"]}]
     issued = await _gql(venue, "mutation($u: ID!) { issueStaffToken(input: {unitId: $u, kind: INTEGRATOR, "
-                               'name: "widget", scopes: ["read", "book"]}) { ... on IssuedStaffToken { secret } } }',
+                               'name: "widget", scopes: [READ, BOOK]}) { ... on IssuedStaffToken { secret } } }',
                         {"u": u})
     token = issued["issueStaffToken"]["secret"]
     ws = venue.base.replace("http://", "ws://") + "/graphql"
