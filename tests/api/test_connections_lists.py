@@ -175,7 +175,7 @@ async def test_every_new_connection_walks_in_pages(api: Api, venue: dict[str, An
     pages = await _walk(api, q, ["queueConnection"], {"u": u})
     assert [n["priority"] for n in flat(pages)] == ["CRITICAL", "HIGH", "NORMAL"]
     assert flat(await _walk(api, q, ["queueConnection"], {"u": u}, backward=True)) == flat(pages)
-    by_status = "query($u: ID!, $s: [QueueStatus!]) { queueConnection(unitId: $u, statuses: $s) { edges { cursor } } }"
+    by_status = "query($u: ID!, $s: [QueueItemStatus!]) { queueConnection(unitId: $u, statuses: $s) { edges { cursor } } }"
     assert len((await api.gql(by_status, {"u": u, "s": ["OPEN"]}))["queueConnection"]["edges"]) == 3
     assert (await api.gql(by_status, {"u": u, "s": ["RESOLVED"]}))["queueConnection"]["edges"] == []
     # A booking's charges, newest first.

@@ -162,7 +162,7 @@ async def test_a_widget_on_a_registered_site_books_and_listens_and_other_sites_a
     assert held["__typename"] == "BookingPayload", held
     assert got["held"]["requestId"]  # an exposed header: the page can quote it
     changed = got["changed"]["data"]["slotChanged"]
-    assert changed["event"] == "booking.held" and changed["bookingId"] == held["booking"]["id"]
+    assert changed["event"] == "BOOKING_HELD" and changed["bookingId"] == held["booking"]["id"]
 
     portal = await new_page()
     await portal.goto(sites["portal"] + "/")
