@@ -218,7 +218,7 @@ async def test_every_new_connection_walks_in_pages(api: Api, venue: dict[str, An
     # The unit's staff notifications, newest first.
     for n in range(3):
         await pool.execute("INSERT INTO notifications (id, unit_id, audience, kind, title, body, created_at) VALUES "
-                           "($1, $2, 'staff', 'test', $3, 'b', now() - make_interval(mins => $4))", uuid4(), unit,
+                           "($1, $2, 'staff', 'owner_alert', $3, 'b', now() - make_interval(mins => $4))", uuid4(), unit,
                            f"n{n}", n)
     q = (f"query($u: ID!, {VARS}) {{ notificationsConnection(unitId: $u, {ARGS}) {{ edges {{ node {{ title }} }} "
          f"{PAGE} }} }}")

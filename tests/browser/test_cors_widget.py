@@ -166,7 +166,7 @@ async def test_a_widget_on_a_registered_site_books_and_listens_and_other_sites_a
 
     portal = await new_page()
     await portal.goto(sites["portal"] + "/")
-    assert (await portal.evaluate(PORTAL, {"api": venue.base}))["data"]["me"]["kind"] == "anonymous"
+    assert (await portal.evaluate(PORTAL, {"api": venue.base}))["data"]["me"]["kind"] == "ANONYMOUS"
 
     stranger = await new_page()
     await stranger.goto(sites["stranger"] + "/")
