@@ -11,6 +11,7 @@ from domain.errors import InvalidInput as DomainInvalidInput
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit, signed_in
 from schema.auth import CodeResult, CustomerSession, LoginCodeSent, Me, SandboxMessage, SessionResult
+from schema.ids import Kind, ref
 
 
 @strawberry.type
@@ -19,7 +20,7 @@ class AuthMutation:
                          "to the e-mail (one of them). At most 3 codes per address per 15 minutes.")
     async def request_login_code(self, info: Info, unit_id: strawberry.ID, phone: str | None = None,
                                  email: str | None = None) -> CodeResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.PUBLIC)
         sent = await login.request_code(info.context.deps, info.context.access, uid, phone, email)
         return LoginCodeSent(channel=sent.channel, expires_at=sent.expires_at)
@@ -28,10 +29,10 @@ class AuthMutation:
                          "codes close the code.")
     async def verify_login_code(self, info: Info, unit_id: strawberry.ID, code: str, phone: str | None = None,
                                 email: str | None = None) -> SessionResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.PUBLIC)
         s = await login.verify_code(info.context.deps, info.context.access, uid, phone, email, code)
-        return CustomerSession(token=s.token, customer_id=strawberry.ID(str(s.customer_id)),
+        return CustomerSession(token=s.token, customer_id=ref(Kind.CUSTOMER, s.customer_id),
                                expires_at=s.expires_at)
 
     @strawberry.mutation(description="Customers: end this session (its token stops working).")

@@ -8,6 +8,7 @@ from domain import fraud
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
 from schema.customers import BlacklistResult, Customer, CustomerBlacklistPayload, CustomerInput
+from schema.ids import Kind
 
 
 @strawberry.type
@@ -16,7 +17,7 @@ class CustomerMutation:
                          "waitlists) or take them off it. Applies to every record with the CPF or phone.")
     async def set_customer_blacklisted(self, info: Info, unit_id: strawberry.ID, customer: CustomerInput,
                                        blacklisted: bool, reason: str | None = None) -> BlacklistResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, "manage")
         records = await fraud.set_blacklisted(info.context.deps, uid, customer.to_domain(), blacklisted, reason,
                                               actor=info.context.principal.key)

@@ -9,6 +9,7 @@ from domain.access import Action
 from domain.errors import NotFound
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
+from schema.ids import Kind
 from schema.units import Unit, UnitParametersInput, UnitResult, UnitSettingsResult
 
 
@@ -16,7 +17,7 @@ from schema.units import Unit, UnitParametersInput, UnitResult, UnitSettingsResu
 class UnitQuery:
     @strawberry.field(description="A unit with its parameters, opening hours and resources.")
     async def unit(self, info: Info, id: strawberry.ID) -> UnitResult:
-        uid = parse_id(id, "id")
+        uid = parse_id(id, "id", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.PUBLIC)
         unit, resources = await queries.unit_with_resources(info.context.deps, uid)
         return Unit.from_domain(unit, resources)
@@ -28,7 +29,7 @@ class UnitSettingsMutation:
                          "numbers...). Other API processes apply them within 5 s.")
     async def update_unit_parameters(self, info: Info, unit_id: strawberry.ID, input: UnitParametersInput
                                      ) -> UnitSettingsResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.CONFIGURE)
         if not await unit_settings.change_parameters(info.context.deps, uid, input.changes(),
                                                      info.context.principal.key):

@@ -18,6 +18,7 @@ from resolvers.feed import unit_events
 from resolvers.permissions import authorize_row, authorize_unit, customer_for
 from schema.bookings import Booking
 from schema.customers import CustomerInput
+from schema.ids import Kind
 from schema.pages import page_description, page_size
 from schema.waitlists import (
     CapacityEntryResult,
@@ -55,12 +56,12 @@ class WaitlistMutation:
         self, info: Info, unit_id: strawberry.ID, resource_id: strawberry.ID, starts_at: datetime, ends_at: datetime,
         customer: CustomerInput, service_id: strawberry.ID | None = None,
     ) -> SlotEntryResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.BOOK)
         row = await waitlist.join_slot_waitlist(
-            info.context.deps, uid, parse_id(resource_id, "resourceId"), starts_at,
+            info.context.deps, uid, parse_id(resource_id, "resourceId", Kind.RESOURCE), starts_at,
             ends_at, customer_for(info.context, customer.for_caller(info.context.principal)),
-            parse_id(service_id, "serviceId") if service_id else None)
+            parse_id(service_id, "serviceId", Kind.SERVICE) if service_id else None)
         return SlotWaitlistEntry.from_row(row)
 
     @strawberry.mutation(description="Join the FIFO line for places of a sold-out pooled resource (party size).")
@@ -68,10 +69,10 @@ class WaitlistMutation:
         self, info: Info, unit_id: strawberry.ID, resource_id: strawberry.ID, starts_at: datetime, ends_at: datetime,
         party_size: int, user: str | None = None, customer: CustomerInput | None = None,
     ) -> CapacityEntryResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.BOOK)
         row = await waitlist.join_capacity_waitlist(
-            info.context.deps, uid, parse_id(resource_id, "resourceId"), starts_at,
+            info.context.deps, uid, parse_id(resource_id, "resourceId", Kind.RESOURCE), starts_at,
             ends_at, party_size, _user(info, user),
             customer_for(info.context, customer.for_caller(info.context.principal) if customer else None))
         return CapacityWaitlistEntry.from_row(row)
@@ -79,7 +80,7 @@ class WaitlistMutation:
     @strawberry.mutation(description="Claim a capacity offer by its token (the same user who joined).")
     async def claim_waitlist_offer(self, info: Info, unit_id: strawberry.ID, token: str, user: str | None = None
                                    ) -> ClaimResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.BOOK)
         b = await waitlist.claim_capacity_offer(info.context.deps, uid, token, _user(info, user))
         return Booking.from_domain(b)
@@ -87,7 +88,7 @@ class WaitlistMutation:
     @strawberry.mutation(description="Decline a capacity offer; the next in line is offered at once.")
     async def decline_waitlist_offer(self, info: Info, unit_id: strawberry.ID, token: str, user: str | None = None
                                      ) -> CapacityEntryResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.BOOK)
         entry_id = await waitlist.decline_capacity_offer(info.context.deps, uid, token, _user(info, user))
         return CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(info.context.deps, entry_id))
@@ -95,25 +96,25 @@ class WaitlistMutation:
     @strawberry.mutation(description="Staff: add a walk-in party (name + phone) to an area's queue.")
     async def add_walk_in(self, info: Info, unit_id: strawberry.ID, area: str, name: str, phone: str,
                           party_size: int = 1) -> WalkInResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.COUNTER)
         row = await waitlist.add_walk_in(info.context.deps, uid, area, name, phone, party_size)
         return WalkIn.from_row(row)
 
     @strawberry.mutation(description="Staff: offer a place to a walk-in party (a message with a claim token).")
     async def offer_walk_in(self, info: Info, entry_id: strawberry.ID) -> WalkInResult:
-        eid = parse_id(entry_id, "entryId")
+        eid = parse_id(entry_id, "entryId", Kind.WALK_IN)
         await authorize_row(info.context, "walk_in", eid, Action.COUNTER, "entryId")
         return WalkIn.from_row(await waitlist.offer_walk_in(info.context.deps, eid))
 
     @strawberry.mutation(description="A walk-in party confirms with the token of its message (no account).")
     async def claim_walk_in(self, info: Info, unit_id: strawberry.ID, token: str) -> WalkInResult:
-        row = await waitlist.claim_walk_in(info.context.deps, parse_id(unit_id, "unitId"), token)
+        row = await waitlist.claim_walk_in(info.context.deps, parse_id(unit_id, "unitId", Kind.UNIT), token)
         return WalkIn.from_row(row)
 
     @strawberry.mutation(description="Staff: seat a walk-in party.")
     async def seat_walk_in(self, info: Info, entry_id: strawberry.ID) -> WalkInResult:
-        eid = parse_id(entry_id, "entryId")
+        eid = parse_id(entry_id, "entryId", Kind.WALK_IN)
         await authorize_row(info.context, "walk_in", eid, Action.COUNTER, "entryId")
         return WalkIn.from_row(await waitlist.seat_walk_in(info.context.deps, eid))
 
@@ -122,13 +123,13 @@ class WaitlistMutation:
 class WaitlistQuery:
     @strawberry.field(description="A slot-waitlist entry with its place in line.")
     async def slot_waitlist_entry(self, info: Info, id: strawberry.ID) -> SlotEntryResult:
-        eid = parse_id(id, "id")
+        eid = parse_id(id, "id", Kind.SLOT_WAITLIST_ENTRY)
         await authorize_row(info.context, "slot_waitlist", eid, Action.READ, "id")
         return SlotWaitlistEntry.from_row(await waitlist.slot_entry(info.context.deps, eid))
 
     @strawberry.field(description="A capacity-waitlist entry with its place in line.")
     async def capacity_waitlist_entry(self, info: Info, id: strawberry.ID) -> CapacityEntryResult:
-        eid = parse_id(id, "id")
+        eid = parse_id(id, "id", Kind.CAPACITY_WAITLIST_ENTRY)
         await authorize_row(info.context, "capacity_waitlist", eid, Action.READ, "id")
         return CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(info.context.deps, eid))
 
@@ -137,7 +138,7 @@ class WaitlistQuery:
         self, info: Info, unit_id: strawberry.ID,
         first: Annotated[int, strawberry.argument(description=page_description(200) + " Of each list.")] = 200,
     ) -> UnitWaitlists:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)
         slots, walk_ins = await waitlist.unit_lists(info.context.deps, uid, page_size(first))
         return UnitWaitlists(slots=[SlotWaitlistEntry.from_row(r) for r in slots],
@@ -149,7 +150,7 @@ class WaitlistSubscription:
     @strawberry.subscription(description="Live changes of a unit's waitlists (joined, offered, closed...).")
     async def waitlist_changed(self, info: Info, unit_id: strawberry.ID, since: int | None = None
                                ) -> AsyncGenerator[WaitlistChange, None]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):
             if event.topic == WaitlistJoined.TOPIC and isinstance(fact := event.fact, WaitlistFact):

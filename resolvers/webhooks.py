@@ -14,6 +14,7 @@ from domain.errors import NotFound
 from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_unit, signed_in
 from resolvers.ports import WebhookStore
+from schema.ids import Kind
 from schema.pages import page_description, page_size
 from schema.webhooks import (
     ReplayResult,
@@ -45,7 +46,7 @@ async def _authorize_row(context: Context, kind: str, row_id: UUID, field: str) 
 class WebhookQuery:
     @strawberry.field(description="The unit's webhook endpoints (never their secrets).")
     async def webhooks(self, info: Info, unit_id: strawberry.ID) -> list[WebhookEndpoint]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.WEBHOOKS)
         return [WebhookEndpoint.from_row(r) for r in await _store(info.context).endpoints(uid)]
 
@@ -56,7 +57,7 @@ class WebhookQuery:
         first: Annotated[int, strawberry.argument(description=page_description(50))] = 50,
         status: str | None = None,
     ) -> list[WebhookDelivery]:
-        eid = parse_id(endpoint_id, "endpointId")
+        eid = parse_id(endpoint_id, "endpointId", Kind.WEBHOOK_ENDPOINT)
         await _authorize_row(info.context, "webhook", eid, "endpointId")
         rows = await _store(info.context).deliveries(eid, page_size(first), status)
         return [WebhookDelivery.from_row(r) for r in rows]
@@ -68,7 +69,7 @@ class WebhookMutation:
                          "127.0.0.1). Returns the signing secret, shown this once. " + _TYPES)
     async def register_webhook(self, info: Info, unit_id: strawberry.ID, url: str, event_types: list[str],
                                description: str | None = None) -> WebhookSecretResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.WEBHOOKS)
         checked_url, types = wh.check_url(url), wh.check_event_types(event_types)
         row, secret = await _store(info.context).register(
@@ -80,7 +81,7 @@ class WebhookMutation:
     async def update_webhook(self, info: Info, endpoint_id: strawberry.ID, url: str | None = None,
                              event_types: list[str] | None = None, enabled: bool | None = None,
                              description: str | None = None) -> WebhookResult:
-        eid = parse_id(endpoint_id, "endpointId")
+        eid = parse_id(endpoint_id, "endpointId", Kind.WEBHOOK_ENDPOINT)
         await _authorize_row(info.context, "webhook", eid, "endpointId")
         row = await _store(info.context).update(
             eid, info.context.deps.clock.now(), url=wh.check_url(url) if url is not None else None,
@@ -93,7 +94,7 @@ class WebhookMutation:
     @strawberry.mutation(description="Stop sending to an endpoint; its deliveries still waiting are cancelled. "
                          "updateWebhook(enabled: true) starts it again (for new events).")
     async def disable_webhook(self, info: Info, endpoint_id: strawberry.ID) -> WebhookResult:
-        eid = parse_id(endpoint_id, "endpointId")
+        eid = parse_id(endpoint_id, "endpointId", Kind.WEBHOOK_ENDPOINT)
         await _authorize_row(info.context, "webhook", eid, "endpointId")
         row = await _store(info.context).update(eid, info.context.deps.clock.now(), enabled=False)
         if row is None:
@@ -103,7 +104,7 @@ class WebhookMutation:
     @strawberry.mutation(description="A new signing secret, shown this once. For 24 h deliveries carry a second "
                          "v1= signature made with the previous secret, so receivers can switch without losing any.")
     async def rotate_webhook_secret(self, info: Info, endpoint_id: strawberry.ID) -> WebhookSecretResult:
-        eid = parse_id(endpoint_id, "endpointId")
+        eid = parse_id(endpoint_id, "endpointId", Kind.WEBHOOK_ENDPOINT)
         await _authorize_row(info.context, "webhook", eid, "endpointId")
         found = await _store(info.context).rotate(eid, info.context.deps.clock.now())
         if found is None:
@@ -113,7 +114,7 @@ class WebhookMutation:
     @strawberry.mutation(description="Send a delivery again now, by hand (a new round of attempts with retries; the "
                          "same X-Slothold-Delivery id, so receivers can drop what they already have).")
     async def replay_webhook_delivery(self, info: Info, delivery_id: strawberry.ID) -> ReplayResult:
-        did = parse_id(delivery_id, "deliveryId")
+        did = parse_id(delivery_id, "deliveryId", Kind.WEBHOOK_DELIVERY)
         await _authorize_row(info.context, "delivery", did, "deliveryId")
         row = await _store(info.context).replay(did, info.context.deps.clock.now())
         return WebhookDelivery.from_row(row)

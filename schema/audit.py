@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from typing import Annotated
+from uuid import UUID
 
 import strawberry
 
 from domain import audit_reports as da
 from schema.errors import InvalidInput, NotFound
+from schema.ids import Kind, ref
 
 AuditBucket = da.AuditBucket
 strawberry.enum(AuditBucket, description="How a per-period report cuts its range: the unit's local calendar DAYs, or "
@@ -35,9 +37,9 @@ class HoldConversion:
                                                 "created.")
 
     @classmethod
-    def from_domain(cls, unit_id: str, start: datetime, end: datetime, hold_type: str | None,
+    def from_domain(cls, unit_id: UUID, start: datetime, end: datetime, hold_type: str | None,
                     c: da.HoldConversion) -> HoldConversion:
-        return cls(unit_id=strawberry.ID(unit_id), from_=start, to=end, hold_type=hold_type, created=c.created,
+        return cls(unit_id=ref(Kind.UNIT, unit_id), from_=start, to=end, hold_type=hold_type, created=c.created,
                    sold=c.sold, expired=c.expired, cancelled=c.cancelled, open=c.open, sold_share=c.sold_share)
 
 

@@ -9,6 +9,7 @@ import strawberry
 
 from domain.access import Principal
 from schema.errors import InvalidInput, NotFound, TooManyAttempts, WrongCode
+from schema.ids import Kind, opt_ref
 
 
 @strawberry.type(description="A one-time code is on its way (to WhatsApp or e-mail).")
@@ -39,7 +40,8 @@ class Me:
     @classmethod
     def from_domain(cls, p: Principal) -> Me:
         return cls(kind=p.kind, role=p.role.value if p.role else None, scopes=sorted(p.scopes),
-                   tenant_id=_id(p.tenant_id), unit_id=_id(p.unit_id), customer_id=_id(p.customer_id), name=p.name)
+                   tenant_id=opt_ref(Kind.TENANT, p.tenant_id), unit_id=opt_ref(Kind.UNIT, p.unit_id),
+                   customer_id=opt_ref(Kind.CUSTOMER, p.customer_id), name=p.name)
 
 
 @strawberry.type(description="A message the sandbox notification channel would have delivered.")
@@ -55,7 +57,3 @@ CodeResult = Annotated[LoginCodeSent | InvalidInput | NotFound | TooManyAttempts
                        strawberry.union("LoginCodeResult")]
 SessionResult = Annotated[CustomerSession | InvalidInput | NotFound | TooManyAttempts | WrongCode,
                           strawberry.union("CustomerSessionResult")]
-
-
-def _id(value: object | None) -> strawberry.ID | None:
-    return strawberry.ID(str(value)) if value is not None else None

@@ -12,6 +12,7 @@ from domain import availability as av
 from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
 from schema.bookings import BookingStatus
 from schema.errors import InvalidInput, NotFound
+from schema.ids import Kind, opt_ref
 from schema.units import Resource
 
 SlotState = av.SlotState  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
@@ -40,7 +41,7 @@ class GridSegment:
         return cls(
             starts_at=s.starts_at, ends_at=s.ends_at, state=SlotState(s.state.value), slots=s.slots,
             available=s.available,
-            booking_id=strawberry.ID(str(o.booking_id)) if o and o.booking_id else None,
+            booking_id=opt_ref(Kind.BOOKING, o.booking_id) if o else None,
             status=BookingStatus(o.status.value) if o and o.status else None,
             hold_type=hold_type, hold_type_name=name,
             hold_expires_at=o.hold_expires_at if o else None,

@@ -10,6 +10,8 @@ import strawberry
 from domain.access import Principal
 from domain.customers import CustomerIdentity
 from schema.errors import InvalidInput, NotFound
+from schema.ids import Kind, ref
+from schema.nodes import Node
 
 
 @strawberry.input(description="Who the booking is for: a CPF (with check digits) and/or an E.164 phone.")
@@ -28,7 +30,7 @@ class CustomerInput:
 
 
 @strawberry.type(description="A customer record of the tenant (one CPF and/or phone).")
-class Customer:
+class Customer(Node):
     id: strawberry.ID
     cpf: str | None
     phone: str | None
@@ -39,7 +41,7 @@ class Customer:
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> Customer:
-        return cls(id=strawberry.ID(str(r["id"])), cpf=r["cpf"], phone=r["phone"], name=r["name"],
+        return cls(id=ref(Kind.CUSTOMER, r["id"]), cpf=r["cpf"], phone=r["phone"], name=r["name"],
                    blacklisted=r["blacklisted"], blacklist_reason=r["blacklist_reason"],
                    blacklist_changed_at=r["blacklist_changed_at"])
 

@@ -9,10 +9,12 @@ from uuid import UUID
 import strawberry
 
 from domain import events
+from schema.ids import Kind, opt_ref, ref
+from schema.nodes import Node
 
 
 @strawberry.type(description="An in-app notification, to a customer or to a unit's staff.")
-class Notification:
+class Notification(Node):
     id: strawberry.ID
     unit_id: strawberry.ID
     audience: str = strawberry.field(description="customer | staff")
@@ -27,15 +29,15 @@ class Notification:
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> Notification:
-        return cls(id=strawberry.ID(str(r["id"])), unit_id=strawberry.ID(str(r["unit_id"])), audience=r["audience"],
-                   kind=r["kind"], booking_id=strawberry.ID(str(r["booking_id"])) if r.get("booking_id") else None,
+        return cls(id=ref(Kind.NOTIFICATION, r["id"]), unit_id=ref(Kind.UNIT, r["unit_id"]), audience=r["audience"],
+                   kind=r["kind"], booking_id=opt_ref(Kind.BOOKING, r.get("booking_id")),
                    title=r["title"], body=r["body"], created_at=r["created_at"], read_at=r.get("read_at"))
 
     @classmethod
     def from_event(cls, unit_id: UUID, n: events.NotificationAdded) -> Notification:
         """A notification as it was just added (unread)."""
-        return cls(id=strawberry.ID(str(n.notification_id)), unit_id=strawberry.ID(str(unit_id)), audience=n.audience,
-                   kind=n.kind, booking_id=strawberry.ID(str(n.booking_id)) if n.booking_id else None, title=n.title,
+        return cls(id=ref(Kind.NOTIFICATION, n.notification_id), unit_id=ref(Kind.UNIT, unit_id), audience=n.audience,
+                   kind=n.kind, booking_id=opt_ref(Kind.BOOKING, n.booking_id), title=n.title,
                    body=n.body, created_at=n.created_at, read_at=None)
 
 

@@ -10,10 +10,12 @@ from strawberry.scalars import JSON
 
 from domain import staff_queue as dq
 from schema.errors import InvalidInput, InvalidTransition, NotFound
+from schema.ids import Kind, opt_ref, ref
+from schema.nodes import Node
 
 
 @strawberry.type(description="An item of the staff queue (Tratativas).")
-class QueueItem:
+class QueueItem(Node):
     id: strawberry.ID
     unit_id: strawberry.ID
     type: str
@@ -30,9 +32,9 @@ class QueueItem:
 
     @classmethod
     def from_domain(cls, q: dq.QueueItem) -> QueueItem:
-        return cls(id=strawberry.ID(str(q.id)), unit_id=strawberry.ID(str(q.unit_id)), type=q.type.value,
+        return cls(id=ref(Kind.QUEUE_ITEM, q.id), unit_id=ref(Kind.UNIT, q.unit_id), type=q.type.value,
                    title=q.title, priority=q.priority, status=q.status.value,
-                   booking_id=strawberry.ID(str(q.booking_id)) if q.booking_id else None, payload=JSON(q.payload),
+                   booking_id=opt_ref(Kind.BOOKING, q.booking_id), payload=JSON(q.payload),
                    created_at=q.created_at, acknowledged_by=q.acknowledged_by, acknowledged_at=q.acknowledged_at,
                    resolved_by=q.resolved_by, resolved_at=q.resolved_at)
 

@@ -13,24 +13,26 @@ from domain import setup as ds
 from domain import staff_tokens as dt
 from domain.access import Role
 from schema.errors import InvalidInput, NotFound
+from schema.ids import Kind, opt_ref, ref
+from schema.nodes import Node
 from schema.units import Unit
 
 
 @strawberry.type(description="A tenant: the business that owns venues.")
-class Tenant:
+class Tenant(Node):
     id: strawberry.ID
     name: str
 
 
 @strawberry.type(description="An organization of a tenant (its units share hold types).")
-class Organization:
+class Organization(Node):
     id: strawberry.ID
     tenant_id: strawberry.ID
     name: str
 
     @classmethod
     def from_domain(cls, o: ds.Created) -> Organization:
-        return cls(id=strawberry.ID(str(o.id)), tenant_id=strawberry.ID(str(o.tenant_id)), name=o.name)
+        return cls(id=ref(Kind.ORGANIZATION, o.id), tenant_id=ref(Kind.TENANT, o.tenant_id), name=o.name)
 
 
 @strawberry.enum(description="A staff member's token (a role) or an integrator's (scopes).")
@@ -44,7 +46,7 @@ strawberry.enum(StaffRole, name="StaffRole", description="operator < manager < o
 
 
 @strawberry.type(description="A staff or integrator token as listed: never its secret.")
-class StaffToken:
+class StaffToken(Node):
     id: strawberry.ID
     name: str
     kind: StaffTokenKind
@@ -60,8 +62,8 @@ class StaffToken:
 
     @classmethod
     def from_domain(cls, t: dt.StaffToken) -> StaffToken:
-        return cls(id=strawberry.ID(str(t.id)), name=t.name, kind=StaffTokenKind(t.kind.value), role=t.role,
-                   scopes=list(t.scopes), unit_id=strawberry.ID(str(t.unit_id)) if t.unit_id else None,
+        return cls(id=ref(Kind.STAFF_TOKEN, t.id), name=t.name, kind=StaffTokenKind(t.kind.value), role=t.role,
+                   scopes=list(t.scopes), unit_id=opt_ref(Kind.UNIT, t.unit_id),
                    tenant_wide=t.unit_id is None, created_at=t.created_at, last_used_at=t.last_used_at,
                    expires_at=t.expires_at, revoked_at=t.revoked_at)
 

@@ -10,13 +10,15 @@ import strawberry
 from domain import units as du
 from domain.access import Principal
 from schema.errors import InvalidInput, NotFound
+from schema.ids import Kind, opt_ref, ref
+from schema.nodes import Node
 
 ResourceKind = du.ResourceKind  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
 strawberry.enum(ResourceKind, description="Exclusive: one at a time. Pooled: capacity at a time.")
 
 
 @strawberry.type(description="Something bookable in a unit.")
-class Resource:
+class Resource(Node):
     id: strawberry.ID
     name: str
     kind: ResourceKind
@@ -25,8 +27,8 @@ class Resource:
 
     @classmethod
     def from_domain(cls, r: du.Resource) -> Resource:
-        return cls(id=strawberry.ID(str(r.id)), name=r.name, kind=ResourceKind(r.kind.value), capacity=r.capacity,
-                   group_id=strawberry.ID(str(r.group_id)) if r.group_id else None)
+        return cls(id=ref(Kind.RESOURCE, r.id), name=r.name, kind=ResourceKind(r.kind.value), capacity=r.capacity,
+                   group_id=opt_ref(Kind.RESOURCE_GROUP, r.group_id))
 
 
 @strawberry.type(description="Opening window: weekday 0 = Monday, minutes after local midnight.")
@@ -95,7 +97,7 @@ class UnitContacts:
 
 
 @strawberry.type(description="One venue with its clock, hours, parameters and resources.")
-class Unit:
+class Unit(Node):
     id: strawberry.ID
     name: str
     timezone: str
@@ -117,7 +119,7 @@ class Unit:
     @classmethod
     def from_domain(cls, u: du.Unit, resources: list[du.Resource]) -> Unit:
         return cls(
-            id=strawberry.ID(str(u.id)), name=u.name, timezone=u.timezone, currency=u.currency,
+            id=ref(Kind.UNIT, u.id), name=u.name, timezone=u.timezone, currency=u.currency,
             parameters=UnitParameters.from_domain(u.params),
             opening_hours=[OpeningWindow(weekday=w.weekday, opens_minute=w.opens, closes_minute=w.closes)
                            for w in u.hours],

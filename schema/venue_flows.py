@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated
+from uuid import UUID
 
 import strawberry
 
@@ -25,6 +26,8 @@ from schema.errors import (
     PaymentUnavailable,
     SlotTaken,
 )
+from schema.ids import Kind, ref
+from schema.nodes import Node
 
 ManualPaymentMethod = dm.ManualMethod  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
 strawberry.enum(ManualPaymentMethod, name="ManualPaymentMethod", description="How a payment outside Pix was taken.")
@@ -38,7 +41,7 @@ class ManualPaymentInput:
 
 
 @strawberry.type(description="A payment recorded by hand (kept apart from Pix payments), with who and when.")
-class ManualPayment:
+class ManualPayment(Node):
     id: strawberry.ID
     booking_id: strawberry.ID
     method: ManualPaymentMethod
@@ -50,7 +53,7 @@ class ManualPayment:
 
     @classmethod
     def from_domain(cls, p: dm.ManualPayment) -> ManualPayment:
-        return cls(id=strawberry.ID(str(p.id)), booking_id=strawberry.ID(str(p.booking_id)), method=p.method,
+        return cls(id=ref(Kind.MANUAL_PAYMENT, p.id), booking_id=ref(Kind.BOOKING, p.booking_id), method=p.method,
                    amount_cents=p.amount_cents, reason=p.reason, actor=p.actor, session=p.session,
                    recorded_at=p.recorded_at)
 
@@ -80,8 +83,8 @@ class PaymentsSummary:
     manual_cents: int
 
     @classmethod
-    def from_domain(cls, unit_id: str, start: datetime, end: datetime, s: dm.PaymentsSummary) -> PaymentsSummary:
-        return cls(unit_id=strawberry.ID(unit_id), from_=start, to=end, pix_count=s.pix_count, pix_cents=s.pix_cents,
+    def from_domain(cls, unit_id: UUID, start: datetime, end: datetime, s: dm.PaymentsSummary) -> PaymentsSummary:
+        return cls(unit_id=ref(Kind.UNIT, unit_id), from_=start, to=end, pix_count=s.pix_count, pix_cents=s.pix_cents,
                    manual=[ManualPaymentTotal(method=m, count=n, total_cents=c) for m, n, c in s.manual],
                    manual_cents=sum(c for _, _, c in s.manual))
 

@@ -7,13 +7,15 @@ from typing import Annotated, Any
 
 import strawberry
 
-from domain.events import CapacityOffered, SlotOffered, WaitlistClosed, WaitlistFact
+from domain.events import CapacityOffered, SlotOffered, WaitlistClosed, WaitlistFact, WaitlistJoined, WalkInAdded
 from schema.bookings import Booking
 from schema.errors import CooldownActive, CustomerBlacklisted, InvalidInput, InvalidTransition, NotFound
+from schema.ids import Kind, opt_ref, ref
+from schema.nodes import Node
 
 
 @strawberry.type(description="A place in the line of one resource and slot (RN-ATD-08).")
-class SlotWaitlistEntry:
+class SlotWaitlistEntry(Node):
     id: strawberry.ID
     unit_id: strawberry.ID
     resource_id: strawberry.ID
@@ -26,15 +28,15 @@ class SlotWaitlistEntry:
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> SlotWaitlistEntry:
-        return cls(id=strawberry.ID(str(r["id"])), unit_id=strawberry.ID(str(r["unit_id"])),
-                   resource_id=strawberry.ID(str(r["resource_id"])), starts_at=r["starts_at"], ends_at=r["ends_at"],
+        return cls(id=ref(Kind.SLOT_WAITLIST_ENTRY, r["id"]), unit_id=ref(Kind.UNIT, r["unit_id"]),
+                   resource_id=ref(Kind.RESOURCE, r["resource_id"]), starts_at=r["starts_at"], ends_at=r["ends_at"],
                    status=r["status"], place=r.get("place") if r["status"] == "waiting" else None,
-                   offer_booking_id=strawberry.ID(str(r["offer_booking_id"])) if r.get("offer_booking_id") else None,
+                   offer_booking_id=opt_ref(Kind.BOOKING, r.get("offer_booking_id")),
                    joined_at=r["joined_at"])
 
 
 @strawberry.type(description="A party in the line for places of a sold-out class or event.")
-class CapacityWaitlistEntry:
+class CapacityWaitlistEntry(Node):
     id: strawberry.ID
     resource_id: strawberry.ID
     starts_at: datetime
@@ -51,16 +53,16 @@ class CapacityWaitlistEntry:
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> CapacityWaitlistEntry:
-        return cls(id=strawberry.ID(str(r["id"])), resource_id=strawberry.ID(str(r["resource_id"])),
+        return cls(id=ref(Kind.CAPACITY_WAITLIST_ENTRY, r["id"]), resource_id=ref(Kind.RESOURCE, r["resource_id"]),
                    starts_at=r["starts_at"], ends_at=r["ends_at"], party_size=r["party_size"], status=r["status"],
                    place=r.get("place") if r["status"] == "waiting" else None,
                    offer_expires_at=r.get("offer_expires_at"),
-                   booking_id=strawberry.ID(str(r["booking_id"])) if r.get("booking_id") else None,
+                   booking_id=opt_ref(Kind.BOOKING, r.get("booking_id")),
                    offer_token=r.get("token") if r["status"] == "offered" else None)
 
 
 @strawberry.type(description="A walk-in party (name and phone, no account) waiting in an area.")
-class WalkIn:
+class WalkIn(Node):
     id: strawberry.ID
     area: str
     name: str
@@ -71,7 +73,7 @@ class WalkIn:
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> WalkIn:
-        return cls(id=strawberry.ID(str(r["id"])), area=r["area"], name=r["name"], phone=r["phone"],
+        return cls(id=ref(Kind.WALK_IN, r["id"]), area=r["area"], name=r["name"], phone=r["phone"],
                    party_size=r["party_size"], status=r["status"], joined_at=r["joined_at"])
 
 
@@ -92,8 +94,14 @@ class WaitlistChange:
     def from_event(cls, seq: int, e: WaitlistFact) -> WaitlistChange:
         entry = None if isinstance(e, WaitlistClosed) else e.entry_id
         booking = e.booking_id if isinstance(e, SlotOffered | CapacityOffered) else None
-        return cls(seq=seq, kind=str(e.KIND), entry_id=strawberry.ID(str(entry)) if entry else None,
-                   booking_id=strawberry.ID(str(booking)) if booking else None)
+        return cls(seq=seq, kind=str(e.KIND), entry_id=opt_ref(_ENTRY_KINDS[type(e)], entry),
+                   booking_id=opt_ref(Kind.BOOKING, booking))
+
+
+_ENTRY_KINDS: dict[type, Kind] = {
+    WaitlistJoined: Kind.SLOT_WAITLIST_ENTRY, SlotOffered: Kind.SLOT_WAITLIST_ENTRY,
+    WaitlistClosed: Kind.SLOT_WAITLIST_ENTRY, CapacityOffered: Kind.CAPACITY_WAITLIST_ENTRY, WalkInAdded: Kind.WALK_IN}
+"""The type of the entry a waitlist fact names."""
 
 
 SlotEntryResult = Annotated[SlotWaitlistEntry | InvalidInput | NotFound | CooldownActive | CustomerBlacklisted,

@@ -8,11 +8,13 @@ from typing import Annotated, Any
 import strawberry
 
 from schema.errors import InvalidInput, NotFound
+from schema.ids import Kind, ref
+from schema.nodes import Node
 
 
 @strawberry.type(description="Where the unit's events are POSTed (README \"Outgoing webhooks\"). Its secret is shown "
                  "only by registerWebhook and rotateWebhookSecret.")
-class WebhookEndpoint:
+class WebhookEndpoint(Node):
     id: strawberry.ID
     unit_id: strawberry.ID
     url: str
@@ -24,7 +26,7 @@ class WebhookEndpoint:
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> WebhookEndpoint:
-        return cls(id=strawberry.ID(str(r["id"])), unit_id=strawberry.ID(str(r["unit_id"])), url=r["url"],
+        return cls(id=ref(Kind.WEBHOOK_ENDPOINT, r["id"]), unit_id=ref(Kind.UNIT, r["unit_id"]), url=r["url"],
                    event_types=list(r["event_types"]), enabled=r["enabled"], description=r["description"],
                    created_at=r["created_at"], updated_at=r["updated_at"])
 
@@ -37,7 +39,7 @@ class WebhookSecret:
 
 
 @strawberry.type(description="One event sent (or to be sent) to one endpoint: the delivery log.")
-class WebhookDelivery:
+class WebhookDelivery(Node):
     id: strawberry.ID = strawberry.field(description="Also sent as X-Slothold-Delivery, on every attempt and replay.")
     endpoint_id: strawberry.ID
     event_id: strawberry.ID = strawberry.field(description="The body's `id`: the same for every endpoint.")
@@ -57,7 +59,7 @@ class WebhookDelivery:
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> WebhookDelivery:
         waiting = r["status"] in ("pending", "retrying", "sending")
-        return cls(id=strawberry.ID(str(r["id"])), endpoint_id=strawberry.ID(str(r["endpoint_id"])),
+        return cls(id=ref(Kind.WEBHOOK_DELIVERY, r["id"]), endpoint_id=ref(Kind.WEBHOOK_ENDPOINT, r["endpoint_id"]),
                    event_id=strawberry.ID(str(r["event_id"])), event_type=r["event_type"], seq=r["seq"],
                    status=r["status"], attempts=r["attempts"], response_code=r["response_code"],
                    latency_ms=r["latency_ms"], last_error=r["last_error"], last_attempt_at=r["last_attempt_at"],
