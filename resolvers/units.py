@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
 import strawberry
 
 from domain import queries, unit_settings
 from domain.access import Action
 from domain.errors import NotFound
-from resolvers.context import Info, parse_id
+from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_unit
 from schema.ids import Kind
 from schema.units import Unit, UnitParametersInput, UnitResult, UnitSettingsResult
@@ -17,10 +19,14 @@ from schema.units import Unit, UnitParametersInput, UnitResult, UnitSettingsResu
 class UnitQuery:
     @strawberry.field(description="A unit with its parameters, opening hours and resources.")
     async def unit(self, info: Info, id: strawberry.ID) -> UnitResult:
-        uid = parse_id(id, "id", Kind.UNIT)
-        await authorize_unit(info.context, uid, Action.PUBLIC)
-        unit, resources = await queries.unit_with_resources(info.context.deps, uid)
-        return Unit.from_domain(unit, resources)
+        return await read_unit(info.context, parse_id(id, "id", Kind.UNIT))
+
+
+async def read_unit(context: Context, uid: UUID) -> Unit:
+    """A unit as unit(id) shows it (public), for `unit` and `node`."""
+    await authorize_unit(context, uid, Action.PUBLIC)
+    unit, resources = await queries.unit_with_resources(context.deps, uid)
+    return Unit.from_domain(unit, resources)
 
 
 @strawberry.type

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from datetime import datetime
 from typing import Annotated
+from uuid import UUID
 
 import strawberry
 
@@ -13,7 +14,7 @@ from domain.access import Action, Forbidden
 from domain.errors import ErrorCode
 from domain.errors import InvalidInput as DomainInvalidInput
 from domain.events import WaitlistFact, WaitlistJoined
-from resolvers.context import Info, parse_id
+from resolvers.context import Context, Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.permissions import authorize_row, authorize_unit, customer_for
 from schema.bookings import Booking
@@ -46,6 +47,18 @@ def _user(info: Info, given: str | None) -> str:
         raise DomainInvalidInput("user", "staff and integrators name the user (their system's id for the customer)",
                                  code=ErrorCode.USER_REQUIRED)
     return given
+
+
+async def read_slot_entry(context: Context, eid: UUID) -> SlotWaitlistEntry:
+    """A slot-waitlist entry as slotWaitlistEntry(id) shows it (staff of its unit, its customer), for `node` too."""
+    await authorize_row(context, "slot_waitlist", eid, Action.READ, "id")
+    return SlotWaitlistEntry.from_row(await waitlist.slot_entry(context.deps, eid))
+
+
+async def read_capacity_entry(context: Context, eid: UUID) -> CapacityWaitlistEntry:
+    """A capacity-waitlist entry as capacityWaitlistEntry(id) shows it, for `node` too."""
+    await authorize_row(context, "capacity_waitlist", eid, Action.READ, "id")
+    return CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(context.deps, eid))
 
 
 @strawberry.type
@@ -123,15 +136,11 @@ class WaitlistMutation:
 class WaitlistQuery:
     @strawberry.field(description="A slot-waitlist entry with its place in line.")
     async def slot_waitlist_entry(self, info: Info, id: strawberry.ID) -> SlotEntryResult:
-        eid = parse_id(id, "id", Kind.SLOT_WAITLIST_ENTRY)
-        await authorize_row(info.context, "slot_waitlist", eid, Action.READ, "id")
-        return SlotWaitlistEntry.from_row(await waitlist.slot_entry(info.context.deps, eid))
+        return await read_slot_entry(info.context, parse_id(id, "id", Kind.SLOT_WAITLIST_ENTRY))
 
     @strawberry.field(description="A capacity-waitlist entry with its place in line.")
     async def capacity_waitlist_entry(self, info: Info, id: strawberry.ID) -> CapacityEntryResult:
-        eid = parse_id(id, "id", Kind.CAPACITY_WAITLIST_ENTRY)
-        await authorize_row(info.context, "capacity_waitlist", eid, Action.READ, "id")
-        return CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(info.context.deps, eid))
+        return await read_capacity_entry(info.context, parse_id(id, "id", Kind.CAPACITY_WAITLIST_ENTRY))
 
     @strawberry.field(description="Staff: the unit's slot waitlists and walk-in queue.")
     async def waitlists(
