@@ -40,7 +40,9 @@ class WebhookSecret:
 
 @strawberry.type(description="One event sent (or to be sent) to one endpoint: the delivery log.")
 class WebhookDelivery(Node):
-    id: strawberry.ID = strawberry.field(description="Also sent as X-Slothold-Delivery, on every attempt and replay.")
+    id: strawberry.ID = strawberry.field(description="Its global id. X-Slothold-Delivery carries the delivery's "
+                                         "database UUID, the same on every attempt and replay (deliveryId takes "
+                                         "either).")
     endpoint_id: strawberry.ID
     event_id: strawberry.ID = strawberry.field(description="The body's `id`: the same for every endpoint.")
     event_type: str
