@@ -10,6 +10,7 @@ from typing import Any
 import asyncpg
 import httpx
 
+from schema.ids import global_id
 from store.access import PgAccess
 from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, shot, tomorrow_local
 
@@ -157,7 +158,7 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
     await editor.get_by_role("button", name="Cancel").click()
     served = await api(venue, "query($u: ID!) { services(unitId: $u) { id bands { weekdays from to priceCents "
                        "paymentRule depositPercent } } }", {"u": str(venue.unit_id)})
-    priced = next(s for s in served["services"] if s["id"] == str(venue.service_id))["bands"]
+    priced = next(s for s in served["services"] if s["id"] == global_id("Service", venue.service_id))["bands"]
     assert [(b["weekdays"], b["priceCents"], b["paymentRule"]) for b in priced] == [
         ([0, 1, 2, 3, 4], 25000, "DEPOSIT_PERCENT"), ([5, 6], 22000, "FULL")]
 

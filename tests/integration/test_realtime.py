@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from schema.ids import global_id
 from slothold.cli.embedded import free_port, start_redis
 from tests.integration.cluster import WsClient, cluster, gql, wait_until
 from tests.venues import arena, cpf
@@ -150,7 +151,7 @@ async def test_a_worker_killed_mid_work_leaves_no_hold_past_its_deadline_after_r
             n = await conn.fetch("SELECT booking_id, count(*) FROM booking_events WHERE unit_id = $1 "
                                  "AND new_status = 'expired' GROUP BY booking_id", v.unit_id)
             assert sorted(r["count"] for r in n) == [1] * 20
-            assert {str(r["booking_id"]) for r in n} == {m["id"] for m in made}
+            assert {global_id("Booking", r["booking_id"]) for r in n} == {m["id"] for m in made}
             while time.monotonic() - restarted < 15:
                 pending = await conn.fetchval(
                     "SELECT count(*) FROM outbox WHERE unit_id = $1 AND published_at IS NULL", v.unit_id)
