@@ -4,10 +4,14 @@ Each shows its offer (who or what, when, for how many, until when) and a button 
 (`claimWaitlistOffer` after the customer signs in with a one-time code; `claimWalkIn` with the token alone) — the
 script is web-demo/js/claim.js. A token that is no offer's is a 404 page, the same for every such token. The pages
 are plain HTML sized for a phone (the link arrives by WhatsApp).
+
+The script sends the documents of `CLAIM_DOCUMENTS`, which each page carries (as printed for a persisted query
+manifest): `slothold manifest` lists them, so the pages work in the allow-list mode too (api/graphql/persisted.py).
 """
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from html import escape
 from typing import Any
@@ -17,7 +21,22 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from api.graphql.manifest import operations_of
 from domain.claim_links import PATHS, OfferKind, OfferToClaim, offer_to_claim
+
+CLAIM_GRAPHQL = """
+mutation ClaimWalkIn($u: ID!, $t: String!) { claimWalkIn(unitId: $u, token: $t) {
+  __typename ... on WalkIn { status } ... on Error { code message } } }
+mutation ClaimWaitlistOffer($u: ID!, $t: String!) { claimWaitlistOffer(unitId: $u, token: $t) {
+  __typename ... on Booking { id status } ... on Error { code message } } }
+mutation RequestLoginCode($u: ID!, $p: String) { requestLoginCode(unitId: $u, phone: $p) {
+  __typename ... on Error { code message } } }
+mutation VerifyLoginCode($u: ID!, $p: String, $c: String!) { verifyLoginCode(unitId: $u, phone: $p, code: $c) {
+  __typename ... on CustomerSession { token } ... on Error { code message } } }
+"""
+"""The operations of the claim pages' script."""
+CLAIM_DOCUMENTS = {op["name"]: op["body"] for op in operations_of(CLAIM_GRAPHQL, "api/claim_pages.py")}
+"""Operation name → document, as the script sends it and a persisted query manifest lists it."""
 
 MUTATION = {OfferKind.CAPACITY: "claimWaitlistOffer", OfferKind.WALK_IN: "claimWalkIn"}
 GONE = {"claimed": "Esta oferta já foi confirmada.", "seated": "Vocês já foram acomodados.",
@@ -49,7 +68,9 @@ def _local(when: datetime | None, tz: str) -> str:
 
 
 def _page(title: str, body: str, status: int = 200, script: bool = False) -> HTMLResponse:
-    tail = '<script type="module" src="/web-demo/js/claim.js"></script>' if script else ""
+    documents = json.dumps(CLAIM_DOCUMENTS).replace("<", "\\u003c")  # no "</script>" can end the JSON early
+    tail = (f'<script type="application/json" id="documents">{documents}</script>'
+            '<script type="module" src="/web-demo/js/claim.js"></script>') if script else ""
     html = (f'<!doctype html><html lang="pt-BR"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{escape(title)}</title><link rel="icon" href="data:,"><style>{STYLE}</style></head>'

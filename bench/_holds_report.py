@@ -7,7 +7,7 @@ from datetime import datetime
 from bench import _data
 from bench._holds_config import Config
 from bench._holds_grid import GridTimes
-from bench._holds_run import Results
+from bench._holds_run import HoldRuns, Results
 from bench._measure import Report, latency, pct
 
 
@@ -79,3 +79,34 @@ def report_grid(rep: Report, gt: GridTimes, g: _data.GridUnit) -> None:
         rep.note(f"grid: occupancy query as the API runs it: {gt.plan}")
         rep.note(f"grid: the machine was busy {gt.idle_before:.2f} cores with other work just before; during the "
                  f"compact API runs {gt.cpu.describe(0)}")
+
+
+def report_holds(cfg: Config, r: HoldRuns, started: datetime) -> Report:
+    """The API (1 worker, two runs around the baseline) against the direct-SQL baseline of the same run."""
+    rep = Report("`bench.holds --only holds`", f"Holds: {cfg.resources:,} resources × 30 days, {cfg.clients} "
+                 f"clients, {cfg.seconds:.0f} s per phase: API (1 worker), direct SQL, API again.", started)
+    print("\nresults", flush=True)
+    for i, t in enumerate(r.api):
+        rep.add(f"{t.name} (run {i + 1})", f"{t.rate:,.0f}/s ({t.ok:,} in {t.cpu.wall:.1f} s), "
+                f"latency {latency(t.latencies)}", f"≥ 800 {verdict(t.rate >= 800)}")
+    rep.add(r.sql.name, f"{r.sql.rate:,.0f}/s ({r.sql.ok:,} in {r.sql.cpu.wall:.1f} s), "
+            f"latency {latency(r.sql.latencies)}", f"≥ 2,500 {verdict(r.sql.rate >= 2500)}")
+    if r.sql.rate:
+        ratios = [t.rate / r.sql.rate for t in r.api]
+        rep.add("API/SQL ratio", f"{sum(ratios) / len(ratios):.2f} (runs {', '.join(f'{x:.2f}' for x in ratios)})",
+                f"≥ 0.7 {verdict(min(ratios) >= 0.7)}")
+    for t in (*r.api, r.sql):
+        if t.rate and t.cpu.backends is not None:
+            per = (t.cpu.api + t.cpu.client * (t is r.sql) + t.cpu.backends) / t.rate
+            rep.add(f"CPU per hold: {t.name.split(' holds')[0]}" + (" (client + backends)" if t is r.sql else
+                                                                 " (API process + backends)"),
+                    f"{per * 1e3:.2f} ms: {2 / per:,.0f} holds/s if 2 cores were its own")
+    for t in (*r.api, r.sql):
+        rep.note(f"{t.name}: {t.cpu.describe(t.rate)}")
+        if t.failures:
+            rep.note(f"{t.name}: FAILURES {dict(t.failures)}; e.g. {t.samples[:2]}")
+    for p in r.probes:
+        rep.note(p)
+    if r.errors:
+        rep.note(f"server log: {len(r.errors)} error lines, e.g. {r.errors[0][:300]}")
+    return rep

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
+import shutil
+import subprocess
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from bench import _data
 from bench._holds_config import BENCH, Config
 from bench._holds_grid import GridTimes, grid_latency
 from bench._holds_hot import HotSlot, hot_slot
 from bench._holds_plans import lapsed_probe
-from bench._holds_throughput import api_holds, one_hold, sql_holds
+from bench._holds_sql import sql_holds, trace
+from bench._holds_throughput import api_holds, one_hold
 from bench._measure import CpuMeter, Throughput
 from bench._server import ApiServer
 from store.db import create_pool
@@ -121,3 +127,67 @@ async def measure_grid(cfg: Config) -> tuple[GridTimes, _data.GridUnit, list[str
     finally:
         server.stop()
     return gt, g, probes, errors
+
+
+@dataclass
+class HoldRuns:
+    api: list[Throughput]
+    sql: Throughput
+    probes: list[str]
+    errors: list[str]
+
+
+async def measure_holds(cfg: Config, profile: str | None = None) -> HoldRuns:
+    """Phases 1a and 2 alone, on a fresh database: the API (1 worker), the direct-SQL baseline, the API again, with
+    a trace of the statements each hold sends. `profile`: a py-spy raw profile of the first API phase goes there."""
+    print(f"setup: database {cfg.db}, {cfg.resources:,} resources…", flush=True)
+    url = await _data.reset_database(cfg.pg, cfg.db)
+    await asyncio.to_thread(_data.migrate, url)
+    pool = await create_pool(url, 1, 4)
+    try:
+        plan = await _data.hold_unit(pool, cfg.resources, datetime.now(UTC))
+    finally:
+        await pool.close()
+    keys = itertools.count()
+    logs = BENCH / ".logs"
+    logs.mkdir(exist_ok=True)
+    with CpuMeter() as idle:
+        await asyncio.sleep(1)
+    probes = [f"before the run the machine was busy {idle.machine:.2f} cores with other work; load average "
+              f"{_loadavg()}", await trace(url, plan, keys)]
+    runs: list[Throughput] = []
+    errors: list[str] = []
+    sql = None
+    for i in range(2):
+        print(f"1. holds through the API, 1 worker (run {i + 1})", flush=True)
+        server = ApiServer(cfg.port, 1, url, cfg.redis, logs / "uvicorn-holds.log")
+        try:
+            server.start()
+            spy = _py_spy(server, cfg, profile) if profile and i == 0 else None
+            runs.append(await api_holds(cfg, server, plan, keys))
+            if spy is not None:
+                spy.wait(30)
+            errors += server.log_errors()
+        finally:
+            server.stop()
+        if sql is None:
+            print("2. the same transaction in SQL", flush=True)
+            sql = await sql_holds(cfg, url, plan, keys)
+    assert sql is not None
+    probes.append(f"at the end: {await lapsed_probe(url, plan)}; load average {_loadavg()}")
+    return HoldRuns(runs, sql, probes, errors)
+
+
+def _loadavg() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _py_spy(server: ApiServer, cfg: Config, out: str) -> subprocess.Popen[bytes]:
+    """py-spy recording the API worker over the measured seconds of a phase (it starts after the warm-up)."""
+    local = Path(sys.executable).with_name("py-spy")
+    spy = local if local.exists() else Path(shutil.which("py-spy") or "py-spy")
+    cmd = [str(spy), "record", "--pid", str(server.worker_pids()[0]), "--duration", str(int(cfg.seconds)),
+           "--rate", "200", "--format", "raw", "--nonblocking", "-o", out]
+    with open(out + ".log", "wb") as log:
+        return subprocess.Popen(["sh", "-c", f"sleep {cfg.warmup}; exec " + " ".join(cmd)],
+                                stdout=log, stderr=subprocess.STDOUT)

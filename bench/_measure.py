@@ -39,17 +39,36 @@ def _busy_idle() -> tuple[float, float]:
     return busy, idle
 
 
-class CpuMeter:
-    """Cores used over an interval by this process (the load generator), the API server, and the machine."""
+def backend_seconds(db: str) -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL backend connected to database `db` (by its process title), so that a
+    figure can leave out what other databases on the machine cost."""
+    out: dict[int, float] = {}
+    for p in psutil.process_iter(["name", "cmdline"]):
+        try:
+            title = " ".join(p.info["cmdline"] or ())
+            if p.info["name"] == "postgres" and f" {db} " in f"{title} ":
+                t = p.cpu_times()
+                out[p.pid] = t.user + t.system
+        except psutil.Error:
+            pass
+    return out
 
-    def __init__(self, server: ApiServer | None = None) -> None:
+
+class CpuMeter:
+    """Cores used over an interval by this process (the load generator), the API server, and the machine; with
+    `db`, also by the PostgreSQL backends of that database alone (others' work on the machine left out)."""
+
+    def __init__(self, server: ApiServer | None = None, db: str | None = None) -> None:
         self.server = server
+        self.db = db
         self.wall = self.client = self.api = self.machine = 0.0
+        self.backends: float | None = None
 
     def _api_seconds(self) -> float:
         return self.server.cpu_seconds() if self.server else 0.0
 
     def __enter__(self) -> CpuMeter:
+        self._pg = backend_seconds(self.db) if self.db else {}
         self._start = (time.perf_counter(), time.process_time(), self._api_seconds(), _busy_idle())
         return self
 
@@ -61,6 +80,9 @@ class CpuMeter:
         self.api = (self._api_seconds() - a0) / self.wall
         span = (b1 - b0) + (i1 - i0)
         self.machine = (b1 - b0) / span * psutil.cpu_count() if span else 0.0
+        if self.db:
+            now = backend_seconds(self.db)
+            self.backends = sum(v - self._pg.get(pid, 0.0) for pid, v in now.items()) / self.wall
 
     @property
     def other(self) -> float:
@@ -68,10 +90,12 @@ class CpuMeter:
         return max(self.machine - self.client - self.api, 0.0)
 
     def describe(self, rate: float) -> str:
+        own = f" (its own backends {self.backends / rate * 1e3:.2f} ms)" if rate and self.backends is not None else ""
         per = (f"; CPU per hold: API {self.api / rate * 1e3:.2f} ms, "
-               f"PostgreSQL+rest {self.other / rate * 1e3:.2f} ms") if rate else ""
+               f"PostgreSQL+rest {self.other / rate * 1e3:.2f} ms{own}") if rate else ""
+        pg = f", the database's own backends {self.backends:.2f}" if self.backends is not None else ""
         return (f"cores busy: load generator {self.client:.2f}, API {self.api:.2f}, PostgreSQL+rest "
-                f"{self.other:.2f}, machine {self.machine:.2f} of {psutil.cpu_count()}{per}")
+                f"{self.other:.2f}{pg}, machine {self.machine:.2f} of {psutil.cpu_count()}{per}")
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Hold throughput (API vs direct SQL), hot-slot contention, grid latency and API memory, in one run.
 
-    .venv/bin/python -m bench.holds [--quick] [--only grid] [--record | --no-record]
+    .venv/bin/python -m bench.holds [--quick] [--only grid|holds] [--db NAME] [--port N] [--record | --no-record]
 
 See bench/README.md for what each figure means.
 """
@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import argparse
 import signal
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import uvloop
 
 from bench._holds_config import BENCH, Config
-from bench._holds_report import report, report_grid
+from bench._holds_report import report, report_grid, report_holds
 from bench._holds_requests import hold_body, post_hold
-from bench._holds_run import GRID_ONLY_FILLER, measure, measure_grid
+from bench._holds_run import GRID_ONLY_FILLER, measure, measure_grid, measure_holds
 from bench._measure import Report
 from bench._server import stop_all
 
@@ -28,18 +29,30 @@ __all__ = ["Config", "hold_body", "main", "post_hold"]
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="a few seconds per phase, smaller data (smoke test)")
-    ap.add_argument("--only", choices=["grid"], help="run one phase alone (grid: phase 4, about 30 s)")
+    ap.add_argument("--only", choices=["grid", "holds"],
+                    help="run phases alone (grid: phase 4, about 30 s; holds: the API with 1 worker, the direct-SQL "
+                    "baseline, the API again, with the statements of each hold; about 70 s)")
+    ap.add_argument("--db", help="the database to drop and recreate (default slothold_bench)")
+    ap.add_argument("--port", type=int, help="the API's port (default 8765)")
+    ap.add_argument("--profile", metavar="FILE", help="with --only holds: a py-spy raw profile of the first API run")
     ap.add_argument("--record", action=argparse.BooleanOptionalAction, default=None,
                     help="append to bench/RESULTS.md (default: yes for a full run, no with --quick or --only)")
     args = ap.parse_args()
     cfg = Config.make(args.quick)
+    cfg = replace(cfg, db=args.db or cfg.db, port=args.port or cfg.port)
     started = datetime.now(UTC)
 
     def on_sigterm(*_: object) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_sigterm)
-    if args.only == "grid":
+    if args.only == "holds":
+        try:
+            runs = uvloop.run(measure_holds(cfg, args.profile))
+        finally:
+            stop_all()
+        rep = report_holds(cfg, runs, started)
+    elif args.only == "grid":
         try:
             gt, g, probes, errors = uvloop.run(measure_grid(cfg))
         finally:

@@ -102,9 +102,50 @@ async def _sample_lag(system: Topology, stop: asyncio.Event) -> None:
                 pass
 
 
+async def _watch_connections(system: Topology, stop: asyncio.Event) -> None:
+    """Every second, what the primary's backends and PgBouncer's pools are doing, into logs/connections.log — to
+    tell, when the run stalls, who holds the server connections (a diagnosis log, not a figure)."""
+    import asyncpg
+
+    out = (system.logs / "connections.log").open("a")
+    try:
+        while not stop.is_set():
+            stamp = time.strftime("%H:%M:%S")
+            try:
+                conn = await asyncpg.connect(system.db_url, timeout=2)
+                try:
+                    rows = await conn.fetch(
+                        "SELECT pid, application_name AS app, state, wait_event_type AS wt, wait_event AS w, "
+                        "round(extract(epoch FROM now() - xact_start)::numeric, 1) AS xact_s, "
+                        "left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS q FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND pid <> pg_backend_pid() ORDER BY xact_start")
+                finally:
+                    await conn.close()
+                out.write(f"{stamp} backends {len(rows)}\n" + "".join(f"  {dict(r)}\n" for r in rows))
+            except Exception as e:  # a diagnosis: what failed is itself the news
+                out.write(f"{stamp} primary: {e!r}\n")
+            try:
+                admin = await asyncpg.connect(system.bouncer.admin_url, timeout=2, statement_cache_size=0)
+                try:
+                    pools = await admin.fetch("SHOW POOLS")
+                finally:
+                    await admin.close()
+                out.write("".join(f"  pool {dict(r)}\n" for r in pools))
+            except Exception as e:
+                out.write(f"{stamp} pgbouncer: {e!r}\n")
+            out.flush()
+            try:
+                await asyncio.wait_for(stop.wait(), 1)
+            except TimeoutError:
+                pass
+    finally:
+        out.close()
+
+
 async def topology_faults(cfg: Config, system: Topology, stop: asyncio.Event, stats: Stats, t0: float) -> None:
     """The topology's faults at fixed points of the storm (and the replica's lag sampled throughout)."""
     sampler = asyncio.create_task(_sample_lag(system, stop))
+    watcher = asyncio.create_task(_watch_connections(system, stop))
     plan = [(0.2, "replica stopped, restarted 4 s later"), (0.4, "Redis primary SIGKILL"),
             (0.6, "PgBouncer restarted"), (0.8, "api1 SIGKILL, restarted")]
     for at, what in plan:
@@ -144,6 +185,7 @@ async def topology_faults(cfg: Config, system: Topology, stop: asyncio.Event, st
             system.apis[i].start()
             await asyncio.to_thread(wait_http, system.ports[i], system.apis[i], START_TIMEOUT)
     await sampler
+    await watcher
 
 
 async def run_topology(cfg: Config, logs: Path | None = None) -> tuple[dict[str, Any], Figures]:

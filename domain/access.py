@@ -59,8 +59,35 @@ MIN_ROLE = {
     Action.DROP: Role.MANAGER, Action.MANAGE: Role.MANAGER, Action.CONFIGURE: Role.OWNER,
     Action.WEBHOOKS: Role.OWNER, Action.RECORD_PAYMENT: Role.MANAGER,
 }
-SCOPES = frozenset(a.value for a in Action if a not in (Action.PUBLIC, Action.PLATFORM))
+
+
+class Scope(StrEnum):
+    """What an integrator token may do: one scope per Action but PUBLIC (anyone's) and PLATFORM (no integrator's);
+    see Action for each one's meaning."""
+
+    READ = Action.READ.value
+    BOOK = Action.BOOK.value
+    COUNTER = Action.COUNTER.value
+    DROP = Action.DROP.value
+    MANAGE = Action.MANAGE.value
+    CONFIGURE = Action.CONFIGURE.value
+    WEBHOOKS = Action.WEBHOOKS.value
+    RECORD_PAYMENT = Action.RECORD_PAYMENT.value
+
+
+SCOPES = frozenset(s.value for s in Scope)
 """The scopes an integrator token may carry: one per action (the platform's is no integrator's)."""
+assert SCOPES == {a.value for a in Action if a not in (Action.PUBLIC, Action.PLATFORM)}, "a scope per action"
+
+
+class CallerKind(StrEnum):
+    """Who is calling (Principal.kind): the values are the stored token kinds and the session's."""
+
+    ANONYMOUS = "anonymous"
+    STAFF = "staff"
+    INTEGRATOR = "client"
+    CUSTOMER = "customer"
+    SYSTEM = "system"
 
 
 class Unauthenticated(DomainError):

@@ -30,6 +30,18 @@ class BookingStatus(StrEnum):
 
 S = BookingStatus
 
+
+class Channel(StrEnum):
+    """Where a booking came from (and where its acceptance was given): the values are the stored strings."""
+
+    API = "api"
+    WEB = "web"
+    APP = "app"
+    WHATSAPP = "whatsapp"
+    BOT = "bot"
+    COUNTER = "counter"
+    WAITLIST = "waitlist"
+
 TRANSITIONS: dict[BookingStatus, frozenset[BookingStatus]] = {
     S.HELD: frozenset({S.CONFIRMED, S.PENDING_PAYMENT, S.EXPIRED, S.CANCELLED}),
     S.PENDING_PAYMENT: frozenset({S.CONFIRMED, S.VERIFYING, S.EXPIRED, S.CANCELLED}),
@@ -394,3 +406,5 @@ class HistoryEntry:
     allocations: tuple[Allocation, ...]
     session: str | None = None
     """The credential the change came through (None: the platform's own jobs)."""
+    booking_id: UUID | None = None
+    """The booking the row is of."""

@@ -91,7 +91,7 @@ async def quote(deps: Deps, booking_id: UUID) -> Acceptance | None:
         if booking.status is not BookingStatus.HELD or booking.is_lapsed(now):
             return None
         unit = await uow.units.get(booking.unit_id)
-        return await _terms(uow, unit, booking, now, "quote", None)
+        return await _terms(uow, unit, booking, now, booking.channel, None)  # a quote: the booking's own
 
 
 async def _terms(uow: UnitOfWork, unit: Unit, booking: Booking, now: datetime, channel: str, contact: str | None

@@ -89,6 +89,21 @@ class InvalidTransition(DomainError):
         self.action = action
 
 
+class CheckInOutsideWindow(InvalidTransition):
+    """A check-in before the unit's check-in window opens (`checkInOpensMinutes` before the start) or after the
+    booking's end: answered as an InvalidTransition with its own code, the window in the message."""
+
+    code = ErrorCode.CHECK_IN_OUTSIDE_WINDOW
+
+    def __init__(self, current_state: str, opens_at: datetime, closes_at: datetime, now: datetime) -> None:
+        super().__init__(current_state, "checked_in", "check in")
+        self.message = (f"check-in is open from {opens_at.isoformat()} to {closes_at.isoformat()}; it is "
+                        f"{now.isoformat()}")
+        self.args = (self.message,)
+        self.opens_at = opens_at
+        self.closes_at = closes_at
+
+
 class InvalidInput(DomainError):
     """An argument is malformed or out of range; `field` names it."""
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import Any, ClassVar, Self
 from uuid import UUID
 
@@ -26,6 +27,36 @@ from domain.fact import read_spans, read_str, read_time, write_spans
 AUDIT_SESSION: ContextVar[str | None] = ContextVar("audit_session", default=None)
 """The credential the current request came through (`staff:<token id>`, `customer:<session id>`, ...), recorded
 with every audit row it writes (SPEC §15); unset (None) in jobs."""
+
+
+class SlotEvent(StrEnum):
+    """What a slot change (slotChanged, bookingChanged) reports: a booking reaching a status (`booking.<status>`),
+    or slots without a booking blocked or opened (seats of an event, a grid resource, the opening hours)."""
+
+    BOOKING_HELD = "booking.held"
+    BOOKING_PENDING_PAYMENT = "booking.pending_payment"
+    BOOKING_VERIFYING = "booking.verifying"
+    BOOKING_CONFIRMED = "booking.confirmed"
+    BOOKING_CHECKED_IN = "booking.checked_in"
+    BOOKING_COMPLETED = "booking.completed"
+    BOOKING_CANCELLED = "booking.cancelled"
+    BOOKING_NO_SHOW = "booking.no_show"
+    BOOKING_EXPIRED = "booking.expired"
+    SEATS_BLOCKED = "seats.blocked"
+    SEATS_UNBLOCKED = "seats.unblocked"
+    RESOURCE_BLOCKED = "resource.blocked"
+    RESOURCE_UNBLOCKED = "resource.unblocked"
+    HOURS_CLOSED = "hours.closed"
+    HOURS_OPENED = "hours.opened"
+
+
+class WaitlistChangeKind(StrEnum):
+    """What happened in a unit's waitlists (the KIND of each waitlist_changed fact)."""
+
+    JOINED = "joined"
+    OFFERED = "offered"
+    CLOSED = "closed"
+    WALK_IN_ADDED = "walk_in_added"
 
 
 @dataclass(frozen=True)
@@ -79,9 +110,9 @@ class BookingChanged(Fact):
         return f"booking.{self.status}"
 
 
-_BLOCK_EVENTS = {("seats", True): "seats.blocked", ("seats", False): "seats.unblocked",
-                 ("resource", True): "resource.blocked", ("resource", False): "resource.unblocked",
-                 ("hours", True): "hours.closed", ("hours", False): "hours.opened"}
+_BLOCK_EVENTS = {("seats", True): SlotEvent.SEATS_BLOCKED, ("seats", False): SlotEvent.SEATS_UNBLOCKED,
+                 ("resource", True): SlotEvent.RESOURCE_BLOCKED, ("resource", False): SlotEvent.RESOURCE_UNBLOCKED,
+                 ("hours", True): SlotEvent.HOURS_CLOSED, ("hours", False): SlotEvent.HOURS_OPENED}
 
 
 @dataclass(frozen=True)

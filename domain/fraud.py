@@ -75,6 +75,8 @@ class DayWindow:
     step: timedelta
     now: datetime
     replacing: UUID | None = None
+    day: date | None = None
+    """The day itself, in the unit's time zone (None: not said)."""
 
 
 def cooldown_until(expirations: Iterable[datetime], params: UnitParameters, now: datetime) -> datetime | None:
@@ -152,6 +154,20 @@ def free_units(unit: Unit, resources: Sequence[Resource], occupancies: Iterable[
     return sum(sum(row.available) for window in rows.values() for row in window)
 
 
+def day_window(unit: Unit, starts_at: datetime, now: datetime, replacing: UUID | None = None) -> DayWindow:
+    """The day a hold starting at `starts_at` falls on (in the unit's time zone), measured from now on today."""
+    day = starts_at.astimezone(unit.tz).date()
+    day_start, day_end = day_range(unit, day)
+    lo = min(max(day_start, now), day_end)
+    return DayWindow(unit.id, day_start, lo, day_end, timedelta(minutes=unit.params.slot_minutes), now, replacing,
+                     day)
+
+
+def counting_since(unit: Unit, now: datetime) -> datetime:
+    """From when a customer's expirations are read: far enough back for any cooldown still in force."""
+    return now - unit.params.cooldown_window - unit.params.cooldown_duration
+
+
 async def admit(uow: UnitOfWork, unit: Unit, identity: CustomerIdentity, starts_at: datetime, now: datetime,
                 capacity_by_hours: Mapping[tuple[OpeningWindow, ...], int], replacing: UUID | None = None) -> Customer:
     """Identify the customer of a self-service hold and refuse the hold if RN-HLD-05 says so.
@@ -162,13 +178,10 @@ async def admit(uow: UnitOfWork, unit: Unit, identity: CustomerIdentity, starts_
     cancels in the same transaction: it counts neither for the customer nor for the ceiling (a swap never adds
     an open hold).
     """
-    day = starts_at.astimezone(unit.tz).date()
-    day_start, day_end = day_range(unit, day)
-    lo = min(max(day_start, now), day_end)
-    window = DayWindow(unit.id, day_start, lo, day_end, timedelta(minutes=unit.params.slot_minutes), now, replacing)
+    window = day_window(unit, starts_at, now, replacing)
     locked = await uow.antifraud.lock_customer(unit.tenant_id, identity, day=window)
     customer = await uow.customers.identify(unit.tenant_id, identity, now)
-    since = now - unit.params.cooldown_window - unit.params.cooldown_duration
+    since = counting_since(unit, now)
     standing = await uow.antifraud.standing(unit.tenant_id, identity, now, since, replacing)
     if not (standing.cpfs <= locked.cpfs and standing.phones <= locked.phones):
         # A record linked another CPF or phone to this customer while we waited for the lock (rare): take its
@@ -177,15 +190,15 @@ async def admit(uow: UnitOfWork, unit: Unit, identity: CustomerIdentity, starts_
         standing = await uow.antifraud.standing(unit.tenant_id, identity, now, since, replacing)
     check_standing(standing, unit.params, now.astimezone(unit.tz),
                    asker=customer if identity.proof is not None else None)
-    free_at_least = grid_units(unit, capacity_by_hours, lo, day_end) - locked.taken_at_most
-    await check_ceiling(uow, unit, day, lo, day_end, now, locked.open_holds, free_at_least)
+    free_at_least = grid_units(unit, capacity_by_hours, window.start, window.end) - locked.taken_at_most
+    assert window.day is not None
+    await check_ceiling(uow, unit, window.day, window.start, window.end, now, locked.open_holds, free_at_least)
     return customer
 
 
 async def check_standing_of(uow: UnitOfWork, unit: Unit, identity: CustomerIdentity, now: datetime) -> None:
     """Refuse a blacklisted customer or one in cooldown (joining a waitlist: open holds do not matter there)."""
-    since = now - unit.params.cooldown_window - unit.params.cooldown_duration
-    standing = await uow.antifraud.standing(unit.tenant_id, identity, now, since, None)
+    standing = await uow.antifraud.standing(unit.tenant_id, identity, now, counting_since(unit, now), None)
     check_standing(standing, unit.params, now.astimezone(unit.tz), holding=False)
 
 

@@ -7,8 +7,20 @@ staff side is the unit's in-app feed and, when the unit has an owner e-mail, an 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 
-MATRIX_EVENTS = ("created", "paid", "cancelled", "completed", "expired")
+
+class MatrixEvent(StrEnum):
+    """The booking events a unit's notification matrix turns on or off, per side."""
+
+    CREATED = "created"
+    PAID = "paid"
+    CANCELLED = "cancelled"
+    COMPLETED = "completed"
+    EXPIRED = "expired"
+
+
+MATRIX_EVENTS = tuple(MatrixEvent)
 DEFAULT_MATRIX: Mapping[str, tuple[bool, bool]] = {
     "created": (True, False), "paid": (True, True), "cancelled": (True, True), "completed": (True, False),
     "expired": (True, True)}

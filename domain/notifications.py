@@ -33,6 +33,7 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any, Protocol
 from uuid import UUID
 from zoneinfo import ZoneInfo
@@ -51,9 +52,54 @@ from domain.notice_matrix import Matrix, told
 
 log = logging.getLogger("slothold.notifications")
 
-LOCALES = ("pt-BR", "en")
-DEFAULT_LOCALE = "pt-BR"
-CHANNELS = ("in_app", "email", "whatsapp")
+
+
+class Locale(StrEnum):
+    """The languages notifications are written in (a unit's `notification_locale`)."""
+
+    PT_BR = "pt-BR"
+    EN = "en"
+
+
+class NotificationChannel(StrEnum):
+    """How a notice reaches its recipient."""
+
+    IN_APP = "in_app"
+    EMAIL = "email"
+    WHATSAPP = "whatsapp"
+
+
+class Audience(StrEnum):
+    """Whom an in-app notification is for."""
+
+    CUSTOMER = "customer"
+    STAFF = "staff"
+
+
+class NotificationKind(StrEnum):
+    """What a notice is about: the booking notices of the matrix, reminders, offers, alerts, sign-in codes."""
+
+    CREATED = "created"
+    HOLD_REMINDER = "hold_reminder"
+    PAYMENT_CONFIRMED = "payment_confirmed"
+    CONFIRMED = "confirmed"
+    CANCELLED_BY_CUSTOMER = "cancelled_by_customer"
+    DROPPED = "dropped"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+    COMPLETED = "completed"
+    APPOINTMENT_REMINDER = "appointment_reminder"
+    RESCHEDULED = "rescheduled"
+    SWAPPED = "swapped"
+    CAPACITY_OFFER = "capacity_offer"
+    OWNER_ALERT = "owner_alert"
+    LOGIN_CODE = "login_code"
+    WALK_IN_OFFER = "walk_in_offer"
+
+
+LOCALES = tuple(Locale)
+DEFAULT_LOCALE = Locale.PT_BR.value
+CHANNELS = tuple(NotificationChannel)
 BACKOFF = (timedelta(seconds=30), timedelta(minutes=2), timedelta(minutes=10), timedelta(hours=1))
 """The waits after the 1st, 2nd, 3rd and 4th failed attempt; the 5th failure is final."""
 MAX_ATTEMPTS = len(BACKOFF) + 1

@@ -6,9 +6,11 @@ A Pix paid by hand to the key carries no txid of ours. When it arrives, the syst
 2. else, exactly one unit has a booking whose customer says they paid ("paguei", `verifying`) with a charge of
    that very amount — that unit.
 
-Anything else (no payer and no such claim, or several units) stays unattributed: no tenant's staff see it, since
-showing one tenant another's payments (amount, payer) would leak them. The unit's staff list its orphans with
-`orphan_payments` and apply one with `settlement.link_payment`, which refuses another unit's orphan.
+An attributed orphan is one of that unit's payments. Anything else (no payer and no such claim, or several units)
+stays unattributed, in a table of its own (`unattributed_payments`: platform data, no unit's): no tenant's staff
+see it, since showing one tenant another's payments (amount, payer) would leak them. The unit's staff list its
+orphans with `orphan_payments` and apply one with `settlement.link_payment`, which refuses another unit's orphan;
+linking an unattributed one (by its id) makes it that unit's payment.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
-from uuid import UUID
+from uuid import UUID, uuid4
 
-from domain.payments import ReceivedPix
+from domain.errors import NotFound
+from domain.payments import PaymentRow, ReceivedPix
 
 if TYPE_CHECKING:
     from domain.ports import UnitOfWork
@@ -53,9 +56,13 @@ class OrphanPayments(Protocol):
         """The units with a `verifying` booking that has a charge of exactly that amount."""
         ...
 
-    async def keep(self, payment_id: UUID, unit_id: UUID | None, payer_name: str | None,
-                   payer_document: str | None) -> None:
-        """Record the orphan's payer and the unit it is attributed to (None: nobody's yet)."""
+    async def keep_unattributed(self, payment_id: UUID, provider: str, pix: ReceivedPix) -> None:
+        """Keep a (claimed) Pix that no unit can be told for, with its payer."""
+        ...
+
+    async def take_unattributed(self, payment_id: UUID) -> tuple[str, ReceivedPix] | None:
+        """Remove an unattributed Pix to make it a unit's payment: its provider and what the bank said (None: no
+        such unattributed Pix)."""
         ...
 
     async def of_unit(self, unit_id: UUID, limit: int) -> list[OrphanPayment]:
@@ -63,16 +70,32 @@ class OrphanPayments(Protocol):
         ...
 
 
-async def attribute(uow: UnitOfWork, payment_id: UUID, pix: ReceivedPix) -> UUID | None:
-    """Keep an orphan's payer and attribute it to the one unit it can be told for (see the module); the unit."""
+async def attribute(uow: UnitOfWork, provider: str, pix: ReceivedPix) -> UUID | None:
+    """Keep a claimed Pix that matched no charge: the payment of the one unit it can be told for (see the module),
+    else unattributed; the unit."""
     units: list[UUID] = []
     if pix.payer_document:
         units = await uow.orphans.units_of_payer(pix.payer_document, pix.paid_at - PAYER_WINDOW)
     if not units:
         units = await uow.orphans.units_claiming(pix.amount_cents)
-    unit_id = units[0] if len(units) == 1 else None
-    await uow.orphans.keep(payment_id, unit_id, pix.payer_name, pix.payer_document)
-    return unit_id
+    if len(units) != 1:
+        await uow.orphans.keep_unattributed(uuid4(), provider, pix)
+        return None
+    await uow.payments.record_payment(provider, pix, units[0], None, None, "orphan")
+    return units[0]
+
+
+async def payment_for(uow: UnitOfWork, payment_id: UUID, unit_id: UUID) -> PaymentRow:
+    """A payment to link to a booking of `unit_id`, locked: the unit's own, or an unattributed one made the unit's
+    now (rolled back with the transaction if the link is refused)."""
+    loose = await uow.orphans.take_unattributed(payment_id)
+    if loose is not None:
+        provider, pix = loose
+        await uow.payments.record_payment(provider, pix, unit_id, None, None, "orphan", payment_id=payment_id)
+    try:
+        return await uow.payments.payment(payment_id)
+    except NotFound:
+        raise NotFound("payment", payment_id, field="paymentId") from None
 
 
 async def orphan_payments(deps: Deps, unit_id: UUID, limit: int) -> list[OrphanPayment]:

@@ -160,7 +160,7 @@ class PaymentRow(TypedDict):
     """A received payment as stored (the `payments` table): what refunds and late confirmations read."""
 
     id: UUID
-    unit_id: UUID | None
+    unit_id: UUID
     charge_id: UUID | None
     booking_id: UUID | None
     provider: str

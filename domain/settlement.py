@@ -43,16 +43,15 @@ async def receive_payment(deps: Deps, provider: str, pix: ReceivedPix) -> Outcom
             await uow.bookings.lock_resources(seen.unit_id, [a.resource_id for a in seen.allocations])
             booking = await uow.bookings.get(found.booking_id)
             charge = await uow.payments.charge(found.id)
-        payment_id = await uow.payments.record_payment(
-            provider, pix, charge.unit_id if charge else None, charge.id if charge else None,
-            charge.booking_id if charge else None, Outcome.ORPHAN.value)
-        if payment_id is None:
+        if not await uow.payments.claim_pix(provider, pix.provider_payment_id):
             return Outcome.DUPLICATE
         if charge is None or booking is None:
-            unit_id = await orphans.attribute(uow, payment_id, pix)
+            unit_id = await orphans.attribute(uow, provider, pix)
             log.warning("a Pix with unknown txid %r arrived; kept as an orphan payment (unit %s)", pix.txid, unit_id)
             await uow.commit()
             return Outcome.ORPHAN
+        payment_id = await uow.payments.record_payment(provider, pix, charge.unit_id, charge.id, charge.booking_id,
+                                                       Outcome.ORPHAN.value)
         outcome = await _apply(uow, now, booking, charge, payment_id, pix)
         await uow.commit()
     return outcome
@@ -152,9 +151,9 @@ async def link_payment(deps: Deps, booking_id: UUID, payment_id: UUID, actor: st
     """"Vincular pagamento": apply an orphan Pix (one that matched no charge) to this booking."""
     now = deps.clock.now()
     async with deps.uow() as uow:
-        payment = await uow.payments.payment(payment_id)
         seen = await uow.bookings.find(booking_id)
-        if payment["unit_id"] not in (None, seen.unit_id):  # another unit's money: as if it did not exist
+        payment = await orphans.payment_for(uow, payment_id, seen.unit_id)
+        if payment["unit_id"] != seen.unit_id:  # another unit's money: as if it did not exist
             raise NotFound("payment", payment_id, field="paymentId")
         if payment["outcome"] != "orphan":
             raise InvalidInput("paymentId", "only an orphan payment can be linked", code=ErrorCode.PAYMENT_NOT_ORPHAN)
@@ -165,7 +164,7 @@ async def link_payment(deps: Deps, booking_id: UUID, payment_id: UUID, actor: st
             raise NotFound("charge of booking", booking_id, field="bookingId")
         charge = await uow.payments.charge(charges[0].id)
         pix = ReceivedPix(payment["provider_payment_id"], charge.txid, payment["amount_cents"], payment["paid_at"])
-        await uow.payments.set_outcome(payment_id, "orphan", charge.unit_id, charge.id, charge.booking_id)
+        await uow.payments.set_outcome(payment_id, "orphan", charge.id, charge.booking_id)
         outcome = await _apply(uow, now, booking, charge, payment_id, pix)
         log.info("staff %s linked payment %s to booking %s: %s", actor, payment_id, booking_id, outcome)
         await uow.commit()

@@ -29,13 +29,23 @@ TITLES = {
     QueueItemType.REFUND_FAILED: "Devolução do PIX falhou",
 }
 
+
+
+class QueuePriority(StrEnum):
+    """How urgent an item is (SPEC §12); the queue lists the most urgent first."""
+
+    CRITICAL = "critical"
+    HIGH = "high"
+    NORMAL = "normal"
+
+
 PRIORITIES = {
-    QueueItemType.CUSTOMER_SAYS_PAID: "critical",
-    QueueItemType.LATE_PIX_SLOT_TAKEN: "high",
-    QueueItemType.PIX_FAILING: "critical",
-    QueueItemType.HOLD_CEILING: "critical",
-    QueueItemType.NO_SHOW_SUGGESTION: "normal",
-    QueueItemType.REFUND_FAILED: "high",
+    QueueItemType.CUSTOMER_SAYS_PAID: QueuePriority.CRITICAL,
+    QueueItemType.LATE_PIX_SLOT_TAKEN: QueuePriority.HIGH,
+    QueueItemType.PIX_FAILING: QueuePriority.CRITICAL,
+    QueueItemType.HOLD_CEILING: QueuePriority.CRITICAL,
+    QueueItemType.NO_SHOW_SUGGESTION: QueuePriority.NORMAL,
+    QueueItemType.REFUND_FAILED: QueuePriority.HIGH,
 }
 
 ALERTS = frozenset({QueueItemType.PIX_FAILING, QueueItemType.HOLD_CEILING})
@@ -46,6 +56,14 @@ class QueueStatus(StrEnum):
     """open → acknowledged → resolved (or open → resolved)."""
 
     OPEN = "open"
+    ACKNOWLEDGED = "acknowledged"
+    RESOLVED = "resolved"
+
+
+class QueueChange(StrEnum):
+    """What happened to an item, as live dashboards hear it (queueChanged)."""
+
+    OPENED = "opened"
     ACKNOWLEDGED = "acknowledged"
     RESOLVED = "resolved"
 
@@ -72,6 +90,6 @@ class QueueItem:
         return TITLES[self.type]
 
     @property
-    def priority(self) -> str:
+    def priority(self) -> QueuePriority:
         """critical, high or normal."""
         return PRIORITIES[self.type]

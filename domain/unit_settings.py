@@ -48,6 +48,7 @@ PARAMETERS = {b.field: b for b in (
     Bound("hold_reminder_seconds", "holdReminderSeconds", 0, DAY, "seconds"),
     Bound("sweep_interval_seconds", "sweepIntervalSeconds", 1, 3600, "seconds"),
     Bound("no_show_grace_minutes", "noShowGraceMinutes", 0, 1440, "minutes"),
+    Bound("check_in_opens_minutes", "checkInOpensMinutes", 0, 1440, "minutes"),
 )}
 REMINDER_OFFSETS_MAX = 5
 REMINDER_OFFSET_RANGE = (1, 7 * 24 * 60)

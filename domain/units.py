@@ -37,6 +37,8 @@ class UnitParameters:
     sweep_interval: timedelta = timedelta(seconds=30)
     payment_rule: str = "full"
     no_show_grace: timedelta = timedelta(minutes=15)
+    check_in_opens: timedelta = timedelta(hours=2)
+    """Check-in is accepted from this long before a booking's start until its end (issue 20)."""
     """After start + this with no check-in, a confirmed booking raises a no-show suggestion (SPEC §11)."""
     appointment_reminders: tuple[int, ...] = (1440, 120)
     """Minutes before the start at which the customer of a confirmed booking is reminded (SPEC §11)."""

@@ -26,6 +26,26 @@ class ChangeAction(StrEnum):
     REMOVED = "removed"
 
 
+class VenueEntity(StrEnum):
+    """What a set-up change is about (VenueChange.entity): the values are the stored nouns."""
+
+    UNIT = "unit"
+    PARAMETERS = "parameters"
+    CONTACTS = "contacts"
+    STAFF_TOKEN = "staff_token"
+    RESOURCE = "resource"
+    RESOURCE_GROUP = "resource_group"
+    RESOURCE_ORDER = "resource_order"
+    HOURS = "hours"
+    CLOSED_DAY = "closed_day"
+    SPECIAL_HOURS = "special_hours"
+    BLOCK = "block"
+    SERVICE = "service"
+    PRICE_BAND = "price_band"
+    SEAT_EVENT = "seat_event"
+    ALLOWED_ORIGINS = "allowed_origins"
+
+
 @dataclass(frozen=True)
 class VenueChange:
     """One change: `entity` is a lower-case noun (`resource`, `hours`, `closed_day`, `block`, `service`,

@@ -20,6 +20,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 from uuid import UUID, uuid5
@@ -29,10 +30,39 @@ from domain.events import BookingChanged, Fact, PaymentReceived
 
 log = logging.getLogger("slothold.webhooks")
 
-BOOKING_TYPES = ("booking.held", "booking.pending_payment", "booking.verifying", "booking.confirmed",
-                 "booking.checked_in", "booking.completed", "booking.cancelled", "booking.no_show", "booking.expired")
-EVENT_TYPES = (*BOOKING_TYPES, "payment.paid", "waitlist.offered")
+
+
+class WebhookEventType(StrEnum):
+    """The closed list of event types an endpoint may subscribe to: a booking reaching a status, a Pix paid, a
+    waitlist offer made. The values are the body's `type` and the X-Slothold-Event header."""
+
+    BOOKING_HELD = "booking.held"
+    BOOKING_PENDING_PAYMENT = "booking.pending_payment"
+    BOOKING_VERIFYING = "booking.verifying"
+    BOOKING_CONFIRMED = "booking.confirmed"
+    BOOKING_CHECKED_IN = "booking.checked_in"
+    BOOKING_COMPLETED = "booking.completed"
+    BOOKING_CANCELLED = "booking.cancelled"
+    BOOKING_NO_SHOW = "booking.no_show"
+    BOOKING_EXPIRED = "booking.expired"
+    PAYMENT_PAID = "payment.paid"
+    WAITLIST_OFFERED = "waitlist.offered"
+
+
+class DeliveryStatus(StrEnum):
+    """Where a delivery is: waiting (pending, sending, retrying) or finished (delivered, failed, cancelled)."""
+
+    PENDING = "pending"
+    SENDING = "sending"
+    RETRYING = "retrying"
+    DELIVERED = "delivered"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+EVENT_TYPES = tuple(t.value for t in WebhookEventType)
 """The closed list of event types an endpoint may subscribe to."""
+BOOKING_TYPES = tuple(t for t in EVENT_TYPES if t.startswith("booking."))
 
 BACKOFF = (timedelta(seconds=30), timedelta(minutes=2), timedelta(minutes=10), timedelta(hours=1),
            timedelta(hours=6))

@@ -11,6 +11,7 @@ from domain import audit_reports
 from domain.access import Action
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
+from schema.args import UnitIdArg
 from schema.audit import (
     AuditBucket,
     AuditPeriod,
@@ -20,6 +21,10 @@ from schema.audit import (
     HoldConversionResult,
 )
 from schema.ids import Kind, ref
+
+BucketArg = Annotated[AuditBucket, strawberry.argument(
+    description="How to cut the range: DAY (the default) or WEEK (from Monday).")]
+
 
 From = Annotated[datetime, strawberry.argument(name="from", description="Start of the range (with a UTC offset).")]
 To = Annotated[datetime, strawberry.argument(description="End of the range, excluded; at most 366 days after from.")]
@@ -31,7 +36,7 @@ class AuditQuery:
     @strawberry.field(description="Staff: of the unit's holds born in [from, to), how many became sold (reached "
                       "CONFIRMED, at any time up to now), expired, were cancelled, or are still open; and the share "
                       "sold. E.g. \"what share of CART holds became sold last week\".")
-    async def hold_conversion(self, info: Info, unit_id: strawberry.ID, from_: From, to: To,
+    async def hold_conversion(self, info: Info, unit_id: UnitIdArg, from_: From, to: To,
                               hold_type: HoldType = None) -> HoldConversionResult:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         unit = await authorize_unit(info.context, uid, Action.READ)
@@ -40,8 +45,8 @@ class AuditQuery:
 
     @strawberry.field(description="Staff: the unit's holds born, sales, moves, expirations, no-shows and "
                       "cancellations over [from, to), per day or week (from Monday) of the unit's time zone.")
-    async def audit_periods(self, info: Info, unit_id: strawberry.ID, from_: From, to: To,
-                            bucket: AuditBucket = audit_reports.AuditBucket.DAY,
+    async def audit_periods(self, info: Info, unit_id: UnitIdArg, from_: From, to: To,
+                            bucket: BucketArg = audit_reports.AuditBucket.DAY,
                             hold_type: HoldType = None) -> AuditPeriodsResult:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         unit = await authorize_unit(info.context, uid, Action.READ)

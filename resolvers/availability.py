@@ -11,20 +11,31 @@ from domain import queries
 from domain.access import Action
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
+from schema.args import RangeToArg, UnitIdArg
 from schema.availability import BookableSlot, BookableSlots, BookableSlotsResult, Grid, GridResult, GridRow
 from schema.ids import Kind, ref
 from schema.pages import page_description, page_size
 from schema.units import Resource
 
-From = Annotated[datetime, strawberry.argument(name="from")]
+GridResourcesArg = Annotated[list[strawberry.ID] | None, strawberry.argument(
+    description="Only these resources (ids); omitted: all the unit's active resources.")]
+AnyResourceArg = Annotated[strawberry.ID | None, strawberry.argument(
+    description="One resource (its id); omitted: any resource of the unit.")]
+SlotsArg = Annotated[int, strawberry.argument(
+    description="The length asked for: how many consecutive grid slots (1 to 48; default 1).")]
+PlacesArg = Annotated[int, strawberry.argument(description="Places needed at once (pooled resources; default 1).")]
+
+
+From = Annotated[datetime, strawberry.argument(name="from", description="Start of the range (inclusive), with a "
+                                               "UTC offset.")]
 
 
 @strawberry.type
 class AvailabilityQuery:
     @strawberry.field(description="Staff grid: every slot of the unit's resources over [from, to) with its state.")
     async def availability_grid(
-        self, info: Info, unit_id: strawberry.ID, from_: From, to: datetime,
-        resource_ids: list[strawberry.ID] | None = None,
+        self, info: Info, unit_id: UnitIdArg, from_: From, to: RangeToArg,
+        resource_ids: GridResourcesArg = None,
     ) -> GridResult:
         ids = [parse_id(r, "resourceIds", Kind.RESOURCE) for r in resource_ids] if resource_ids is not None else None
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
@@ -39,8 +50,8 @@ class AvailabilityQuery:
     @strawberry.field(description="Customer view: free slots inside hours and the booking window (SPEC §5). "
                       "resourceId null means any resource; slots is the number of consecutive grid slots.")
     async def bookable_slots(
-        self, info: Info, unit_id: strawberry.ID, from_: From, to: datetime, resource_id: strawberry.ID | None = None,
-        slots: int = 1, quantity: int = 1,
+        self, info: Info, unit_id: UnitIdArg, from_: From, to: RangeToArg, resource_id: AnyResourceArg = None,
+        slots: SlotsArg = 1, quantity: PlacesArg = 1,
         first: Annotated[int, strawberry.argument(description=page_description(500) + " The earliest first.")] = 500,
     ) -> BookableSlotsResult:
         limit = page_size(first)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import strawberry
 
 from domain import attendance, lifecycle, queries, services
@@ -11,6 +13,7 @@ from domain.errors import InvalidInput as DomainInvalidInput
 from domain.services import ChangeCommand, CounterCommand, HoldCommand
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_booking, authorize_unit, booking_customer, customer_for, limit_holds
+from schema.args import BookingIdArg, IdArg, IdempotencyKeyArg, OptionalReasonArg, ReasonArg
 from schema.bookings import (
     Booking,
     BookingPayload,
@@ -24,6 +27,10 @@ from schema.bookings import (
 )
 from schema.ids import Kind
 from schema.payments import Charge
+
+HoldInputArg = Annotated[HoldInput, strawberry.argument(description="What to hold, for whom.")]
+CounterInputArg = Annotated[CounterBookingInput, strawberry.argument(description="What to book, for whom.")]
+RescheduleInputArg = Annotated[RescheduleInput, strawberry.argument(description="The slot to move the booking to.")]
 
 
 def _payload(result: services.BookingResult) -> BookingPayload:
@@ -74,7 +81,7 @@ async def _change(info: Info, booking_id: strawberry.ID, action: Action, reason:
 @strawberry.type
 class BookingQuery:
     @strawberry.field(description="One booking as it is now.")
-    async def booking(self, info: Info, id: strawberry.ID) -> BookingResult:
+    async def booking(self, info: Info, id: IdArg) -> BookingResult:
         return Booking.from_domain(await authorize_booking(info.context, parse_id(id, "id", Kind.BOOKING), Action.READ))
 
 
@@ -82,31 +89,31 @@ class BookingQuery:
 class BookingMutation:
     @strawberry.mutation(description="Hold a slot for a customer until its deadline (SPEC §6). Customers (a session "
                          "from verifyLoginCode) hold for themselves; staff and integrators with 'book' for anyone.")
-    async def hold(self, info: Info, input: HoldInput, idempotency_key: str | None = None) -> HoldResult:
+    async def hold(self, info: Info, input: HoldInputArg, idempotency_key: IdempotencyKeyArg = None) -> HoldResult:
         return _payload(await _authorized_hold(info, input, idempotency_key, False))
 
     @strawberry.mutation(description="Book at the counter: confirmed at once, no payment (SPEC §11). Staff.")
     async def counter_booking(
-        self, info: Info, input: CounterBookingInput, idempotency_key: str | None = None
+        self, info: Info, input: CounterInputArg, idempotency_key: IdempotencyKeyArg = None
     ) -> HoldResult:
         return _payload(await _authorized_hold(info, input, idempotency_key, True))
 
     @strawberry.mutation(description="Cancel a booking; its slot is free at once. Customers cancel their own.")
-    async def cancel(self, info: Info, booking_id: strawberry.ID, reason: str | None = None,
-                     idempotency_key: str | None = None) -> ChangeResult:
+    async def cancel(self, info: Info, booking_id: BookingIdArg, reason: OptionalReasonArg = None,
+                     idempotency_key: IdempotencyKeyArg = None) -> ChangeResult:
         cmd = await _change(info, booking_id, Action.BOOK, reason, idempotency_key)
         return _payload(await services.cancel(info.context.deps, cmd))
 
     @strawberry.mutation(description="Managers drop a hold (\"Derrubar hold\"), with a reason.")
-    async def drop(self, info: Info, booking_id: strawberry.ID, reason: str) -> ChangeResult:
+    async def drop(self, info: Info, booking_id: BookingIdArg, reason: ReasonArg) -> ChangeResult:
         return _payload(await services.drop(info.context.deps, await _change(info, booking_id, Action.DROP, reason)))
 
     @strawberry.mutation(description="Staff: the customer arrived.")
-    async def check_in(self, info: Info, booking_id: strawberry.ID) -> ChangeResult:
+    async def check_in(self, info: Info, booking_id: BookingIdArg) -> ChangeResult:
         return _payload(await services.check_in(info.context.deps, await _change(info, booking_id, Action.COUNTER)))
 
     @strawberry.mutation(description="Staff: the customer was attended.")
-    async def complete(self, info: Info, booking_id: strawberry.ID) -> ChangeResult:
+    async def complete(self, info: Info, booking_id: BookingIdArg) -> ChangeResult:
         return _payload(await services.complete(info.context.deps, await _change(info, booking_id, Action.COUNTER)))
 
 
@@ -117,8 +124,8 @@ class RescheduleMutation:
                          "its acceptance and payments, or a hold (as swapHold) — and the old one cancelled (reason "
                          "rescheduled), linked both ways; or nothing, with SlotTaken (SPEC §11). Customers reschedule "
                          "their own bookings; staff anyone, without the minimum advance.")
-    async def reschedule(self, info: Info, booking_id: strawberry.ID, input: RescheduleInput,
-                         idempotency_key: str | None = None) -> RescheduleResult:
+    async def reschedule(self, info: Info, booking_id: BookingIdArg, input: RescheduleInputArg,
+                         idempotency_key: IdempotencyKeyArg = None) -> RescheduleResult:
         deps = info.context.deps
         old = await authorize_booking(info.context, parse_id(booking_id, "bookingId", Kind.BOOKING), Action.BOOK)
         identity = booking_customer(info.context, old, await queries.customer_identity(deps, old))
@@ -140,7 +147,7 @@ class NoShowMutation:
     @strawberry.mutation(description="Staff: the customer of a confirmed booking did not come (after its start). The "
                          "booking becomes NO_SHOW, its resources are freed and its \"Possível falta\" queue item is "
                          "resolved.")
-    async def mark_no_show(self, info: Info, booking_id: strawberry.ID) -> ChangeResult:
+    async def mark_no_show(self, info: Info, booking_id: BookingIdArg) -> ChangeResult:
         bid = parse_id(booking_id, "bookingId", Kind.BOOKING)
         await authorize_booking(info.context, bid, Action.COUNTER)
         result = await attendance.mark_no_show(info.context.deps, bid, "staff")

@@ -14,10 +14,7 @@ from domain.errors import ErrorCode, InvalidInput, NotFound
 from resolvers.context import Context, Info, parse_id
 from resolvers.node_loaders import LOADERS
 from schema.ids import Kind, decode_id
-from schema.nodes import Node
-
-NODES_MAX = 100
-"""At most this many ids per nodes(ids) call."""
+from schema.nodes import NODES_MAX, Node
 
 
 def _checked(value: strawberry.ID, field: str) -> tuple[Kind, strawberry.ID]:

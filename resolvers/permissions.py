@@ -32,17 +32,27 @@ def signed_in(context: Context, action: Action | str = Action.READ, why: str = "
         require_signed_in(context.principal, why)
 
 
-async def authorize_unit(context: Context, unit_id: UUID, action: Action | str) -> Unit:
-    """Refuse unless the caller may `action` the unit; the unit must exist. Returns the unit."""
+async def authorize_unit(context: Context, unit_id: UUID, action: Action | str, *, hide: bool = False,
+                         own_only: bool = False) -> Unit:
+    """Refuse unless the caller may `action` the unit; the unit must exist. Returns the unit.
+
+    `hide`: a unit beyond the caller's reach (another tenant's, another unit's token) is answered as a missing one.
+    `own_only`: the operation shows a customer only their own bookings (the bookings search), so a customer may read."""
     act = _action(action)
     signed_in(context, act)
     unit, _ = await queries.unit_with_resources(context.deps, unit_id)
-    authorize(context.principal, act, unit.tenant_id, unit.id)
+    if hide and not context.principal.covers(unit.tenant_id, unit.id):
+        raise NotFound("unit", unit_id, field="unitId")
+    authorize(context.principal, act, unit.tenant_id, unit.id,
+              own_booking=True if own_only and context.principal.is_customer else None)
     return unit
 
 
-async def authorize_booking(context: Context, booking_id: UUID, action: Action | str) -> Booking:
-    """Refuse unless the caller may `action` this booking (customers: only their own). Returns the booking."""
+async def authorize_booking(context: Context, booking_id: UUID, action: Action | str, *, hide: bool = False
+                            ) -> Booking:
+    """Refuse unless the caller may `action` this booking (customers: only their own). Returns the booking.
+    `hide`: a booking beyond the caller's reach, or a customer's booking that is not theirs, is answered as a
+    missing one."""
     act = _action(action)
     signed_in(context, act)
     principal = context.principal
@@ -51,6 +61,8 @@ async def authorize_booking(context: Context, booking_id: UUID, action: Action |
     own = None
     if principal.is_customer and principal.tenant_id == unit.tenant_id:
         own = await context.access.is_same_person(principal, booking.customer_id)
+    if hide and (not principal.covers(unit.tenant_id, unit.id) or own is False):
+        raise NotFound("booking", booking_id, field="bookingId")
     authorize(principal, act, unit.tenant_id, unit.id, own_booking=own)
     return booking
 

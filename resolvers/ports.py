@@ -14,6 +14,7 @@ from domain.customers import CustomerIdentity
 from domain.hold_types import Level
 from domain.manual_payments import ManualPayment
 from domain.orphans import OrphanPayment
+from domain.pages import Page, PageRequest
 from domain.ports import LoginAccess
 
 if TYPE_CHECKING:
@@ -74,6 +75,10 @@ class WebhookStore(Protocol):
 
     async def replay(self, delivery_id: UUID, now: datetime) -> Row: ...
 
+    async def deliveries_page(self, endpoint_id: UUID, status: str | None, page: PageRequest) -> Page[Row]:
+        """A page of the endpoint's delivery log, newest first (domain/listings.py WEBHOOK_DELIVERIES)."""
+        ...
+
     async def delivery(self, delivery_id: UUID) -> Row | None: ...
 
 
@@ -83,6 +88,12 @@ class NotificationStore(Protocol):
     async def for_customer(self, customer_id: UUID, first: int, unread_only: bool) -> list[Row]: ...
 
     async def for_staff(self, unit_id: UUID, first: int, unread_only: bool) -> list[Row]: ...
+
+    async def customer_page(self, customer_id: UUID, unread_only: bool, page: PageRequest) -> Page[Row]:
+        """A page of the customer's own, newest first (domain/listings.py NOTIFICATIONS)."""
+        ...
+
+    async def staff_page(self, unit_id: UUID, unread_only: bool, page: PageRequest) -> Page[Row]: ...
 
     async def mark_read(self, ids: list[UUID], now: datetime, *, customer_id: UUID | None = None,
                         unit_id: UUID | None = None) -> list[UUID]: ...

@@ -3,6 +3,8 @@ and integrator tokens and set the unit's contacts (issue 18)."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import strawberry
 
 from domain import contacts, queries, setup, staff_tokens
@@ -10,6 +12,7 @@ from domain.access import Action, authorize_platform
 from domain.errors import NotFound
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit, signed_in
+from schema.args import UnitIdArg
 from schema.ids import Kind, ref
 from schema.setup import (
     CreatedUnit,
@@ -28,6 +31,15 @@ from schema.setup import (
 )
 from schema.units import Unit, UnitContactsInput, UnitSettingsResult
 
+TenantNameArg = Annotated[str, strawberry.argument(description="The tenant's name (the business).")]
+TenantIdArg = Annotated[strawberry.ID, strawberry.argument(description="The tenant (its id as the API gave it).")]
+OrganizationNameArg = Annotated[str, strawberry.argument(description="The organization's name.")]
+CreateUnitArg = Annotated[CreateUnitInput, strawberry.argument(description="The new unit.")]
+RevokedArg = Annotated[bool, strawberry.argument(description="Also the revoked tokens (default false).")]
+IssueArg = Annotated[IssueStaffTokenInput, strawberry.argument(description="The token to issue.")]
+TokenIdArg = Annotated[strawberry.ID, strawberry.argument(description="The token (a StaffToken id).")]
+ContactsArg = Annotated[UnitContactsInput, strawberry.argument(description="The contacts to change.")]
+
 
 def _platform(info: Info) -> None:
     signed_in(info.context, Action.PLATFORM)
@@ -37,13 +49,14 @@ def _platform(info: Info) -> None:
 @strawberry.type
 class SetupMutation:
     @strawberry.mutation(description="Platform (system token): a new tenant, the business that owns venues.")
-    async def create_tenant(self, info: Info, name: str) -> TenantResult:
+    async def create_tenant(self, info: Info, name: TenantNameArg) -> TenantResult:
         _platform(info)
         made = await setup.create_tenant(info.context.deps, setup.NewTenant(name), info.context.principal.key)
         return Tenant(id=ref(Kind.TENANT, made.id), name=made.name)
 
     @strawberry.mutation(description="Platform (system token): a new organization of a tenant.")
-    async def create_organization(self, info: Info, tenant_id: strawberry.ID, name: str) -> OrganizationResult:
+    async def create_organization(self, info: Info, tenant_id: TenantIdArg, name: OrganizationNameArg
+                                  ) -> OrganizationResult:
         _platform(info)
         cmd = setup.NewOrganization(parse_id(tenant_id, "tenantId", Kind.TENANT), name)
         return Organization.from_domain(await setup.create_organization(info.context.deps, cmd,
@@ -52,7 +65,7 @@ class SetupMutation:
     @strawberry.mutation(description="Platform (system token): a new unit (venue) of an organization, with its time "
                          "zone, slot length and currency, and its first owner token when ownerTokenName is given "
                          "(the secret is in the answer, this once). Logged in the unit's venueChanges.")
-    async def create_unit(self, info: Info, input: CreateUnitInput) -> CreateUnitResult:
+    async def create_unit(self, info: Info, input: CreateUnitArg) -> CreateUnitResult:
         _platform(info)
         cmd = setup.NewUnit(parse_id(input.organization_id, "organizationId", Kind.ORGANIZATION), input.name,
                             input.timezone, input.slot_minutes, input.currency, input.owner_token_name)
@@ -66,7 +79,7 @@ class SetupMutation:
 class StaffTokenQuery:
     @strawberry.field(description="Owners: the staff and integrator tokens that reach the unit (its own and the "
                       "tenant-wide ones), oldest first, never their secrets. includeRevoked: revoked ones too.")
-    async def staff_tokens(self, info: Info, unit_id: strawberry.ID, include_revoked: bool = False
+    async def staff_tokens(self, info: Info, unit_id: UnitIdArg, include_revoked: RevokedArg = False
                            ) -> list[StaffToken]:
         unit = await authorize_unit(info.context, parse_id(unit_id, "unitId", Kind.UNIT), Action.CONFIGURE)
         found = await staff_tokens.tokens_of(info.context.deps, info.context.principal, unit.tenant_id, unit.id,
@@ -79,7 +92,7 @@ class StaffTokenMutation:
     @strawberry.mutation(description="Owners: issue a staff or integrator token for the unit (or, tenantWide, "
                          "every unit of its tenant), never beyond the caller's own reach and role. The secret is in "
                          "the answer, this once. Logged in venueChanges (entity staff_token).")
-    async def issue_staff_token(self, info: Info, input: IssueStaffTokenInput) -> IssueStaffTokenResult:
+    async def issue_staff_token(self, info: Info, input: IssueArg) -> IssueStaffTokenResult:
         unit = await authorize_unit(info.context, parse_id(input.unit_id, "unitId", Kind.UNIT), Action.CONFIGURE)
         cmd = staff_tokens.IssueToken(
             unit_id=unit.id, tenant_id=unit.tenant_id, kind=staff_tokens.TokenKind(input.kind.value),
@@ -91,7 +104,7 @@ class StaffTokenMutation:
     @strawberry.mutation(description="Owners: revoke a token within their reach. It stops working at once, open "
                          "websockets included; revoking the token you call with is allowed (revokedOwnToken). "
                          "Logged in venueChanges (entity staff_token).")
-    async def revoke_staff_token(self, info: Info, token_id: strawberry.ID) -> RevokeStaffTokenResult:
+    async def revoke_staff_token(self, info: Info, token_id: TokenIdArg) -> RevokeStaffTokenResult:
         signed_in(info.context, Action.CONFIGURE)
         done = await staff_tokens.revoke_token(info.context.deps, info.context.principal,
                                                parse_id(token_id, "tokenId", Kind.STAFF_TOKEN))
@@ -100,7 +113,7 @@ class StaffTokenMutation:
 
     @strawberry.mutation(description="Owners: where the unit's alerts (WhatsApp) and owner notifications (e-mail) "
                          "go; \"\" clears one. Logged in venueChanges (entity contacts).")
-    async def update_unit_contacts(self, info: Info, unit_id: strawberry.ID, input: UnitContactsInput
+    async def update_unit_contacts(self, info: Info, unit_id: UnitIdArg, input: ContactsArg
                                    ) -> UnitSettingsResult:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.CONFIGURE)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
-from typing import Annotated
 from uuid import UUID
 
 import strawberry
@@ -19,6 +18,7 @@ from domain.services import Deps, require_aware
 from resolvers.context import Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.permissions import authorize_booking, authorize_unit
+from schema.args import BookingIdArg, RangeFromArg, RangeToArg, SinceArg, UnitIdArg
 from schema.events import QueueChange, SlotChange
 from schema.ids import Kind
 
@@ -49,8 +49,8 @@ class Subscription:
     @strawberry.subscription(description="Every change of state of a slot of the unit in [from, to). "
                              "Pass since: <last seq you saw> to receive what you missed first.")
     async def slot_changed(
-        self, info: Info, unit_id: strawberry.ID, from_: Annotated[datetime, strawberry.argument(name="from")],
-        to: datetime, since: int | None = None,
+        self, info: Info, unit_id: UnitIdArg, from_: RangeFromArg,
+        to: RangeToArg, since: SinceArg = None,
     ) -> AsyncGenerator[SlotChange, None]:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         require_aware(from_, "from")
@@ -66,7 +66,7 @@ class Subscription:
 
     @strawberry.subscription(description="Every change of one booking.")
     async def booking_changed(
-        self, info: Info, booking_id: strawberry.ID, since: int | None = None
+        self, info: Info, booking_id: BookingIdArg, since: SinceArg = None
     ) -> AsyncGenerator[SlotChange, None]:
         booking = await authorize_booking(info.context, parse_id(booking_id, "bookingId", Kind.BOOKING), Action.READ)
         async for event in unit_events(info.context.deps, info.context.hub, booking.unit_id, since):
@@ -76,7 +76,7 @@ class Subscription:
 
     @strawberry.subscription(description="The unit's staff queue, live (items arrive with payments).")
     async def queue_changed(
-        self, info: Info, unit_id: strawberry.ID, since: int | None = None
+        self, info: Info, unit_id: UnitIdArg, since: SinceArg = None
     ) -> AsyncGenerator[QueueChange, None]:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Annotated
 from uuid import UUID
 
 import strawberry
@@ -11,14 +12,18 @@ from domain.access import Action
 from domain.errors import NotFound
 from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_unit
+from schema.args import IdArg, UnitIdArg
 from schema.ids import Kind
 from schema.units import Unit, UnitParametersInput, UnitResult, UnitSettingsResult
+
+ParametersArg = Annotated[UnitParametersInput, strawberry.argument(
+    description="The parameters to change (at least one).")]
 
 
 @strawberry.type
 class UnitQuery:
     @strawberry.field(description="A unit with its parameters, opening hours and resources.")
-    async def unit(self, info: Info, id: strawberry.ID) -> UnitResult:
+    async def unit(self, info: Info, id: IdArg) -> UnitResult:
         return await read_unit(info.context, parse_id(id, "id", Kind.UNIT))
 
 
@@ -33,7 +38,7 @@ async def read_unit(context: Context, uid: UUID) -> Unit:
 class UnitSettingsMutation:
     @strawberry.mutation(description="Owner: change the unit's parameters (hold TTLs, advance limits, anti-fraud "
                          "numbers...). Other API processes apply them within 5 s.")
-    async def update_unit_parameters(self, info: Info, unit_id: strawberry.ID, input: UnitParametersInput
+    async def update_unit_parameters(self, info: Info, unit_id: UnitIdArg, input: ParametersArg
                                      ) -> UnitSettingsResult:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.CONFIGURE)

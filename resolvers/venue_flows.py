@@ -15,6 +15,7 @@ from domain.errors import ErrorCode, InvalidInput
 from domain.services import HoldCommand
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_booking, authorize_unit, customer_for, limit_holds, signed_in
+from schema.args import BookingIdArg, IdempotencyKeyArg, UnitIdArg
 from schema.bookings import Booking, BookingPayload
 from schema.ids import Kind, ref
 from schema.payments import Charge
@@ -31,6 +32,16 @@ from schema.venue_flows import (
     WaitlistSettingResult,
 )
 
+ManualPaymentArg = Annotated[ManualPaymentInput, strawberry.argument(description="How much was taken, how, and why.")]
+EnabledArg = Annotated[bool, strawberry.argument(
+    description="true: the waitlist takes entries and makes offers; false: it is off.")]
+WaitlistResourceArg = Annotated[strawberry.ID | None, strawberry.argument(
+    description="The resource whose waitlist to switch (or give seatEventId).")]
+WaitlistEventArg = Annotated[strawberry.ID | None, strawberry.argument(
+    description="The seat event whose waitlist to switch (or give resourceId).")]
+CheckoutArg = Annotated[CheckoutInput, strawberry.argument(description="The hold, the customer and their acceptance.")]
+
+
 From = Annotated[datetime, strawberry.argument(name="from", description="Start of the range (with a UTC offset).")]
 To = Annotated[datetime, strawberry.argument(description="End of the range, excluded; at most 366 days after from.")]
 
@@ -41,7 +52,7 @@ class VenueFlowsMutation:
                          "counter, transfer) with its amount and a reason; the booking awaiting payment (or being "
                          "verified) confirms and its open Pix charge is cancelled. Refused with manual_payments_off "
                          "where the venue turned it off (manualPaymentsEnabled).")
-    async def record_manual_payment(self, info: Info, booking_id: strawberry.ID, input: ManualPaymentInput
+    async def record_manual_payment(self, info: Info, booking_id: BookingIdArg, input: ManualPaymentArg
                                     ) -> RecordManualPaymentResult:
         bid = parse_id(booking_id, "bookingId", Kind.BOOKING)
         await authorize_booking(info.context, bid, Action.RECORD_PAYMENT)
@@ -54,8 +65,8 @@ class VenueFlowsMutation:
     @strawberry.mutation(description="Owner: turn the waitlist of one resource or one seat event on or off (give "
                          "exactly one of resourceId, seatEventId). Off: joining is refused (waitlist_disabled) and "
                          "no offer is made from its line.")
-    async def set_waitlist_enabled(self, info: Info, enabled: bool, resource_id: strawberry.ID | None = None,
-                                   seat_event_id: strawberry.ID | None = None) -> WaitlistSettingResult:
+    async def set_waitlist_enabled(self, info: Info, enabled: EnabledArg, resource_id: WaitlistResourceArg = None,
+                                   seat_event_id: WaitlistEventArg = None) -> WaitlistSettingResult:
         if (resource_id is None) == (seat_event_id is None):
             raise InvalidInput("resourceId", "give exactly one of resourceId and seatEventId",
                                code=ErrorCode.REQUIRED)
@@ -75,7 +86,7 @@ class VenueFlowsMutation:
                          "charge in one call, all or nothing (if the charge cannot be opened no hold is left), "
                          "idempotent (the same key replays the same answer). Answers the booking, pendingPayment "
                          "with its charge (QR, copy-paste), or confirmed when nothing is due.")
-    async def checkout(self, info: Info, input: CheckoutInput, idempotency_key: str | None = None
+    async def checkout(self, info: Info, input: CheckoutArg, idempotency_key: IdempotencyKeyArg = None
                        ) -> OneStepCheckoutResult:
         principal = info.context.principal
         hold = HoldCommand(
@@ -100,7 +111,7 @@ class VenueFlowsMutation:
 class VenueFlowsQuery:
     @strawberry.field(description="Staff: money received in [from, to) — Pix payments that paid bookings, and apart "
                       "from them the payments recorded by hand, by method.")
-    async def payments_summary(self, info: Info, unit_id: strawberry.ID, from_: From, to: To
+    async def payments_summary(self, info: Info, unit_id: UnitIdArg, from_: From, to: To
                                ) -> PaymentsSummaryResult:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)

@@ -14,9 +14,13 @@ from domain.events import VenueChanged
 from resolvers.context import Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.permissions import authorize_unit
+from schema.args import SinceArg, UnitIdArg
 from schema.ids import Kind
 from schema.pages import page_description, page_size
 from schema.venue_log import VenueChange, VenueChangeEvent
+
+BeforeArg = Annotated[strawberry.ID | None, strawberry.argument(
+    description="The id of the last change you saw: the page starts after it (older ones). Omitted: the newest.")]
 
 
 @strawberry.type
@@ -24,7 +28,7 @@ class VenueLogQuery:
     @strawberry.field(description="Managers: the unit's set-up changes (resources, hours, closed days, blocks, "
                       "services, price bands, parameters, staff tokens), newest first, with who and when. "
                       "before: the id of the last change you saw, for the next page.")
-    async def venue_changes(self, info: Info, unit_id: strawberry.ID, before: strawberry.ID | None = None,
+    async def venue_changes(self, info: Info, unit_id: UnitIdArg, before: BeforeArg = None,
                             first: Annotated[int, strawberry.argument(description=page_description(100))] = 100
                             ) -> list[VenueChange]:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
@@ -39,7 +43,7 @@ class VenueLogSubscription:
     @strawberry.subscription(description="Staff: the unit's set-up as it changes (a resource, hours, a closed day, "
                              "a block, a service, a price band...): refetch what `entity` names. since: the last "
                              "seq you saw.")
-    async def venue_changed(self, info: Info, unit_id: strawberry.ID, since: int | None = None
+    async def venue_changed(self, info: Info, unit_id: UnitIdArg, since: SinceArg = None
                             ) -> AsyncGenerator[VenueChangeEvent, None]:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)

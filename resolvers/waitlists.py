@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from datetime import datetime
 from typing import Annotated
 from uuid import UUID
 
@@ -17,6 +16,7 @@ from domain.events import WaitlistFact, WaitlistJoined
 from resolvers.context import Context, Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.permissions import authorize_row, authorize_unit, customer_for
+from schema.args import ClaimTokenArg, EndsAtArg, EntryIdArg, IdArg, SinceArg, StartsAtArg, UnitIdArg, UserArg
 from schema.bookings import Booking
 from schema.customers import CustomerInput
 from schema.ids import Kind
@@ -32,6 +32,23 @@ from schema.waitlists import (
     WalkIn,
     WalkInResult,
 )
+
+WaitResourceArg = Annotated[strawberry.ID, strawberry.argument(description="The resource of the taken slot (its id).")]
+WaitCustomerArg = Annotated[CustomerInput, strawberry.argument(
+    description="The customer, with their CPF (the line is by CPF).")]
+WaitServiceArg = Annotated[strawberry.ID | None, strawberry.argument(
+    description="The service the offer's hold is for (its price); omitted: none.")]
+PooledResourceArg = Annotated[strawberry.ID, strawberry.argument(description="The sold-out pooled resource (its id).")]
+PartySizeArg = Annotated[int, strawberry.argument(description="Places the party needs (1 to the resource's capacity).")]
+PartyCustomerArg = Annotated[CustomerInput | None, strawberry.argument(
+    description="Who the party is (CPF and/or phone); a signed-in customer may leave it out.")]
+AreaArg = Annotated[str, strawberry.argument(description="The area it waits in (the venue's own words, e.g. Salão).")]
+PartyNameArg = Annotated[str, strawberry.argument(description="The party's name.")]
+PartyPhoneArg = Annotated[str, strawberry.argument(
+    description="The party's phone (E.164, or a Brazilian number): the offer goes there.")]
+WalkInSizeArg = Annotated[int, strawberry.argument(description="How many people (default 1).")]
+WalkInTokenArg = Annotated[str, strawberry.argument(
+    description="The token of the party's message (64 hexadecimal characters).")]
 
 
 def _user(info: Info, given: str | None) -> str:
@@ -66,8 +83,8 @@ class WaitlistMutation:
     @strawberry.mutation(description="Join the line of a taken slot by CPF; when it frees, the first in line is "
                          "offered it as a hold with its Pix (RN-ATD-08).")
     async def join_slot_waitlist(
-        self, info: Info, unit_id: strawberry.ID, resource_id: strawberry.ID, starts_at: datetime, ends_at: datetime,
-        customer: CustomerInput, service_id: strawberry.ID | None = None,
+        self, info: Info, unit_id: UnitIdArg, resource_id: WaitResourceArg, starts_at: StartsAtArg, ends_at: EndsAtArg,
+        customer: WaitCustomerArg, service_id: WaitServiceArg = None,
     ) -> SlotEntryResult:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.BOOK)
@@ -79,8 +96,8 @@ class WaitlistMutation:
 
     @strawberry.mutation(description="Join the FIFO line for places of a sold-out pooled resource (party size).")
     async def join_capacity_waitlist(
-        self, info: Info, unit_id: strawberry.ID, resource_id: strawberry.ID, starts_at: datetime, ends_at: datetime,
-        party_size: int, user: str | None = None, customer: CustomerInput | None = None,
+        self, info: Info, unit_id: UnitIdArg, resource_id: PooledResourceArg, starts_at: StartsAtArg,
+        ends_at: EndsAtArg, party_size: PartySizeArg, user: UserArg = None, customer: PartyCustomerArg = None,
     ) -> CapacityEntryResult:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.BOOK)
@@ -91,7 +108,7 @@ class WaitlistMutation:
         return CapacityWaitlistEntry.from_row(row)
 
     @strawberry.mutation(description="Claim a capacity offer by its token (the same user who joined).")
-    async def claim_waitlist_offer(self, info: Info, unit_id: strawberry.ID, token: str, user: str | None = None
+    async def claim_waitlist_offer(self, info: Info, unit_id: UnitIdArg, token: ClaimTokenArg, user: UserArg = None
                                    ) -> ClaimResult:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.BOOK)
@@ -99,7 +116,7 @@ class WaitlistMutation:
         return Booking.from_domain(b)
 
     @strawberry.mutation(description="Decline a capacity offer; the next in line is offered at once.")
-    async def decline_waitlist_offer(self, info: Info, unit_id: strawberry.ID, token: str, user: str | None = None
+    async def decline_waitlist_offer(self, info: Info, unit_id: UnitIdArg, token: ClaimTokenArg, user: UserArg = None
                                      ) -> CapacityEntryResult:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.BOOK)
@@ -107,26 +124,26 @@ class WaitlistMutation:
         return CapacityWaitlistEntry.from_row(await waitlist.capacity_entry(info.context.deps, entry_id))
 
     @strawberry.mutation(description="Staff: add a walk-in party (name + phone) to an area's queue.")
-    async def add_walk_in(self, info: Info, unit_id: strawberry.ID, area: str, name: str, phone: str,
-                          party_size: int = 1) -> WalkInResult:
+    async def add_walk_in(self, info: Info, unit_id: UnitIdArg, area: AreaArg, name: PartyNameArg, phone: PartyPhoneArg,
+                          party_size: WalkInSizeArg = 1) -> WalkInResult:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.COUNTER)
         row = await waitlist.add_walk_in(info.context.deps, uid, area, name, phone, party_size)
         return WalkIn.from_row(row)
 
     @strawberry.mutation(description="Staff: offer a place to a walk-in party (a message with a claim token).")
-    async def offer_walk_in(self, info: Info, entry_id: strawberry.ID) -> WalkInResult:
+    async def offer_walk_in(self, info: Info, entry_id: EntryIdArg) -> WalkInResult:
         eid = parse_id(entry_id, "entryId", Kind.WALK_IN)
         await authorize_row(info.context, "walk_in", eid, Action.COUNTER, "entryId")
         return WalkIn.from_row(await waitlist.offer_walk_in(info.context.deps, eid))
 
     @strawberry.mutation(description="A walk-in party confirms with the token of its message (no account).")
-    async def claim_walk_in(self, info: Info, unit_id: strawberry.ID, token: str) -> WalkInResult:
+    async def claim_walk_in(self, info: Info, unit_id: UnitIdArg, token: WalkInTokenArg) -> WalkInResult:
         row = await waitlist.claim_walk_in(info.context.deps, parse_id(unit_id, "unitId", Kind.UNIT), token)
         return WalkIn.from_row(row)
 
     @strawberry.mutation(description="Staff: seat a walk-in party.")
-    async def seat_walk_in(self, info: Info, entry_id: strawberry.ID) -> WalkInResult:
+    async def seat_walk_in(self, info: Info, entry_id: EntryIdArg) -> WalkInResult:
         eid = parse_id(entry_id, "entryId", Kind.WALK_IN)
         await authorize_row(info.context, "walk_in", eid, Action.COUNTER, "entryId")
         return WalkIn.from_row(await waitlist.seat_walk_in(info.context.deps, eid))
@@ -135,29 +152,29 @@ class WaitlistMutation:
 @strawberry.type
 class WaitlistQuery:
     @strawberry.field(description="A slot-waitlist entry with its place in line.")
-    async def slot_waitlist_entry(self, info: Info, id: strawberry.ID) -> SlotEntryResult:
+    async def slot_waitlist_entry(self, info: Info, id: IdArg) -> SlotEntryResult:
         return await read_slot_entry(info.context, parse_id(id, "id", Kind.SLOT_WAITLIST_ENTRY))
 
     @strawberry.field(description="A capacity-waitlist entry with its place in line.")
-    async def capacity_waitlist_entry(self, info: Info, id: strawberry.ID) -> CapacityEntryResult:
+    async def capacity_waitlist_entry(self, info: Info, id: IdArg) -> CapacityEntryResult:
         return await read_capacity_entry(info.context, parse_id(id, "id", Kind.CAPACITY_WAITLIST_ENTRY))
 
-    @strawberry.field(description="Staff: the unit's slot waitlists and walk-in queue.")
+    @strawberry.field(description="Staff: the unit's slot waitlists and walk-in queue (slotsConnection and "
+                      "walkInsConnection page through them).")
     async def waitlists(
-        self, info: Info, unit_id: strawberry.ID,
-        first: Annotated[int, strawberry.argument(description=page_description(200) + " Of each list.")] = 200,
+        self, info: Info, unit_id: UnitIdArg,
+        first: Annotated[int, strawberry.argument(description=page_description(200) + " Of each bare list (slots, "
+                                                 "walkIns); the connections take their own.")] = 200,
     ) -> UnitWaitlists:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)
-        slots, walk_ins = await waitlist.unit_lists(info.context.deps, uid, page_size(first))
-        return UnitWaitlists(slots=[SlotWaitlistEntry.from_row(r) for r in slots],
-                             walk_ins=[WalkIn.from_row(r) for r in walk_ins])
+        return UnitWaitlists(unit_id=uid, first=page_size(first))
 
 
 @strawberry.type
 class WaitlistSubscription:
     @strawberry.subscription(description="Live changes of a unit's waitlists (joined, offered, closed...).")
-    async def waitlist_changed(self, info: Info, unit_id: strawberry.ID, since: int | None = None
+    async def waitlist_changed(self, info: Info, unit_id: UnitIdArg, since: SinceArg = None
                                ) -> AsyncGenerator[WaitlistChange, None]:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)

@@ -9,12 +9,16 @@ from uuid import UUID
 import strawberry
 
 from domain import audit_reports as da
+from schema import docs
+from schema.enums import described_enum
 from schema.errors import InvalidInput, NotFound
 from schema.ids import Kind, ref
 
 AuditBucket = da.AuditBucket
-strawberry.enum(AuditBucket, description="How a per-period report cuts its range: the unit's local calendar DAYs, or "
-                "WEEKs starting on Monday.")  # registers the domain enum itself: annotations name it directly
+described_enum(AuditBucket, description="How a per-period report cuts its range: the unit's local calendar DAYs, or "
+               "WEEKs starting on Monday.", values={  # registers the domain enum itself: annotations name it directly
+                   "DAY": "One period per local calendar day.",
+                   "WEEK": "One period per local week, Monday to Sunday."})
 
 
 @strawberry.type(description="Of the holds born in [from, to), where each one is now; each hold counts in exactly one "
@@ -23,9 +27,9 @@ strawberry.enum(AuditBucket, description="How a per-period report cuts its range
                  "one hold and takes the outcome of the booking it was moved to. Sold: it reached CONFIRMED at any "
                  "time up to now (a later cancellation or no-show does not undo that).")
 class HoldConversion:
-    unit_id: strawberry.ID
-    from_: datetime = strawberry.field(name="from")
-    to: datetime
+    unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
+    from_: datetime = strawberry.field(name="from", description=docs.FROM)
+    to: datetime = strawberry.field(description=docs.TO)
     hold_type: str | None = strawberry.field(description="The hold type counted (null: every hold).")
     created: int = strawberry.field(description="Holds born in the range.")
     sold: int = strawberry.field(description="Of those, reached CONFIRMED (at any time up to now).")
@@ -55,8 +59,8 @@ class AuditPeriod:
     born_confirmed: int = strawberry.field(description="Bookings born CONFIRMED (counter bookings, hold types that "
                                            "skip the locked state); reschedules excluded.")
     moved: int = strawberry.field(description="Holds and bookings moved to another slot (swapHold, reschedule).")
-    expired: int
-    no_shows: int
+    expired: int = strawberry.field(description="Bookings that expired (holds and payments past their deadline).")
+    no_shows: int = strawberry.field(description="Bookings marked NO_SHOW.")
     cancelled: int = strawberry.field(description="Cancellations other than moves.")
 
     @classmethod
@@ -70,13 +74,17 @@ class AuditPeriod:
 @strawberry.type(description="A unit's activity per period over [from, to): every period of the range, empty or "
                  "not, in order.")
 class AuditPeriods:
-    unit_id: strawberry.ID
+    unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
     time_zone: str = strawberry.field(description="The unit's IANA time zone, which draws the periods.")
-    bucket: AuditBucket
+    bucket: AuditBucket = strawberry.field(description="How the range is cut.")
     hold_type: str | None = strawberry.field(description="Only bookings born with this hold type (null: all; with a "
                                              "hold type, counter bookings are left out).")
-    periods: list[AuditPeriod]
+    periods: list[AuditPeriod] = strawberry.field(description="Every period of the range, in order.")
 
 
-HoldConversionResult = Annotated[HoldConversion | NotFound | InvalidInput, strawberry.union("HoldConversionResult")]
-AuditPeriodsResult = Annotated[AuditPeriods | NotFound | InvalidInput, strawberry.union("AuditPeriodsResult")]
+HoldConversionResult = Annotated[HoldConversion | NotFound | InvalidInput, strawberry.union(
+    "HoldConversionResult", description=(
+    "What holdConversion answers: HoldConversion, or the refusal (an Error) that stopped it."))]
+AuditPeriodsResult = Annotated[AuditPeriods | NotFound | InvalidInput, strawberry.union(
+    "AuditPeriodsResult", description=(
+    "What auditPeriods answers: AuditPeriods, or the refusal (an Error) that stopped it."))]

@@ -10,28 +10,38 @@ from strawberry.scalars import JSON
 
 from domain import availability as av
 from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
-from schema.bookings import BookingStatus
+from schema import docs
+from schema.enums import described_enum
 from schema.errors import InvalidInput, NotFound
 from schema.ids import Kind, opt_ref
 from schema.units import Resource
+from schema.vocabulary import BookingStatus
 
 SlotState = av.SlotState  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
-strawberry.enum(SlotState, description="What the staff grid shows for a slot (SPEC §5).")
+described_enum(SlotState, description="What the staff grid shows for a slot (SPEC §5).", values={
+    "FREE": "Open and free (a pooled resource: at least one place left).",
+    "HELD": "Held or awaiting payment (\"Hold do bot\").",
+    "VERIFYING": "The customer says they paid: frozen while staff check.",
+    "BOOKED": "Confirmed or checked in (a pooled resource: no place left).",
+    "BLOCKED": "Out of sale: a block (maintenance, a broken seat).",
+    "CLOSED": "Outside the opening hours (or a closed day).",
+})
 
 
 @strawberry.type(description="A run of consecutive slots of one resource in the same state.")
 class GridSegment:
-    starts_at: datetime
-    ends_at: datetime
-    state: SlotState
+    starts_at: datetime = strawberry.field(description="Start of the run's first slot.")
+    ends_at: datetime = strawberry.field(description="End of the run's last slot (exclusive).")
+    state: SlotState = strawberry.field(description="What the run's slots show.")
     slots: int = strawberry.field(description="How many grid slots the run covers.")
     available: int = strawberry.field(description="Places left (pooled resources); 0 or 1 for exclusive.")
-    booking_id: strawberry.ID | None
-    status: BookingStatus | None
-    hold_type: str | None
+    booking_id: strawberry.ID | None = strawberry.field(description="The booking occupying it, for staff; null when "
+                                                        "free, closed or a block.")
+    status: BookingStatus | None = strawberry.field(description="That booking's status; null without one.")
+    hold_type: str | None = strawberry.field(description=docs.HOLD_TYPE)
     hold_type_name: str | None = strawberry.field(description="Display name of the hold type, e.g. Hold do bot.")
-    hold_expires_at: datetime | None
-    display_color: str
+    hold_expires_at: datetime | None = strawberry.field(description=docs.HOLD_EXPIRES_AT)
+    display_color: str = strawberry.field(description=docs.DISPLAY_COLOR)
 
     @classmethod
     def from_domain(cls, s: av.Segment, catalog: HoldTypeCatalog = PLATFORM_CATALOG) -> GridSegment:
@@ -52,14 +62,14 @@ class GridSegment:
 @strawberry.type(description="One opening window of a resource in compact form, for month views: one letter "
                   "per grid slot — F free, H held, V verifying, B booked, X blocked, C closed (a closed day).")
 class GridWindow:
-    starts_at: datetime
-    ends_at: datetime
-    states: str
+    starts_at: datetime = strawberry.field(description="Start of the window's first slot.")
+    ends_at: datetime = strawberry.field(description="End of the window's last slot (exclusive).")
+    states: str = strawberry.field(description="One letter per slot, in order (F, H, V, B, X, C as above).")
 
 
 @strawberry.type(description="One resource's row of the grid.")
 class GridRow:
-    resource: Resource
+    resource: Resource = strawberry.field(description="The row's resource.")
     rows: strawberry.Private[list[av.WindowRow]]
     hold_types: strawberry.Private[HoldTypeCatalog] = PLATFORM_CATALOG
 
@@ -85,11 +95,11 @@ class GridRow:
 
 @strawberry.type(description="The staff grid of a unit over a range (SPEC §5).")
 class Grid:
-    unit_id: strawberry.ID
-    starts_at: datetime
-    ends_at: datetime
-    slot_minutes: int
-    rows: list[GridRow]
+    unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
+    starts_at: datetime = strawberry.field(description="Start of the range asked for (inclusive).")
+    ends_at: datetime = strawberry.field(description="End of the range asked for (exclusive).")
+    slot_minutes: int = strawberry.field(description="The length of one grid slot, in minutes.")
+    rows: list[GridRow] = strawberry.field(description="One row per resource, in the unit's order.")
 
     @strawberry.field(description="The whole grid as one JSON value, for month views: {slotMinutes, rows: "
                       "[{resourceId, name, windows: [[firstSlotStart, states], ...]}]} where states has one letter "
@@ -111,16 +121,20 @@ class Grid:
 
 @strawberry.type(description="A slot a customer may hold now.")
 class BookableSlot:
-    resource_id: strawberry.ID
-    starts_at: datetime
-    ends_at: datetime
+    resource_id: strawberry.ID = strawberry.field(description="The resource to hold it on.")
+    starts_at: datetime = strawberry.field(description="Start of the slot (inclusive): pass it to hold as is.")
+    ends_at: datetime = strawberry.field(description="End of the slot (exclusive): `slots` grid slots after the start.")
 
 
 @strawberry.type(description="Free slots a customer may hold (SPEC §5).")
 class BookableSlots:
-    unit_id: strawberry.ID
-    slots: list[BookableSlot]
+    unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
+    slots: list[BookableSlot] = strawberry.field(description="The free slots, earliest first.")
 
 
-GridResult = Annotated[Grid | NotFound | InvalidInput, strawberry.union("GridResult")]
-BookableSlotsResult = Annotated[BookableSlots | NotFound | InvalidInput, strawberry.union("BookableSlotsResult")]
+GridResult = Annotated[Grid | NotFound | InvalidInput, strawberry.union(
+    "GridResult", description=(
+    "What availabilityGrid answers: Grid, or the refusal (an Error) that stopped it."))]
+BookableSlotsResult = Annotated[BookableSlots | NotFound | InvalidInput, strawberry.union(
+    "BookableSlotsResult", description=(
+    "What bookableSlots answers: BookableSlots, or the refusal (an Error) that stopped it."))]

@@ -9,6 +9,8 @@ from typing import Annotated
 import strawberry
 
 from domain import bookings as db
+from schema import docs
+from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.customers import CustomerInput
 from schema.errors import (
     Busy,
@@ -28,17 +30,15 @@ from schema.ids import Kind, db_id, opt_ref, ref
 from schema.nodes import Node
 from schema.pages import page_size
 from schema.payments import Acceptance, Charge, Refund
-
-BookingStatus = db.BookingStatus  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
-strawberry.enum(BookingStatus, description="Where a booking is in its lifecycle (SPEC §3).")
+from schema.vocabulary import BookingStatus, Channel
 
 
 @strawberry.type(description="One resource occupied by a booking over a range.")
 class Allocation:
-    resource_id: strawberry.ID
-    starts_at: datetime
-    ends_at: datetime
-    quantity: int
+    resource_id: strawberry.ID = strawberry.field(description=docs.RESOURCE_ID)
+    starts_at: datetime = strawberry.field(description=docs.STARTS_AT)
+    ends_at: datetime = strawberry.field(description=docs.ENDS_AT)
+    quantity: int = strawberry.field(description=docs.QUANTITY)
 
     @classmethod
     def from_domain(cls, a: db.Allocation) -> Allocation:
@@ -48,46 +48,53 @@ class Allocation:
 
 @strawberry.type(description="One row of a booking's audit trail (SPEC §15): a status change, who made it and how.")
 class BookingHistoryEntry:
-    at: datetime
+    at: datetime = strawberry.field(description="When it happened.")
     old_status: BookingStatus | None = strawberry.field(description="Null for the row that created the booking.")
-    new_status: BookingStatus
-    hold_type: str | None
+    new_status: BookingStatus = strawberry.field(description="The status it moved to (or was born in).")
+    hold_type: str | None = strawberry.field(description=docs.HOLD_TYPE)
     actor: str = strawberry.field(description="Who: customer, staff:<role>, system, an integrator...")
-    channel: str
-    reason: str | None
+    channel: Channel = strawberry.field(description="The booking's channel (where it came from).")
+    reason: str | None = strawberry.field(description="Why, in the words given (a drop's reason, \"rescheduled\", "
+                                          "\"late payment, slot still free\"...); null when none.")
     allocations: list[Allocation] = strawberry.field(
         description="The resources and ranges the booking held when the row was written.")
     session: str | None = strawberry.field(default=None, description="The credential it came through: staff:<token "
                                            "id>, client:<token id>, customer:<session id>, system:<token id>; null "
                                            "for the platform's own jobs (expiry, sweeps).")
+    booking_id: strawberry.ID | None = strawberry.field(default=None, description="The booking the row is of.")
 
     @classmethod
     def from_domain(cls, e: db.HistoryEntry) -> BookingHistoryEntry:
         return cls(
             at=e.at, old_status=BookingStatus(e.old_status.value) if e.old_status else None,
             new_status=BookingStatus(e.new_status.value), hold_type=e.hold_type, actor=e.actor,
-            channel=e.channel, reason=e.reason, session=e.session,
+            channel=Channel(e.channel), reason=e.reason, session=e.session,
+            booking_id=opt_ref(Kind.BOOKING, e.booking_id),
             allocations=[Allocation.from_domain(a) for a in e.allocations])
 
 
 @strawberry.type(description="One customer's claim on one or more resources over a time range.")
 class Booking(Node):
-    id: strawberry.ID
-    unit_id: strawberry.ID
-    status: BookingStatus
-    hold_type: str | None
-    channel: str
-    starts_at: datetime
-    ends_at: datetime
+    id: strawberry.ID = strawberry.field(description=docs.ID)
+    unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
+    status: BookingStatus = strawberry.field(description="Where it is in its lifecycle now.")
+    hold_type: str | None = strawberry.field(description=docs.HOLD_TYPE)
+    channel: Channel = strawberry.field(description="Where it came from.")
+    starts_at: datetime = strawberry.field(description="Start of the booked range (inclusive).")
+    ends_at: datetime = strawberry.field(description="End of the booked range (exclusive).")
     hold_expires_at: datetime | None = strawberry.field(description="Deadline of a hold; null once settled.")
-    created_at: datetime
-    customer_id: strawberry.ID | None
-    allocations: list[Allocation]
+    created_at: datetime = strawberry.field(description=docs.CREATED_AT)
+    customer_id: strawberry.ID | None = strawberry.field(description="The customer record it is for; null for a "
+                                                         "counter booking without a customer.")
+    allocations: list[Allocation] = strawberry.field(description="The resources it occupies, with ranges and "
+                                                     "quantities.")
     due_now_cents: int = strawberry.field(description="What is paid by Pix now (the rest at the venue).")
-    paid_cents: int
+    paid_cents: int = strawberry.field(description="What was paid so far, in cents.")
     acceptance: Acceptance | None = strawberry.field(description="What the customer accepted, as accepted.")
-    swapped_from: strawberry.ID | None
-    swapped_to: strawberry.ID | None
+    swapped_from: strawberry.ID | None = strawberry.field(description="The hold this one replaced by swapHold "
+                                                          "(RN-HLD-07); null otherwise.")
+    swapped_to: strawberry.ID | None = strawberry.field(description="The hold that replaced this one by swapHold; "
+                                                        "this one is then cancelled (reason swapped).")
     rescheduled_from: strawberry.ID | None = strawberry.field(
         description="The booking this one replaced (reschedule, SPEC §11).")
     rescheduled_to: strawberry.ID | None = strawberry.field(
@@ -116,18 +123,31 @@ class Booking(Node):
         return Acceptance.from_json(terms.as_json()) if terms is not None else None
 
     @strawberry.field(description="The booking's audit trail, oldest first: its first `first` rows (1 to 500). "
-                      "Rows are append-only and hash-chained per unit (`slothold audit verify`).")
-    async def history(self, info: strawberry.Info, first: int = 100) -> list[BookingHistoryEntry]:
+                      "Rows are append-only and hash-chained per unit (`slothold audit verify`).",
+                      deprecation_reason="Use historyConnection: it pages on with cursors.")
+    async def history(self, info: strawberry.Info, first: Annotated[int, strawberry.argument(
+            description="How many rows to return at most (default 100, at most 500).")] = 100
+                      ) -> list[BookingHistoryEntry]:
         from domain.services import HISTORY_MAX, booking_history
 
         found = await booking_history(info.context.deps, db_id(self.id), page_size(first, HISTORY_MAX))
         return [BookingHistoryEntry.from_domain(e) for e in found]
 
+    @strawberry.field(description="The booking's audit trail, oldest first (by the audit row's sequence), a page "
+                      "at a time. Rows are append-only and hash-chained per unit (`slothold audit verify`).")
+    async def history_connection(self, info: strawberry.Info, first: First = None, after: After = None,
+                                 last: Last = None, before: Before = None) -> Connection[BookingHistoryEntry]:
+        from domain import listings
+
+        request = page_request(listings.BOOKING_HISTORY, first, after, last, before)
+        page = await listings.read(info.context.deps, lambda rows: rows.booking_history(db_id(self.id), request))
+        return connection(page.map(BookingHistoryEntry.from_domain), listings.BOOKING_HISTORY)
+
     @classmethod
     def from_domain(cls, b: db.Booking) -> Booking:
         return cls(
             id=ref(Kind.BOOKING, b.id), unit_id=ref(Kind.UNIT, b.unit_id), status=BookingStatus(b.status.value),
-            hold_type=b.hold_type, channel=b.channel, starts_at=b.starts_at, ends_at=b.ends_at,
+            hold_type=b.hold_type, channel=Channel(b.channel), starts_at=b.starts_at, ends_at=b.ends_at,
             hold_expires_at=b.hold_expires_at, created_at=b.created_at,
             customer_id=opt_ref(Kind.CUSTOMER, b.customer_id),
             allocations=[Allocation.from_domain(a) for a in b.allocations],
@@ -142,7 +162,7 @@ class Booking(Node):
 
 @strawberry.type(description="A booking as a mutation returns it.")
 class BookingPayload:
-    booking: Booking
+    booking: Booking = strawberry.field(description="The booking as it is after the mutation.")
     replayed: bool = strawberry.field(
         description="True when an earlier request with the same idempotency key produced this result."
     )
@@ -151,51 +171,64 @@ class BookingPayload:
 
 @strawberry.input(description="Hold [startsAt, endsAt) on the given resources, or on any free one if omitted.")
 class HoldInput:
-    unit_id: strawberry.ID
-    starts_at: datetime
-    ends_at: datetime
-    customer: CustomerInput
-    resource_ids: list[strawberry.ID] | None = None
-    quantity: int = 1
-    service_id: strawberry.ID | None = None
-    hold_type: str | None = None
-    channel: str = "api"
+    unit_id: strawberry.ID = strawberry.field(description="The unit (venue).")
+    starts_at: datetime = strawberry.field(description="Start (inclusive), with a UTC offset, on the unit's grid.")
+    ends_at: datetime = strawberry.field(description="End (exclusive), on the unit's grid: one or more consecutive "
+                                         "slots.")
+    customer: CustomerInput = strawberry.field(description=docs.CUSTOMER)
+    resource_ids: list[strawberry.ID] | None = strawberry.field(default=None, description=docs.RESOURCE_IDS)
+    quantity: int = strawberry.field(default=1, description=docs.QUANTITY)
+    service_id: strawberry.ID | None = strawberry.field(default=None, description=docs.SERVICE)
+    hold_type: str | None = strawberry.field(default=None, description="The hold type (default CART); see holdTypes "
+                                             "for the unit's.")
+    channel: Channel = strawberry.field(default=Channel.API, description=docs.CHANNEL)
 
 
 @strawberry.input(description="A booking made by staff at the counter: born confirmed, no payment.")
 class CounterBookingInput:
-    unit_id: strawberry.ID
-    resource_ids: list[strawberry.ID]
-    starts_at: datetime
-    ends_at: datetime
-    customer: CustomerInput | None = None
-    quantity: int = 1
-    service_id: strawberry.ID | None = None
+    unit_id: strawberry.ID = strawberry.field(description="The unit (venue).")
+    resource_ids: list[strawberry.ID] = strawberry.field(description="The resources to book, by id.")
+    starts_at: datetime = strawberry.field(description="Start (inclusive), on the unit's grid.")
+    ends_at: datetime = strawberry.field(description="End (exclusive), on the unit's grid; not in the past.")
+    customer: CustomerInput | None = strawberry.field(default=None, description="Who it is for; omitted: a walk-up "
+                                                      "without a record.")
+    quantity: int = strawberry.field(default=1, description=docs.QUANTITY)
+    service_id: strawberry.ID | None = strawberry.field(default=None, description=docs.SERVICE)
 
 
 @strawberry.input(description="The slot to move a booking to: [startsAt, endsAt) on resourceIds (omitted: the "
                   "booking's own resources), with quantity (omitted: the booking's own).")
 class RescheduleInput:
-    starts_at: datetime
-    ends_at: datetime
-    resource_ids: list[strawberry.ID] | None = None
-    quantity: int | None = None
+    starts_at: datetime = strawberry.field(description="New start (inclusive), on the unit's grid.")
+    ends_at: datetime = strawberry.field(description="New end (exclusive), on the unit's grid.")
+    resource_ids: list[strawberry.ID] | None = strawberry.field(default=None, description="The new resources; "
+                                                                "omitted: the booking's own.")
+    quantity: int | None = strawberry.field(default=None, description="The new quantity; omitted: the booking's own.")
 
 
-BookingResult = Annotated[Booking | NotFound | InvalidInput, strawberry.union("BookingResult")]
+BookingResult = Annotated[Booking | NotFound | InvalidInput, strawberry.union(
+    "BookingResult", description=(
+    "What booking answers: Booking, or the refusal (an Error) that stopped it."))]
 HoldResult = Annotated[
     BookingPayload | SlotTaken | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress | Busy
     | HoldLimitReached | CooldownActive | HoldCeilingReached | CustomerBlacklisted,
-    strawberry.union("HoldResult"),
+    strawberry.union(
+        "HoldResult", description=(
+        "What hold and counterBooking answer: BookingPayload, or the refusal (an Error) that stopped it.")),
 ]
 ChangeResult = Annotated[
     BookingPayload | InvalidTransition | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress
     | Busy,
-    strawberry.union("BookingChangeResult"),
+    strawberry.union(
+        "BookingChangeResult", description=(
+        "What cancel, drop, checkIn, complete and markNoShow answer: BookingPayload, or the refusal (an Error) that "
+        "stopped it.")),
 ]
 RescheduleResult = Annotated[
     BookingPayload | SlotTaken | InvalidTransition | InvalidInput | NotFound | IdempotencyKeyReused
     | IdempotencyInProgress | Busy | PaymentUnavailable | HoldLimitReached | CooldownActive | HoldCeilingReached
     | CustomerBlacklisted,
-    strawberry.union("RescheduleResult"),
+    strawberry.union(
+        "RescheduleResult", description=(
+        "What reschedule answers: BookingPayload, or the refusal (an Error) that stopped it.")),
 ]

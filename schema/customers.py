@@ -9,6 +9,7 @@ import strawberry
 
 from domain.access import Principal
 from domain.customers import CustomerIdentity
+from schema import docs
 from schema.errors import InvalidInput, NotFound
 from schema.ids import Kind, ref
 from schema.nodes import Node
@@ -16,10 +17,12 @@ from schema.nodes import Node
 
 @strawberry.input(description="Who the booking is for: a CPF (with check digits) and/or an E.164 phone.")
 class CustomerInput:
-    cpf: str | None = None
-    phone: str | None = None
-    name: str | None = None
-    email: str | None = None
+    cpf: str | None = strawberry.field(default=None, description="The CPF, 11 digits (dots and dash allowed), with "
+                                       "valid check digits.")
+    phone: str | None = strawberry.field(default=None, description="The phone in E.164, e.g. +5511999990000 (the "
+                                         "WhatsApp number).")
+    name: str | None = strawberry.field(default=None, description="The customer's name, as they give it.")
+    email: str | None = strawberry.field(default=None, description="An e-mail address, where notices may go.")
 
     def to_domain(self) -> CustomerIdentity:
         return CustomerIdentity.parse(self.cpf, self.phone, self.name, self.email)
@@ -31,13 +34,14 @@ class CustomerInput:
 
 @strawberry.type(description="A customer record of the tenant (one CPF and/or phone).")
 class Customer(Node):
-    id: strawberry.ID
-    cpf: str | None
-    phone: str | None
-    name: str | None
-    blacklisted: bool
+    id: strawberry.ID = strawberry.field(description=docs.ID)
+    cpf: str | None = strawberry.field(description="The CPF (11 digits); null when unknown.")
+    phone: str | None = strawberry.field(description="The phone (E.164); null when unknown.")
+    name: str | None = strawberry.field(description="The name last given; null when unknown.")
+    blacklisted: bool = strawberry.field(description="Whether the customer is blacklisted (no self-service holds, no "
+                                         "waitlists).")
     blacklist_reason: str | None = strawberry.field(description="Why the flag was last set or cleared.")
-    blacklist_changed_at: datetime | None
+    blacklist_changed_at: datetime | None = strawberry.field(description="When the flag last changed; null: never.")
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> Customer:
@@ -48,8 +52,11 @@ class Customer(Node):
 
 @strawberry.type(description="The records the blacklist change applied to: every one with the CPF or phone.")
 class CustomerBlacklistPayload:
-    customers: list[Customer]
+    customers: list[Customer] = strawberry.field(description="Every record changed.")
 
 
 BlacklistResult = Annotated[CustomerBlacklistPayload | InvalidInput | NotFound,
-                            strawberry.union("CustomerBlacklistResult")]
+                            strawberry.union(
+                                "CustomerBlacklistResult", description=(
+                                "What setCustomerBlacklisted answers: CustomerBlacklistPayload, or the refusal (an "
+                                "Error) that stopped it."))]

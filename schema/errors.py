@@ -12,13 +12,18 @@ from typing import Self
 import strawberry
 
 from domain import errors as de
+from domain.error_codes import DESCRIPTIONS
 from domain.errors import ErrorCode
+from schema import docs
+from schema.enums import described_enum
 from schema.ids import Kind, opt_ref, ref, refs
 
-strawberry.enum(ErrorCode, name="ErrorCode", graphql_name_from="value", description=(
+described_enum(ErrorCode, name="ErrorCode", graphql_name_from="value", description=(
     "Every stable code a client can meet: `code` of a refusal in a result union, and `extensions.code` of a "
     "top-level error (which also carries the API's own codes: document, limits, transport). The values are the "
-    "wire strings, lowercase (e.g. slot_taken)."))  # registers the domain enum itself, as schema/audit.py does
+    "wire strings, lowercase (e.g. slot_taken), except the persisted-query protocol's codes, which keep Apollo's "
+    "uppercase spelling (PERSISTED_QUERY_NOT_FOUND) because clients match on them."),
+    values={code.name: text for code, text in DESCRIPTIONS.items()})  # the domain enum itself, as schema/audit.py
 
 
 @strawberry.interface(description="Something the request asked for that the engine refused.")
@@ -34,9 +39,9 @@ class Error:
 
 @strawberry.type(description="A free place in time that could be held instead.")
 class SlotOption:
-    resource_id: strawberry.ID
-    starts_at: datetime
-    ends_at: datetime
+    resource_id: strawberry.ID = strawberry.field(description=docs.RESOURCE_ID)
+    starts_at: datetime = strawberry.field(description=docs.STARTS_AT)
+    ends_at: datetime = strawberry.field(description=docs.ENDS_AT)
 
     @classmethod
     def from_domain(cls, o: de.SlotOption) -> SlotOption:
@@ -45,20 +50,22 @@ class SlotOption:
 
 @strawberry.type(description="The waitlist of a taken slot: join it to be offered the slot if it frees.")
 class WaitlistOption:
-    resource_id: strawberry.ID
-    starts_at: datetime
-    ends_at: datetime
+    resource_id: strawberry.ID = strawberry.field(description="The resource whose waitlist it is.")
+    starts_at: datetime = strawberry.field(description="Start of the taken slot (inclusive).")
+    ends_at: datetime = strawberry.field(description="End of the taken slot (exclusive).")
 
 
 @strawberry.type(description="The slot was taken (held, booked or blocked); here are the nearest free options. "
                  "Code slot_taken, or slot_held when a counter booking meets a customer's hold (drop it first).")
 class SlotTaken(Error):
-    resource_ids: list[strawberry.ID]
-    starts_at: datetime
-    ends_at: datetime
+    resource_ids: list[strawberry.ID] = strawberry.field(description="The resources asked for.")
+    starts_at: datetime = strawberry.field(description="Start of the slot asked for (inclusive).")
+    ends_at: datetime = strawberry.field(description="End of the slot asked for (exclusive).")
     alternatives: list[SlotOption] = strawberry.field(
         description="Up to 3 nearest free options (RN-ATD-07), in time order.")
-    waitlist: list[WaitlistOption]
+    waitlist: list[WaitlistOption] = strawberry.field(
+        description="The waitlists to join instead (joinSlotWaitlist), one per resource asked for; empty when the slot "
+        "has none (a block, a waitlist turned off, too close to the start).")
     held_booking_id: strawberry.ID | None = strawberry.field(
         default=None, description="With code slot_held (a counter booking over a customer's live hold, or one being "
         "verified): the hold to drop first with drop(bookingId).")
@@ -76,10 +83,12 @@ class SlotTaken(Error):
         )
 
 
-@strawberry.type(description="The booking's current state does not allow this change.")
+@strawberry.type(description="The current state of the booking (or queue item) does not allow this change.")
 class InvalidTransition(Error):
-    current_state: str
-    target_state: str
+    current_state: str = strawberry.field(description="The state it is in now, as stored (lower case): a booking's "
+                                          "status (e.g. held; expired for a hold past its deadline, even before the "
+                                          "sweep marks it), or a queue item's (e.g. resolved).")
+    target_state: str = strawberry.field(description="The state the change would have led to, in the same words.")
 
     @classmethod
     def from_domain(cls, e: de.InvalidTransition) -> InvalidTransition:
@@ -88,7 +97,8 @@ class InvalidTransition(Error):
 
 @strawberry.type(description="An argument is malformed or out of range; `field` names it.")
 class InvalidInput(Error):
-    field: str
+    field: str = strawberry.field(description="The argument or input field refused, as a path (e.g. "
+                                  "input.customer.cpf, bands[2].from).")
 
     @classmethod
     def from_domain(cls, e: de.InvalidInput) -> InvalidInput:
@@ -97,7 +107,7 @@ class InvalidInput(Error):
 
 @strawberry.type(description="A referenced entity does not exist or is not visible to you.")
 class NotFound(Error):
-    field: str
+    field: str = strawberry.field(description="The argument that named it (e.g. bookingId).")
 
     @classmethod
     def from_domain(cls, e: de.NotFound) -> NotFound:
@@ -106,7 +116,7 @@ class NotFound(Error):
 
 @strawberry.type(description="This idempotency key was already used for a different request.")
 class IdempotencyKeyReused(Error):
-    key: str
+    key: str = strawberry.field(description="The idempotency key.")
 
     @classmethod
     def from_domain(cls, e: de.IdempotencyKeyReused) -> IdempotencyKeyReused:
@@ -115,7 +125,7 @@ class IdempotencyKeyReused(Error):
 
 @strawberry.type(description="A request with this idempotency key is still being processed; retry shortly.")
 class IdempotencyInProgress(Error):
-    key: str
+    key: str = strawberry.field(description="The idempotency key.")
 
     @classmethod
     def from_domain(cls, e: de.IdempotencyInProgress) -> IdempotencyInProgress:
@@ -156,7 +166,7 @@ class HoldLimitReached(Error):
                  "book for them until `until`.")
 class CooldownActive(Error):
     message_pt: str = strawberry.field(description="The same, for the customer (pt-BR).")
-    until: datetime
+    until: datetime = strawberry.field(description="When self-service holds are possible again.")
 
     @classmethod
     def from_domain(cls, e: de.CooldownActive) -> CooldownActive:

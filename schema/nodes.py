@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import strawberry
 
+NODES_MAX = 100
+"""At most this many ids per nodes(ids) call (the query cost counts one item per id, api/graphql/limits.py)."""
+
 
 @strawberry.interface(description="An object with an identity: its `id` is a global id, opaque and typed, that "
                       "node(id) and nodes(ids) answer again (null when it does not exist or you may not see it).")

@@ -11,13 +11,14 @@ MAX_PAGE_SIZE: Final = 500
 PAGE_ARGUMENT: Final = "first"
 
 
-def page_size(first: int, maximum: int = MAX_PAGE_SIZE) -> int:
-    """`first` if it is a page size the API serves; else an InvalidInput naming `first`."""
+def page_size(first: int, maximum: int = MAX_PAGE_SIZE, argument: str = PAGE_ARGUMENT) -> int:
+    """`first` if it is a page size the API serves; else an InvalidInput naming the argument (`first`, or `last`
+    of a connection)."""
     if first > maximum:
-        raise InvalidInput(PAGE_ARGUMENT, f"`first` may be at most {maximum} (it was {first})",
+        raise InvalidInput(argument, f"`{argument}` may be at most {maximum} (it was {first})",
                            code=ErrorCode.PAGE_TOO_LARGE)
     if first < 1:
-        raise InvalidInput(PAGE_ARGUMENT, "`first` must be at least 1", code=ErrorCode.INVALID_PAGE_SIZE)
+        raise InvalidInput(argument, f"`{argument}` must be at least 1", code=ErrorCode.INVALID_PAGE_SIZE)
     return first
 
 

@@ -9,30 +9,28 @@ from uuid import UUID
 import strawberry
 
 from domain import pricing
-from domain.payments import PaymentRule
 from domain.service_catalog import ServiceChanges, ServiceDraft
+from schema import docs
 from schema.errors import InvalidInput, NotFound
 from schema.ids import Kind, ref, refs
 from schema.nodes import Node
-
-strawberry.enum(PaymentRule, description="How much of the price is due when the customer accepts: FULL, a "
-                "DEPOSIT_PERCENT of the total or DEPOSIT_CENTS per place; the rest is paid at the venue.")
+from schema.vocabulary import PaymentRule, Weekday
 
 
-@strawberry.type(description="A price band (faixa): slots starting on these weekdays (0 = Monday … 6 = Sunday) "
-                 "from `from` to `to` (the unit's local time, HH:MM) cost priceCents each, paid by its own rule.")
+@strawberry.type(description="A price band (faixa): slots starting on these weekdays from `from` to `to` (the "
+                 "unit's local time, HH:MM) cost priceCents each, paid by its own rule.")
 class PriceBand:
-    weekdays: list[int]
-    from_: str = strawberry.field(name="from")
-    to: str
-    price_cents: int
-    payment_rule: PaymentRule
-    deposit_percent: int | None
-    deposit_cents: int | None
+    weekdays: list[Weekday] = strawberry.field(description="The days it applies on, Monday first.")
+    from_: str = strawberry.field(name="from", description="Its first slot's start: " + docs.CLOCK)
+    to: str = strawberry.field(description="Its end (exclusive): " + docs.CLOCK)
+    price_cents: int = strawberry.field(description=docs.PRICE_CENTS)
+    payment_rule: PaymentRule = strawberry.field(description=docs.PAYMENT_RULE)
+    deposit_percent: int | None = strawberry.field(description=docs.DEPOSIT_PERCENT)
+    deposit_cents: int | None = strawberry.field(description=docs.DEPOSIT_CENTS)
 
     @classmethod
     def from_domain(cls, b: pricing.PriceBand) -> PriceBand:
-        return cls(weekdays=list(b.weekdays), from_=pricing.clock_text(b.from_minute),
+        return cls(weekdays=[Weekday(d) for d in b.weekdays], from_=pricing.clock_text(b.from_minute),
                    to=pricing.clock_text(b.to_minute), price_cents=b.price_cents, payment_rule=b.rule,
                    deposit_percent=b.deposit_percent, deposit_cents=b.deposit_cents)
 
@@ -41,21 +39,22 @@ class PriceBand:
                  "price version. Prices are per slot and per place; a slot in a band costs the band's price, any "
                  "other slot the base price; the rule is the one of the band the booking starts in.")
 class Service(Node):
-    id: strawberry.ID
-    unit_id: strawberry.ID
-    name: str
-    active: bool
+    id: strawberry.ID = strawberry.field(description=docs.ID)
+    unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
+    name: str = strawberry.field(description="Its name, unique in the unit.")
+    active: bool = strawberry.field(description="Whether it is sold now (deactivateService turns it off).")
     durations: list[int] | None = strawberry.field(description="The allowed lengths, in slots of the unit's grid "
                                                    "(null: a service made before issue 18, sold at any length).")
     duration_minutes: list[int] | None = strawberry.field(description="The same lengths in minutes.")
     resource_ids: list[strawberry.ID] = strawberry.field(description="The resources it runs on (empty: any, for a "
                                                          "service made before issue 18).")
-    price_version: int
+    price_version: int = strawberry.field(description="Its current price version (each publication adds one; "
+                                          "accepted bookings keep theirs).")
     price_cents: int = strawberry.field(description="The base price of one slot, outside every band.")
-    payment_rule: PaymentRule
-    deposit_percent: int | None
-    deposit_cents: int | None
-    bands: list[PriceBand]
+    payment_rule: PaymentRule = strawberry.field(description="The base payment rule, outside every band.")
+    deposit_percent: int | None = strawberry.field(description=docs.DEPOSIT_PERCENT)
+    deposit_cents: int | None = strawberry.field(description=docs.DEPOSIT_CENTS)
+    bands: list[PriceBand] = strawberry.field(description="Its price bands (faixas) of the current version.")
 
     @classmethod
     def from_domain(cls, s: pricing.Service, slot_minutes: int) -> Service:
@@ -72,13 +71,14 @@ class Service(Node):
                   "3] with 60-minute slots: 1, 2 or 3 hours), the resources it runs on, its price per slot and "
                   "payment rule (depositPercent for DEPOSIT_PERCENT, depositCents for DEPOSIT_CENTS).")
 class ServiceInput:
-    name: str
-    durations: list[int]
-    resource_ids: list[strawberry.ID]
-    price_cents: int
-    payment_rule: PaymentRule = PaymentRule.FULL
-    deposit_percent: int | None = None
-    deposit_cents: int | None = None
+    name: str = strawberry.field(description="Its name, unique in the unit.")
+    durations: list[int] = strawberry.field(description="The allowed lengths, in slots of the unit's grid (at least "
+                                            "one).")
+    resource_ids: list[strawberry.ID] = strawberry.field(description="The resources it runs on (at least one).")
+    price_cents: int = strawberry.field(description=docs.PRICE_CENTS)
+    payment_rule: PaymentRule = strawberry.field(default=PaymentRule.FULL, description=docs.PAYMENT_RULE)
+    deposit_percent: int | None = strawberry.field(default=None, description=docs.DEPOSIT_PERCENT)
+    deposit_cents: int | None = strawberry.field(default=None, description=docs.DEPOSIT_CENTS)
 
     def draft(self, resource_ids: tuple[UUID, ...]) -> ServiceDraft:
         return ServiceDraft(self.name, tuple(self.durations), resource_ids, self.price_cents, self.payment_rule,
@@ -88,31 +88,35 @@ class ServiceInput:
 @strawberry.input(description="What changes of a service; leave out what stays. Prices change by "
                   "publishServicePrice or setPriceBands (a new version), not here.")
 class ServiceUpdateInput:
-    name: str | None = None
-    durations: list[int] | None = None
-    resource_ids: list[strawberry.ID] | None = None
+    name: str | None = strawberry.field(default=None, description="A new name, unique in the unit.")
+    durations: list[int] | None = strawberry.field(default=None, description="The new allowed lengths, in slots.")
+    resource_ids: list[strawberry.ID] | None = strawberry.field(default=None, description="The new resources it runs "
+                                                                "on.")
 
     def changes(self, resource_ids: tuple[UUID, ...] | None) -> ServiceChanges:
         return ServiceChanges(self.name, tuple(self.durations) if self.durations is not None else None,
                               resource_ids)
 
 
-@strawberry.input(description="One price band: weekdays 0 (Monday) to 6 (Sunday), from and to as HH:MM on the "
-                  "unit's slot grid (to 24:00 for the end of the day), its price per slot and payment rule.")
+@strawberry.input(description="One price band: its weekdays, from and to as HH:MM on the unit's slot grid (to "
+                  "24:00 for the end of the day), its price per slot and payment rule.")
 class PriceBandInput:
-    weekdays: list[int]
-    from_: str = strawberry.field(name="from")
-    to: str
-    price_cents: int
-    payment_rule: PaymentRule = PaymentRule.FULL
-    deposit_percent: int | None = None
-    deposit_cents: int | None = None
+    weekdays: list[Weekday] = strawberry.field(description="The days it applies on (at least one, none twice).")
+    from_: str = strawberry.field(name="from", description="Its first slot's start: " + docs.CLOCK)
+    to: str = strawberry.field(description="Its end (exclusive), after from: " + docs.CLOCK)
+    price_cents: int = strawberry.field(description=docs.PRICE_CENTS)
+    payment_rule: PaymentRule = strawberry.field(default=PaymentRule.FULL, description=docs.PAYMENT_RULE)
+    deposit_percent: int | None = strawberry.field(default=None, description=docs.DEPOSIT_PERCENT)
+    deposit_cents: int | None = strawberry.field(default=None, description=docs.DEPOSIT_CENTS)
 
     def band(self, index: int) -> pricing.PriceBand:
         at = f"bands[{index}]."
-        return pricing.PriceBand(tuple(self.weekdays), pricing.parse_clock(self.from_, f"{at}from"),
+        return pricing.PriceBand(tuple(d.value for d in self.weekdays), pricing.parse_clock(self.from_, f"{at}from"),
                                  pricing.parse_clock(self.to, f"{at}to"), self.price_cents, self.payment_rule,
                                  self.deposit_percent, self.deposit_cents)
 
 
-ServiceResult = Annotated[Service | InvalidInput | NotFound, strawberry.union("ServiceResult")]
+ServiceResult = Annotated[Service | InvalidInput | NotFound, strawberry.union(
+    "ServiceResult", description=(
+    "What createService, updateService, deactivateService, reactivateService and setPriceBands answer: Service, or the"
+    " refusal (an Error) that stopped it."))]

@@ -26,11 +26,15 @@ from strawberry.types.unset import UNSET
 
 from api.auth import Authenticator, LiveCredentials, bearer, token_from_params
 from api.claim_pages import claim_routes
+from api.cors import CHECKED_ORIGIN, CorsMiddleware
 from api.graphql.guards import GraphQLHTTPError
 from api.graphql.limits import HoldRateLimiter, QueryLimits
+from api.graphql.manifest import load_manifest
+from api.graphql.persisted import PersistedQueries, PersistedQueryMode, PersistedQueryStore
 from api.graphql.view import SlotholdGraphQL, static_routes
 from api.realtime.fanout import SharedSubscriptions, SharedTransportWSHandler
 from api.realtime.hub import Hub
+from api.rest import rest_routes
 from api.web_demo import web_demo_routes
 from api.webhooks.pix import sandbox_pay, webhook_endpoint
 from api.webhooks.whatsapp import whatsapp_routes
@@ -43,13 +47,14 @@ from providers.qr import qr_png_data_uri
 from providers.sandbox import SandboxProvider
 from resolvers.context import Context
 from slothold.cli.demo import DEMO_UNIT_ID
-from slothold.read_routing import ReplicaReads, lag_metric, routed
+from slothold.read_routing import CACHEABLE_READS, ReplicaReads, lag_metric, routed
 from slothold.redis_conn import broadcast, redis_client
 from slothold.schema import build_schema
 from slothold.settings import Settings
 from slothold.wiring import build_deps
 from store.access import PgAccess
-from store.db import create_pool
+from store.allowed_origins import OriginUnion
+from store.db import create_config_pool, create_pool
 from store.replicas import ReadReplicas
 from store.stores import PgStores
 from store.whatsapp import PgConversations
@@ -95,20 +100,12 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
         return super().encode_json(data)
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        headers = {k.lower(): v for k, v in request.headers.items()}
-        context = Context(deps=self._state["deps"], request_id=request_id_var.get() or "-", headers=headers,
-                          hub=self._state["hub"], qr=qr_png_data_uri, sandbox_pay=self._state["sandbox_pay"],
-                          client_host=request.client.host if request.client else None,
-                          access=self._state["access"], authenticator=self._state["authenticator"],
-                          hold_limiter=self._state["hold_limiter"], stores=PgStores(self._state["pool"]))
-        try:
-            await _authenticate(context, bearer(headers.get("authorization")))
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
-            # The database (or the pooler in front of it) cannot say who is calling: 503, retry shortly — not 500.
-            log.warning("cannot authenticate: database unreachable (%s)", type(e).__name__)
-            raise GraphQLHTTPError(503, "The database is unreachable right now; try again shortly.",
-                                   {"retry-after": "1"}) from e
-        return context
+        return await request_context(self._state, request)
+
+    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
+        """A page of another site opens a websocket only from an allowed origin: api/cors.py, in front, checked it
+        against the database's list and left it in the scope (strawberry's own list would be fixed at start-up)."""
+        return bool(request.scope.get(CHECKED_ORIGIN) == origin)
 
     async def on_ws_connect(self, context: Context) -> Any:
         """Websockets may authenticate in connection_init (browsers cannot send headers there)."""
@@ -118,6 +115,25 @@ class GraphQLEndpoint(SlotholdGraphQL[Context, None]):
         if context.auth_failure is not None:
             raise ConnectionRejectionError({"message": context.auth_failure.message, "code": "unauthenticated"})
         return UNSET
+
+
+async def request_context(state: dict[str, Any], request: Request | WebSocket) -> Context:
+    """The context of one request, authenticated from its `Authorization: Bearer` header: the GraphQL view's, and
+    the REST door's (api/rest/), which runs its GraphQL documents with the very same context."""
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    context = Context(deps=state["deps"], request_id=request_id_var.get() or "-", headers=headers,
+                      hub=state["hub"], qr=qr_png_data_uri, sandbox_pay=state["sandbox_pay"],
+                      client_host=request.client.host if request.client else None,
+                      access=state["access"], authenticator=state["authenticator"],
+                      hold_limiter=state["hold_limiter"], stores=PgStores(state["pool"]))
+    try:
+        await _authenticate(context, bearer(headers.get("authorization")))
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
+        # The database (or the pooler in front of it) cannot say who is calling: 503, retry shortly — not 500.
+        log.warning("cannot authenticate: database unreachable (%s)", type(e).__name__)
+        raise GraphQLHTTPError(503, "The database is unreachable right now; try again shortly.",
+                               {"retry-after": "1"}) from e
+    return context
 
 
 async def _authenticate(context: Context, token: str | None) -> None:
@@ -166,31 +182,52 @@ class RequestIdMiddleware:
             request_id_var.reset(token)
 
 
+def _own_origins(settings: Settings) -> frozenset[str]:
+    """The API's public origin (its base URL's scheme and host), for the websocket origin check."""
+    try:
+        scheme, _, rest = settings.base_url().partition("://")
+    except ValueError:
+        return frozenset()
+    return frozenset({f"{scheme}://{rest.split('/', 1)[0]}".lower()})
+
+
+def persisted_queries(settings: Settings) -> PersistedQueries:
+    """The persisted-query protocol of the settings (its Redis client is attached by the app's lifespan)."""
+    mode = PersistedQueryMode(settings.persisted_query_mode())
+    manifest = load_manifest(settings.persisted_query_manifest) if mode is PersistedQueryMode.ALLOWLIST else None
+    return PersistedQueries(mode, PersistedQueryStore(None, settings.persisted_query_ttl_seconds,
+                                                      settings.persisted_query_cache_size), manifest)
+
+
 def create_app(settings: Settings | None = None, clock: Clock | None = None) -> Starlette:
     """Build the app; DATABASE_URL and REDIS_URL come from `settings` (default: the environment)."""
     settings = settings or Settings.from_env()
     if not settings.database_url or not settings.redis_url:
         raise RuntimeError("DATABASE_URL and REDIS_URL must be set (or use `slothold dev`)")
     state: dict[str, Any] = {}
+    platform_origins = settings.cors_origin_list()  # a malformed SLOTHOLD_CORS_ORIGINS stops the start, named
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         assert settings.database_url and settings.redis_url
         pool = await create_pool(settings.database_url, settings.db_pool_min, settings.db_pool_max,
                                  behind_pooler=settings.database_pooled)
+        config_pool = await create_config_pool(settings.session_database_url or settings.database_url)
         redis = redis_client(settings, 2)
         hub = Hub(settings.redis_url, partial(broadcast, settings))
         await hub.start()
         the_clock = clock or SystemClock()
         deps = build_deps(pool, the_clock, os.environ, sandbox_on_clock=True,  # the pretend bank on the app's clock
-                          public_base_url=settings.base_url())
+                          public_base_url=settings.base_url(), config_pool=config_pool)
         replicas = None
         if settings.database_read_urls:  # the public reads on a fresh replica (slothold/read_routing.py)
             replicas = ReadReplicas(pool, [u.strip() for u in settings.database_read_urls.split(",") if u.strip()],
                                     settings.replica_max_lag_seconds, on_lag=lag_metric)
             await replicas.start()
-            deps = routed(deps, pool, replicas)
+            deps = routed(deps, pool, replicas, config_pool)
         provider = deps.provider
+        if persisted.mode is PersistedQueryMode.APQ:  # the APQ documents, shared by every API process
+            persisted.store.redis = redis_client(settings, 0.5)
         # Its own connection with short timeouts: a sick Redis may slow a hold by half a second, once (the limiter
         # then steps aside for a few seconds), never stall it.
         state["hold_limiter"] = HoldRateLimiter(
@@ -208,6 +245,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                      sandbox_pay=partial(sandbox_pay, deps, provider) if isinstance(provider, SandboxProvider)
                      else None)
         state["whatsapp_store"] = PgConversations(pool)
+        state["cors_origins"] = OriginUnion(pool, platform_origins)
         state["whatsapp_sender"] = (CloudApiWhatsApp(CloudApiSettings(
             settings.whatsapp_api_url, settings.whatsapp_api_token, settings.whatsapp_unit_numbers()))
             if settings.whatsapp_api_url else LogWhatsApp())
@@ -226,10 +264,13 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                 if close is not None:
                     await close()
             await redis.aclose()
+            if persisted.store.redis is not None:
+                await persisted.store.redis.aclose()
             await state["hold_limiter"].redis.aclose()
             if replicas is not None:
                 await replicas.stop()
             await pool.close()
+            await config_pool.close()
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -250,12 +291,19 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         ready = all(v == "ok" for v in checks.values())
         return JSONResponse({"status": "ready" if ready else "not ready", **checks}, status_code=200 if ready else 503)
 
+    async def cors_origins() -> frozenset[str]:
+        return await state["cors_origins"].allowed()  # type: ignore[no-any-return]
+
     schema = build_schema(QueryLimits.from_settings(settings))
     instrument(schema)  # operation timings, hold outcomes and conflicts (slothold/metrics.py)
     if settings.database_read_urls:
         schema.extensions = (*schema.extensions, ReplicaReads)
+    persisted = persisted_queries(settings)
     view = GraphQLEndpoint(state, schema, max_body_bytes=settings.max_body_bytes,
-                           max_query_tokens=settings.max_query_tokens)
+                           max_query_tokens=settings.max_query_tokens, persisted_queries=persisted,
+                           public_fields=CACHEABLE_READS, public_max_age=settings.graphql_get_max_age,
+                           # the allow-list runs no document of GraphiQL's choosing: it is not offered
+                           graphql_ide=None if persisted.allowlist else "graphiql")
     app = Starlette(
         routes=[
             Route("/graphql", view),
@@ -267,9 +315,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             Route("/metrics", metrics_endpoint(state, settings.metrics_token), methods=["GET"]),
             *web_demo_routes(state, settings.data_dir, DEMO_UNIT_ID),
             *claim_routes(state),
+            *rest_routes(schema, partial(request_context, state), settings.max_body_bytes),  # the REST door: /v1
             *static_routes(),
         ],
-        middleware=[Middleware(RequestIdMiddleware)],
+        middleware=[Middleware(RequestIdMiddleware),
+                    Middleware(CorsMiddleware, allowed=cors_origins, own_origins=_own_origins(settings))],
         lifespan=lifespan,
     )
     app.state.slothold = state

@@ -17,15 +17,20 @@ from contextvars import ContextVar
 from dataclasses import replace
 
 import asyncpg
-from graphql import DocumentNode, FieldNode, OperationDefinitionNode, OperationType
+from graphql import DocumentNode
 from prometheus_client import Gauge
 from strawberry.extensions import SchemaExtension
 
+from api.graphql.caching import document_reads_only
 from domain.services import Deps
 from store.replicas import ReadReplicas
 from store.uow import PgUnitOfWork
 
 PUBLIC_READS = frozenset({"bookableSlots", "seatMap", "unit", "holdTypes", "__typename"})
+CACHEABLE_READS = PUBLIC_READS | {"seatEvents", "services"}
+"""The root fields whose answer to an anonymous GET a CDN may keep (api/graphql/caching.py): the public reads, the
+same for every caller without a token — the replica's and the two lists of a unit's public catalogue (`me` is not:
+it names the caller)."""
 
 REPLICA_LAG = Gauge("slothold_replica_lag_seconds",
                     "How far behind the primary each read replica is (+Inf: unreachable or not a replica); past "
@@ -35,12 +40,8 @@ _on_replica: ContextVar[bool] = ContextVar("slothold_on_replica", default=False)
 
 
 def routable(document: DocumentNode, operation_name: str | None) -> bool:
-    """Whether the operation to run is a query of public reads only (a fragment at the root: no)."""
-    ops = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
-    chosen = [o for o in ops if operation_name is None or (o.name is not None and o.name.value == operation_name)]
-    if len(chosen) != 1 or chosen[0].operation != OperationType.QUERY:
-        return False
-    return all(isinstance(s, FieldNode) and s.name.value in PUBLIC_READS for s in chosen[0].selection_set.selections)
+    """Whether the operation to run is a query of public reads only (through fragments at the root too)."""
+    return document_reads_only(document, operation_name, PUBLIC_READS)
 
 
 class ReplicaReads(SchemaExtension):
@@ -58,10 +59,12 @@ class ReplicaReads(SchemaExtension):
                 _on_replica.reset(token)
 
 
-def routed(deps: Deps, primary: asyncpg.Pool, replicas: ReadReplicas) -> Deps:
-    """`deps` whose units of work open on a fresh replica inside a routable operation, else on the primary."""
+def routed(deps: Deps, primary: asyncpg.Pool, replicas: ReadReplicas, config_pool: asyncpg.Pool | None = None
+           ) -> Deps:
+    """`deps` whose units of work open on a fresh replica inside a routable operation, else on the primary; either
+    way the process's configuration cache loads from `config_pool` (store/uow.py)."""
     def uow() -> PgUnitOfWork:
-        return PgUnitOfWork(replicas.pool() if _on_replica.get() else primary)
+        return PgUnitOfWork(replicas.pool() if _on_replica.get() else primary, config_pool)
 
     return replace(deps, uow=uow)
 

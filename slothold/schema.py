@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import Any, ClassVar
 
 import strawberry
 from graphql import GraphQLError, GraphQLSyntaxError
@@ -20,6 +21,7 @@ from domain.errors import DomainError, ErrorCode
 from resolvers.audit import AuditQuery
 from resolvers.auth import AuthMutation, AuthQuery
 from resolvers.availability import AvailabilityQuery
+from resolvers.booking_search import BookingSearchQuery
 from resolvers.bookings import BookingMutation, BookingQuery, NoShowMutation, RescheduleMutation
 from resolvers.catalog import CatalogMutation
 from resolvers.checkout import CheckoutMutation, CheckoutQuery
@@ -28,6 +30,7 @@ from resolvers.hold_types import HoldTypeMutation, HoldTypeQuery
 from resolvers.layout import LayoutMutation, LayoutQuery
 from resolvers.nodes import NodeQuery
 from resolvers.notifications import NotificationMutation, NotificationQuery, NotificationSubscription
+from resolvers.origins import OriginMutation, OriginQuery
 from resolvers.queue import QueueMutation, QueueQuery
 from resolvers.seatmaps import SeatMapMutation, SeatMapQuery
 from resolvers.service_catalog import ServiceCatalogMutation, ServiceCatalogQuery
@@ -101,6 +104,25 @@ class SlotholdSchema(strawberry.Schema):
     """strawberry.Schema that logs the API's limit refusals as one warning line each, and the domain's refusals
     raised outside a result union (access, input) as one info line, without a traceback."""
 
+    ROOTS: ClassVar[dict[str, str]] = {
+        "query": "What can be read: units and their grids, bookable slots, bookings, the staff queue, waitlists, "
+                 "payments, hold types, seat maps, the venue's set-up and its logs. Send a bearer token (a staff or "
+                 "integrator token, or a customer session); without one only public reads answer.",
+        "mutation": "What can be done: hold, confirm, pay, cancel and move bookings; work the staff queue and the "
+                    "waitlists; set up the venue (owners and the platform). Every mutation checks the caller's role "
+                    "or scopes and unit; those that create or pay take an idempotency key.",
+        "subscription": "Live changes over graphql-transport-ws (websocket at /graphql): slots, one booking, the staff "
+                        "queue, waitlists, notifications and the venue's set-up. Each event carries the unit's seq: "
+                        "resubscribe with since: <last seq> to get what was missed first.",
+    }
+    """The descriptions of the root types (merge_types makes them without one)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        for key, text in self.ROOTS.items():
+            if kwargs.get(key) is not None:
+                kwargs[key].__strawberry_definition__.description = text
+        super().__init__(**kwargs)
+
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
         others = []
         for error in errors:
@@ -120,17 +142,18 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     rules = query_limit_rules(limits)  # once per schema: the validation cache is keyed by these classes
     built = SlotholdSchema(
         # The order of the parts is the order of the root types' fields in the SDL (schema/schema.graphql).
-        query=merge_types("Query", (UnitQuery, BookingQuery, AvailabilityQuery, QueueQuery, CheckoutQuery,
-                                    WaitlistQuery, AuthQuery, WebhookQuery, NotificationQuery, AuditQuery,
+        query=merge_types("Query", (UnitQuery, BookingQuery, BookingSearchQuery, AvailabilityQuery, QueueQuery,
+                                    CheckoutQuery, WaitlistQuery, AuthQuery, WebhookQuery, NotificationQuery,
+                                    AuditQuery,
                                     HoldTypeQuery, SeatMapQuery, VenueLogQuery, VenueFlowsQuery,
                                     StaffTokenQuery, ServiceCatalogQuery,
-                                    LayoutQuery, NodeQuery)),
+                                    LayoutQuery, OriginQuery, NodeQuery)),
         mutation=merge_types("Mutation", (BookingMutation, CheckoutMutation, QueueMutation, CatalogMutation,
                                           WaitlistMutation, AuthMutation, CustomerMutation, UnitSettingsMutation,
                                           WebhookMutation, RescheduleMutation, NotificationMutation, NoShowMutation,
                                           HoldTypeMutation, SeatMapMutation, VenueFlowsMutation,
                                           SetupMutation, StaffTokenMutation, ServiceCatalogMutation,
-                                          LayoutMutation)),
+                                          LayoutMutation, OriginMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription,
                                                   VenueLogSubscription)),
         execution_context_class=SharedEventExecutor,

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from uuid import UUID
 
+from domain.origins import platform_origins
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -63,10 +65,36 @@ class Settings:
     worker_metrics_port: int = 0
     """The port a worker serves its metrics on (0: none)."""
     worker_metrics_host: str = "127.0.0.1"
+    persisted_queries: str = "apq"
+    """How `extensions.persistedQuery` is treated (api/graphql/persisted.py): "off", "apq" (Apollo's automatic
+    persisted queries, stored in Redis) or "allowlist" (only the documents of `persisted_query_manifest` run)."""
+    persisted_query_manifest: str = ""
+    """The Apollo persisted query manifest (a JSON file) of the allow-list mode; `slothold manifest` writes one."""
+    persisted_query_ttl_seconds: int = 86_400
+    """How long Redis keeps an APQ document after its registration."""
+    persisted_query_cache_size: int = 1_000
+    """APQ documents each API process keeps in memory in front of Redis."""
+    graphql_get_max_age: int = 5
+    """`Cache-Control: public, max-age=` of an anonymous GET of public reads (api/graphql/caching.py); 0: never
+    public."""
     public_base_url: str = ""
     """Where customers reach this server (https://reservas.example): the claim links of offers are built on it.
     Empty: the server's own address, http://<host>:<port> (right for `slothold dev`; a wildcard host is shown as
     127.0.0.1)."""
+    cors_origins: str = ""
+    """The platform's web origins allowed to call /graphql and /v1 from a browser, "https://a.example,https://b..."
+    (SLOTHOLD_CORS_ORIGINS), besides those each unit's owners register (setAllowedOrigins); api/cors.py."""
+
+    def persisted_query_mode(self) -> str:
+        """`persisted_queries`, checked: ValueError unless off, apq or allowlist (the latter with a manifest)."""
+        mode = self.persisted_queries.strip().lower()
+        if mode not in ("off", "apq", "allowlist"):
+            raise ValueError("SLOTHOLD_PERSISTED_QUERIES must be off, apq or allowlist, "
+                             f"not {self.persisted_queries!r}")
+        if mode == "allowlist" and not self.persisted_query_manifest:
+            raise ValueError("SLOTHOLD_PERSISTED_QUERIES=allowlist needs SLOTHOLD_PERSISTED_QUERY_MANIFEST (a manifest "
+                             "file: `slothold manifest FILE.graphql... > manifest.json`)")
+        return mode
 
     def base_url(self) -> str:
         """The public base URL without its trailing slash; ValueError unless it is an http(s) URL."""
@@ -78,6 +106,10 @@ class Settings:
                 or "#" in rest:
             raise ValueError(f"SLOTHOLD_PUBLIC_BASE_URL must be an http(s) URL without query, not {url!r}")
         return url
+
+    def cors_origin_list(self) -> frozenset[str]:
+        """The platform's allowed origins, normalised; ValueError naming a malformed one."""
+        return platform_origins(self.cors_origins)
 
     @property
     def database_pooled(self) -> bool:
@@ -100,7 +132,7 @@ class Settings:
         """Build settings from SLOTHOLD_* variables plus DATABASE_URL, DATABASE_DIRECT_URL, REDIS_URL,
         REDIS_SENTINELS and REDIS_SENTINEL_MASTER."""
         env = os.environ
-        return cls(
+        settings = cls(
             database_url=env.get("DATABASE_URL") or None,
             database_direct_url=env.get("DATABASE_DIRECT_URL") or None,
             database_read_urls=env.get("DATABASE_READ_URL", ""),
@@ -135,4 +167,12 @@ class Settings:
             worker_metrics_port=int(env.get("SLOTHOLD_WORKER_METRICS_PORT") or "0"),
             worker_metrics_host=env.get("SLOTHOLD_WORKER_METRICS_HOST") or "127.0.0.1",
             public_base_url=env.get("SLOTHOLD_PUBLIC_BASE_URL", ""),
+            cors_origins=env.get("SLOTHOLD_CORS_ORIGINS", ""),
+            persisted_queries=env.get("SLOTHOLD_PERSISTED_QUERIES") or "apq",
+            persisted_query_manifest=env.get("SLOTHOLD_PERSISTED_QUERY_MANIFEST", ""),
+            persisted_query_ttl_seconds=int(env.get("SLOTHOLD_PERSISTED_QUERY_TTL_SECONDS") or "86400"),
+            persisted_query_cache_size=int(env.get("SLOTHOLD_PERSISTED_QUERY_CACHE_SIZE") or "1000"),
+            graphql_get_max_age=int(env.get("SLOTHOLD_GRAPHQL_GET_MAX_AGE") or "5"),
         )
+        settings.persisted_query_mode()  # a bad mode is a bad setting at start-up (the CLI's exit code 2)
+        return settings

@@ -33,7 +33,7 @@ from slothold.redis_conn import arq_settings, broadcast
 from slothold.settings import Settings
 from slothold.wiring import build_deps
 from store.attendance import PgAttendance
-from store.db import create_pool
+from store.db import create_config_pool, create_pool
 from store.in_app import PgInApp
 from store.notifications import PgDeliveries
 from store.outbox import PgRetention
@@ -100,11 +100,12 @@ async def _arq_pool(settings: Settings, stop: asyncio.Event) -> ArqRedis | None:
 
 # --- assembly: what the worker's jobs and relay are built from (the composition root's part) -----------------------
 
-def assemble(settings: Settings, pool: asyncpg.Pool, clock: Clock, env: Mapping[str, str]
-             ) -> tuple[dict[str, Any], Relay]:
-    """The jobs' arq context — the use cases' Deps and the ports of the jobs' own stores, by name — and the relay."""
+def assemble(settings: Settings, pool: asyncpg.Pool, clock: Clock, env: Mapping[str, str],
+             config_pool: asyncpg.Pool | None = None) -> tuple[dict[str, Any], Relay]:
+    """The jobs' arq context — the use cases' Deps and the ports of the jobs' own stores, by name — and the relay.
+    The cached configuration loads from `config_pool` (store/uow.py)."""
     assert settings.database_url and settings.redis_url
-    deps = build_deps(pool, clock, env, public_base_url=settings.base_url())
+    deps = build_deps(pool, clock, env, public_base_url=settings.base_url(), config_pool=config_pool)
     ctx: dict[str, Any] = {
         "deps": deps,
         "channels": make_channels(env, PgInApp(pool)),
@@ -129,7 +130,8 @@ async def serve(settings: Settings, stop: asyncio.Event, clock: Clock | None = N
     assert settings.database_url and settings.redis_url
     clock = clock or SystemClock()
     pool = await create_pool(settings.database_url, 1, 10, behind_pooler=settings.database_pooled)
-    ctx, relay = assemble(settings, pool, clock, os.environ)
+    config_pool = await create_config_pool(settings.session_database_url or settings.database_url)
+    ctx, relay = assemble(settings, pool, clock, os.environ, config_pool)
     relay_task: asyncio.Task[None] | None = None
     try:
         while not stop.is_set():
@@ -164,6 +166,7 @@ async def serve(settings: Settings, stop: asyncio.Event, clock: Clock | None = N
             stop.set()
             await relay_task
         await pool.close()
+        await config_pool.close()
 
 
 def run_worker(settings: Settings) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
@@ -12,22 +13,25 @@ from uuid import UUID
 import asyncpg
 
 from domain.availability import Occupancy, OccupancyColumns
-from domain.bookings import OCCUPYING, Allocation, Booking, BookingStatus, HistoryEntry, slot_state
+from domain.bookings import OCCUPYING, Allocation, Booking, BookingStatus, HistoryEntry
 from domain.errors import NotFound, SlotTaken
-from domain.events import AUDIT_SESSION, BookingChanged, BookingEvent, SlotSpan
+from store.booking_writes import EVENTS_CTE, INSERT, insert_args
+from store.booking_writes import event_rows as _event_rows
 
 ConnGetter = Callable[[], Awaitable[asyncpg.Connection]]
 
-_GET = """
-SELECT b.id, b.unit_id, b.status, b.created_at, b.customer_id, b.service_id, b.hold_type, b.channel,
+BOOKING_COLUMNS = """
+       b.id, b.unit_id, b.status, b.created_at, b.customer_id, b.service_id, b.hold_type, b.channel,
        b.hold_expires_at, b.remind_at, b.price_cents, b.version, b.acceptance, b.due_now_cents, b.paid_cents,
        b.swapped_from, b.swapped_to, b.rescheduled_from, b.rescheduled_to,
        array(SELECT a.resource_id FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS r,
        array(SELECT lower(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS s,
        array(SELECT upper(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS e,
        array(SELECT a.quantity FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS q
-FROM bookings b WHERE b.id = $1::uuid
 """
+"""What a Booking is read from (`b` is the bookings row): booking_from_row builds it."""
+
+_GET = f"SELECT {BOOKING_COLUMNS} FROM bookings b WHERE b.id = $1::uuid"
 
 _LOCK = "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) WITH ORDINALITY AS t(k, i) ORDER BY i"
 
@@ -66,7 +70,7 @@ RETURNING 1
 """
 
 _HISTORY = """
-SELECT at, old_status, new_status, hold_type, actor, channel, reason, resources, session
+SELECT booking_id, at, old_status, new_status, hold_type, actor, channel, reason, resources, session
 FROM booking_events WHERE booking_id = $1 ORDER BY id LIMIT $2
 """
 
@@ -75,48 +79,6 @@ def _json_list(value: Any) -> list[Any]:
     found = json.loads(value) if isinstance(value, str) else value
     return found if isinstance(found, list) else []
 
-
-_EVENTS_CTE = """
- ev AS (
-    INSERT INTO booking_events (unit_id, booking_id, old_status, new_status, hold_type, actor, channel,
-                                reason, resources, at, session)
-    SELECT $2::uuid, $1::uuid, x.old_status, x.new_status, x.hold_type, x.actor, x.channel, x.reason,
-           x.resources, x.at, x.session
-    FROM jsonb_to_recordset($EV::jsonb) AS x(old_status text, new_status text, hold_type text, actor text,
-                                             channel text, reason text, resources jsonb, at timestamptz,
-                                             session text)
- ),
- ob AS (
-    INSERT INTO outbox (unit_id, topic, payload)
-    SELECT $2::uuid, x->>'topic', x FROM jsonb_array_elements($OB::jsonb) AS x
- )
-"""
-
-_ADD = """
-WITH bk AS (
-    INSERT INTO bookings (id, unit_id, customer_id, service_id, status, hold_type, channel, created_by,
-                          during, hold_expires_at, quantity, price_cents, version, created_at, updated_at,
-                          remind_at, swapped_from)
-    VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::text, $6::text, $7::text, $8::text,
-            tstzrange($9::timestamptz, $10::timestamptz), $11::timestamptz, $12::int, $13::int, $14::int,
-            $15::timestamptz, $15::timestamptz, $26::timestamptz, $27::uuid)
- ),
- al AS (
-    INSERT INTO allocations (unit_id, booking_id, resource_id, during, quantity, pooled, occupies,
-                             hold_expires_at, status, hold_type)
-    SELECT $2::uuid, $1::uuid, t.r, tstzrange(t.s, t.e), t.q, t.p, true, $11::timestamptz, $5::text, $6::text
-    FROM unnest($16::uuid[], $17::timestamptz[], $18::timestamptz[], $19::int[], $20::bool[])
-         AS t(r, s, e, q, p)
- ),
- pu AS (
-    INSERT INTO pool_usage (unit_id, resource_id, slot_start, used, capacity)
-    SELECT $2::uuid, t.r, t.s, t.q, res.capacity
-    FROM unnest($21::uuid[], $22::timestamptz[], $23::int[]) AS t(r, s, q)
-    JOIN resources res ON res.id = t.r AND res.unit_id = $2::uuid
-    ON CONFLICT (unit_id, resource_id, slot_start)
-    DO UPDATE SET used = pool_usage.used + EXCLUDED.used, capacity = EXCLUDED.capacity
- ),
-""" + _EVENTS_CTE.replace("$EV", "$24").replace("$OB", "$25") + "SELECT 1"
 
 _SAVE = """
 WITH bk AS (
@@ -161,7 +123,7 @@ WITH bk AS (
     WHERE booking_id = $1::uuid AND status IN ('offered', 'claimed') AND ($3::text = 'confirmed' OR NOT $9::bool)
       AND EXISTS (SELECT 1 FROM bk)
  ),
-""" + _EVENTS_CTE.replace("$EV", "$10").replace("$OB", "$11") + "SELECT count(*) FROM bk"
+""" + EVENTS_CTE.replace("$EV", "$10").replace("$OB", "$11").replace("$GO", "") + "SELECT count(*) FROM bk"
 
 _REOCCUPY = """
 WITH al AS (
@@ -227,31 +189,8 @@ def lock_key(resource_id: UUID) -> int:
     return int.from_bytes(resource_id.bytes[:8], "big", signed=True)
 
 
-def changes(b: Booking, events: list[BookingEvent]) -> list[BookingChanged]:
-    """The outbox facts of a booking's new audit events: one slot change each, with the booking as it is now."""
-    spans = tuple(SlotSpan(a.resource_id, a.starts_at, a.ends_at, a.quantity) for a in b.allocations)
-    return [BookingChanged(booking_id=b.id, unit_id=b.unit_id, old_status=e.old_status, status=e.new_status,
-                           state=slot_state(e.new_status), hold_type=e.hold_type, hold_expires_at=b.hold_expires_at,
-                           remind_at=b.remind_at, previous_hold_expires_at=e.previous_deadline,
-                           previous_remind_at=e.previous_remind_at, at=e.at, allocations=spans)
-            for e in events]
-
-
-def _event_rows(b: Booking, events: list[BookingEvent]) -> tuple[list[Any], list[Any]]:
-    """The booking_events rows and the outbox payloads of a booking's new audit events."""
-    outbox = [c.to_json() for c in changes(b, events)]
-    resources = outbox[0]["allocations"] if outbox else []
-    session = AUDIT_SESSION.get()
-    rows = [
-        {"old_status": e.old_status, "new_status": e.new_status, "hold_type": e.hold_type, "actor": e.actor,
-         "channel": e.channel, "reason": e.reason, "resources": resources, "at": e.at.isoformat(),
-         "session": session}
-        for e in events
-    ]
-    return rows, outbox
-
-
-def _booking(row: Any) -> Booking:
+def booking_from_row(row: Any) -> Booking:
+    """The Booking of a row with BOOKING_COLUMNS."""
     return Booking(
         id=row["id"], unit_id=row["unit_id"], status=BookingStatus(row["status"]),
         created_at=row["created_at"], customer_id=row["customer_id"], service_id=row["service_id"],
@@ -263,6 +202,21 @@ def _booking(row: Any) -> Booking:
         allocations=[Allocation(r, s, e, q) for r, s, e, q in zip(row["r"], row["s"], row["e"], row["q"],
                                                                   strict=True)],
     )
+
+
+HISTORY_COLUMNS = "booking_id, at, old_status, new_status, hold_type, actor, channel, reason, resources, session"
+"""What a HistoryEntry is read from (a booking_events row): history_entry builds it."""
+
+
+def history_entry(r: Any) -> HistoryEntry:
+    """The HistoryEntry of a booking_events row with HISTORY_COLUMNS."""
+    return HistoryEntry(
+        at=r["at"], old_status=BookingStatus(r["old_status"]) if r["old_status"] else None,
+        new_status=BookingStatus(r["new_status"]), hold_type=r["hold_type"], actor=r["actor"],
+        channel=r["channel"], reason=r["reason"], session=r["session"], booking_id=r["booking_id"],
+        allocations=tuple(Allocation(UUID(a["resource_id"]), datetime.fromisoformat(a["starts_at"]),
+                                     datetime.fromisoformat(a["ends_at"]), int(a.get("quantity") or 1))
+                          for a in _json_list(r["resources"])))
 
 
 class PgBookings:
@@ -277,7 +231,7 @@ class PgBookings:
         row = await conn.fetchrow(_GET + " FOR UPDATE OF b", booking_id)
         if row is None:
             raise NotFound("booking", booking_id, field="bookingId")
-        return _booking(row)
+        return booking_from_row(row)
 
     async def find(self, booking_id: UUID) -> Booking:
         """Load a booking to read it (no lock)."""
@@ -285,7 +239,7 @@ class PgBookings:
         row = await conn.fetchrow(_GET, booking_id)
         if row is None:
             raise NotFound("booking", booking_id, field="bookingId")
-        return _booking(row)
+        return booking_from_row(row)
 
     async def lock_resources(self, unit_id: UUID, resource_ids: list[UUID]) -> None:
         """Serialise writers of the same resources (ascending key order: no deadlocks)."""
@@ -320,14 +274,7 @@ class PgBookings:
         """The booking's audit trail (booking_events), oldest first, at most `limit` rows."""
         conn = await self._conn()
         rows = await conn.fetch(_HISTORY, booking_id, limit)
-        return [HistoryEntry(
-            at=r["at"], old_status=BookingStatus(r["old_status"]) if r["old_status"] else None,
-            new_status=BookingStatus(r["new_status"]), hold_type=r["hold_type"], actor=r["actor"],
-            channel=r["channel"], reason=r["reason"], session=r["session"],
-            allocations=tuple(Allocation(UUID(a["resource_id"]), datetime.fromisoformat(a["starts_at"]),
-                                         datetime.fromisoformat(a["ends_at"]), int(a.get("quantity") or 1))
-                              for a in _json_list(r["resources"])))
-            for r in rows]
+        return [history_entry(r) for r in rows]
 
     async def claim_reminder(self, booking_id: UUID, now: datetime) -> Booking | None:
         """Mark the hold's reminder as sent, once; None when it is not due or already sent."""
@@ -336,30 +283,32 @@ class PgBookings:
         return await self.find(booking_id) if claimed else None
 
     async def add(self, booking: Booking, slot_starts: dict[UUID, list[datetime]]) -> None:
-        """Insert a new booking with its allocations, events and outbox rows in one statement."""
+        """Insert a new booking with its allocations, events and outbox rows in one statement (its resources
+        locked by the caller, the lapsed holds in the way expired)."""
         conn = await self._conn()
-        allocs = booking.allocations
-        pooled_r: list[UUID] = []
-        pooled_s: list[datetime] = []
-        pooled_q: list[int] = []
-        qty = {a.resource_id: a.quantity for a in allocs}
-        for rid, starts in slot_starts.items():
-            pooled_r += [rid] * len(starts)
-            pooled_s += starts
-            pooled_q += [qty[rid]] * len(starts)
-        pending = booking.pull_events()
-        created_by = pending[0].actor if pending else "system"
-        events, outbox = _event_rows(booking, pending)
+        with self._refusals(booking):
+            await conn.execute(INSERT[bool(slot_starts), False], *insert_args(booking, slot_starts))
+        booking.pull_events()
+
+    async def lock_and_add(self, booking: Booking, slot_starts: dict[UUID, list[datetime]], now: datetime
+                           ) -> list[Booking]:
+        """`lock_resources`, `lapsed_overlapping` and `add` in one round trip (store/booking_writes.py says why that
+        is sound). When lapsed holds still occupy the booking's ranges nothing is added: they are returned, locked
+        for change, for the caller to expire before it calls `add` (the resources stay locked)."""
+        conn = await self._conn()
+        keys = sorted({lock_key(a.resource_id) for a in booking.allocations})
+        with self._refusals(booking):
+            row = await conn.fetchrow(INSERT[bool(slot_starts), True], *insert_args(booking, slot_starts), keys, now)
+        if row["added"]:
+            booking.pull_events()
+            return []
+        return [await self.get(b) for b in row["lapsed"]]
+
+    @contextmanager
+    def _refusals(self, booking: Booking) -> Iterator[None]:
+        """The constraints' refusals of a new booking as SlotTaken."""
         try:
-            await conn.execute(
-                _ADD, booking.id, booking.unit_id, booking.customer_id, booking.service_id,
-                booking.status.value, booking.hold_type, booking.channel, created_by,
-                booking.starts_at, booking.ends_at, booking.hold_expires_at, max(a.quantity for a in allocs),
-                booking.price_cents, booking.version, booking.created_at,
-                [a.resource_id for a in allocs], [a.starts_at for a in allocs], [a.ends_at for a in allocs],
-                [a.quantity for a in allocs], [a.resource_id in slot_starts for a in allocs],
-                pooled_r, pooled_s, pooled_q, events, outbox, booking.remind_at, booking.swapped_from,
-            )
+            yield
         except asyncpg.ExclusionViolationError as e:
             raise self._taken(booking, "that slot was just taken") from e
         except asyncpg.CheckViolationError as e:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 from uuid import UUID
+
+import asyncpg
 
 from domain.errors import NotFound
 from domain.payments import PaymentRule, Price
 from domain.pricing import PriceBand, PriceTable, Service
+from store import units
 from store.bookings import ConnGetter
+from store.units import _Cache
 
 _SERVICES = """
 SELECT s.id, s.unit_id, s.name, s.active, s.durations, p.version, p.price_cents, p.payment_rule,
@@ -50,23 +55,58 @@ def _bands(rows: list[Any]) -> dict[tuple[UUID, int], tuple[PriceBand, ...]]:
     return out
 
 
-class PgCatalog:
-    """The catalog of services on the unit of work's connection."""
+async def _read_services(conn: Any, where: str, *args: Any) -> list[Service]:
+    """Services with their current price version and bands, read on `conn` (a connection or a pool)."""
+    rows = await conn.fetch(f"{_SERVICES} WHERE {where} ORDER BY s.name, s.id", *args)
+    if not rows:
+        return []
+    bands = _bands(await conn.fetch(_BANDS, rows[0]["unit_id"], [r["id"] for r in rows],  # one unit's
+                                    [r["version"] for r in rows]))
+    return [Service(r["id"], r["unit_id"], r["name"],
+                    PriceTable(_price(r["id"], r), bands.get((r["id"], r["version"]), ())),
+                    tuple(r["durations"]) if r["durations"] is not None else None,
+                    tuple(r["resource_ids"]), r["active"]) for r in rows]
 
-    def __init__(self, conn: ConnGetter) -> None:
+
+_offered = _Cache()
+"""Services as bookings are placed on them, per process for a few seconds like units (store/units.py)."""
+
+
+def forget(service_ids: Iterable[UUID] | None = None) -> None:
+    """Forget cached services (all when None) in this process."""
+    ids = None if service_ids is None else set(service_ids)
+    _offered.drop(None if ids is None else ids.__contains__)
+
+
+units.ALSO_FORGET.append(forget)  # a unit's set-up changed (or a test edited rows): its services may have too
+
+
+class PgCatalog:
+    """The catalog of services on the unit of work's connection; `offered` reads through a per-process cache
+    loaded from `pool` (the configuration pool: never the transaction's connection). `touched`: the services this
+    unit of work changed, forgotten from the cache when it commits."""
+
+    def __init__(self, conn: ConnGetter, pool: asyncpg.Pool | None = None) -> None:
         self._conn = conn
+        self._pool = pool
+        self.touched: set[UUID] = set()
 
     async def _services(self, where: str, *args: Any) -> list[Service]:
-        conn = await self._conn()
-        rows = await conn.fetch(f"{_SERVICES} WHERE {where} ORDER BY s.name, s.id", *args)
-        if not rows:
-            return []
-        bands = _bands(await conn.fetch(_BANDS, rows[0]["unit_id"], [r["id"] for r in rows],  # one unit's
-                                        [r["version"] for r in rows]))
-        return [Service(r["id"], r["unit_id"], r["name"],
-                        PriceTable(_price(r["id"], r), bands.get((r["id"], r["version"]), ())),
-                        tuple(r["durations"]) if r["durations"] is not None else None,
-                        tuple(r["resource_ids"]), r["active"]) for r in rows]
+        return await _read_services(await self._conn(), where, *args)
+
+    async def offered(self, service_id: UUID) -> Service | None:
+        """`service`, as a new booking names it: cached for a few seconds (a change made in this process is seen
+        at once, one made in another within CACHE_SECONDS), so that placing a booking on a service reads nothing
+        in its transaction but the version it pins."""
+        if self._pool is None:
+            return await self.service(service_id)
+        pool = self._pool
+
+        async def load() -> Service | None:
+            found = await _read_services(pool, "s.id = $1", service_id)
+            return found[0] if found else None
+
+        return await _offered.get(service_id, load)
 
     async def services(self, unit_id: UUID, include_inactive: bool) -> list[Service]:
         return await self._services("s.unit_id = $1 AND (s.active OR $2)", unit_id, include_inactive)
@@ -82,6 +122,7 @@ class PgCatalog:
             "AND id IS DISTINCT FROM $3)", unit_id, name, other_than))
 
     async def create(self, service: Service, duration_minutes: int) -> None:
+        self.touched.add(service.id)
         conn = await self._conn()
         p = service.table.base
         await conn.execute(
@@ -97,6 +138,7 @@ class PgCatalog:
         await self._resources(service)
 
     async def update(self, service: Service, duration_minutes: int) -> None:
+        self.touched.add(service.id)
         conn = await self._conn()
         await conn.execute(
             "UPDATE services SET name = $3, duration_minutes = $4, durations = $5, active = $6 "
@@ -113,6 +155,7 @@ class PgCatalog:
             "FROM unnest($3::uuid[]) AS r", service.unit_id, service.id, list(service.resource_ids))
 
     async def publish_bands(self, unit_id: UUID, service_id: UUID, bands: tuple[PriceBand, ...]) -> Price:
+        self.touched.add(service_id)
         conn = await self._conn()
         version: int | None = await conn.fetchval(
             "UPDATE services SET price_version = price_version + 1 WHERE unit_id = $1 AND id = $2 "

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
         InAppNotifications,
         LoginAccess,
         NotificationDeliveries,
+        OriginList,
         OutboxFeed,
         OutboxSource,
         Retention,
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
         WebhookDeliveries,
     )
     from store.access import PgAccess
+    from store.allowed_origins import OriginUnion
     from store.attendance import PgAttendance
     from store.audit_reports import PgAuditReports
     from store.in_app import PgInApp
@@ -44,4 +46,5 @@ if TYPE_CHECKING:
         feed: OutboxFeed = PgOutboxFeed(conn)
         conversations: ConversationStore = PgConversations(pool)
         audit: AuditReportStore = PgAuditReports(pool)
-        del uow, login, deliveries, in_app, webhooks, attendance, retention, source, feed, conversations, audit
+        origins: OriginList = OriginUnion(pool)
+        del origins, uow, login, deliveries, in_app, webhooks, attendance, retention, source, feed, conversations, audit

@@ -21,9 +21,14 @@ SERVER_SETTINGS = {
 
 
 class PooledConnection(asyncpg.Connection):  # type: ignore[misc]
-    """A connection through a transaction-mode pooler (PgBouncer): nothing of a session is ours between
-    transactions, so nothing is reset on release — asyncpg's reset (RESET ALL, UNLISTEN *, advisory unlocks) would
-    run on whichever server connection the pooler lends and undo its settings (connect_query) for everyone."""
+    """A pool's connection, released without asyncpg's reset query (`pg_advisory_unlock_all(); CLOSE ALL;
+    UNLISTEN *; RESET ALL`): an open transaction is still rolled back on release, but nothing else is sent.
+
+    Nothing Slothold runs on a pool keeps session state (advisory locks are pg_advisory_xact_lock, SETs are SET
+    LOCAL, cursors live in transactions; the relay's session lock and LISTEN use a connection of their own), so the
+    reset was one more round trip on every release — a hold's transaction and each cached configuration read — for
+    nothing (bench/RESULTS.md, issue 22). Through a transaction-mode pooler (PgBouncer) it would even be harmful: it
+    would run on whichever server connection the pooler lends and undo its settings (connect_query) for everyone."""
 
     def get_reset_query(self) -> str:
         return ""
@@ -32,6 +37,17 @@ class PooledConnection(asyncpg.Connection):  # type: ignore[misc]
 async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
     await conn.set_type_codec("json", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+
+
+CONFIG_POOL_SIZE = 2
+"""Connections of a process's configuration pool (store/uow.py): loads of the few-seconds cache of units and
+resources, rare and short."""
+
+
+async def create_config_pool(settings_session_url: str) -> asyncpg.Pool:
+    """The process's configuration pool, on PostgreSQL itself (DATABASE_DIRECT_URL when a pooler is in front): it
+    takes no server connection of the pooler's, so loads never queue behind the transactions waiting for them."""
+    return await create_pool(settings_session_url, 0, CONFIG_POOL_SIZE, application_name="slothold-config")
 
 
 async def create_pool(database_url: str, min_size: int = 2, max_size: int = 20,
@@ -48,6 +64,7 @@ async def create_pool(database_url: str, min_size: int = 2, max_size: int = 20,
     if not behind_pooler:
         pool: Any = await asyncpg.create_pool(
             database_url, min_size=min_size, max_size=max_size, init=_init_connection,
+            connection_class=PooledConnection,
             server_settings={**SERVER_SETTINGS, "application_name": application_name},
         )
         return pool

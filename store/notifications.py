@@ -8,9 +8,14 @@ from uuid import UUID, uuid4
 
 import asyncpg
 
+from domain import listings
 from domain.events import Fact, NotificationAdded
 from domain.notice_matrix import effective
 from domain.notifications import Context, Delivery, Intent, intent, plan
+from domain.pages import Page, PageRequest
+from store.keyset import Keyset, pool_page
+
+NOTIFICATIONS = Keyset(listings.NOTIFICATIONS, ("created_at", "id"))
 
 _CONTEXT = """
 SELECT u.timezone, u.notification_locale, u.owner_alert_whatsapp, u.notification_matrix,
@@ -176,6 +181,19 @@ class PgNotifications:
     async def for_staff(self, unit_id: UUID, first: int, unread_only: bool) -> list[dict[str, Any]]:
         """The unit's staff notifications, newest first."""
         return await for_staff(self._pool, unit_id, first, unread_only)
+
+    async def customer_page(self, customer_id: UUID, unread_only: bool, page: PageRequest
+                            ) -> Page[dict[str, Any]]:
+        """A page of the customer's own, newest first."""
+        return await pool_page(self._pool, NOTIFICATIONS, _COLUMNS, "notifications",
+                               "customer_id = $1 AND ($2::bool IS FALSE OR read_at IS NULL)",
+                               [customer_id, unread_only], page)
+
+    async def staff_page(self, unit_id: UUID, unread_only: bool, page: PageRequest) -> Page[dict[str, Any]]:
+        """A page of the unit's staff notifications, newest first."""
+        return await pool_page(self._pool, NOTIFICATIONS, _COLUMNS, "notifications",
+                               "unit_id = $1 AND audience = 'staff' AND ($2::bool IS FALSE OR read_at IS NULL)",
+                               [unit_id, unread_only], page)
 
     async def mark_read(self, ids: list[UUID], now: datetime, *, customer_id: UUID | None = None,
                         unit_id: UUID | None = None) -> list[UUID]:

@@ -7,6 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from domain.orphans import OrphanPayment
+from domain.payments import ReceivedPix
 from store.bookings import ConnGetter
 
 _UNITS_OF_PAYER = """
@@ -52,12 +53,20 @@ class PgOrphanPayments:
         conn = await self._conn()
         return [r["unit_id"] for r in await conn.fetch(_UNITS_CLAIMING, amount_cents)]
 
-    async def keep(self, payment_id: UUID, unit_id: UUID | None, payer_name: str | None,
-                   payer_document: str | None) -> None:
+    async def keep_unattributed(self, payment_id: UUID, provider: str, pix: ReceivedPix) -> None:
         conn = await self._conn()
-        await conn.execute("UPDATE payments SET unit_id = $2, payer_name = $3, payer_document = $4 WHERE id = $1 "
-                           "AND outcome = 'orphan' AND charge_id IS NULL", payment_id, unit_id, payer_name,
-                           payer_document)
+        await conn.execute(
+            "INSERT INTO unattributed_payments (id, provider, provider_payment_id, txid, amount_cents, paid_at, "
+            "payer_name, payer_document) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", payment_id, provider,
+            pix.provider_payment_id, pix.txid, pix.amount_cents, pix.paid_at, pix.payer_name, pix.payer_document)
+
+    async def take_unattributed(self, payment_id: UUID) -> tuple[str, ReceivedPix] | None:
+        conn = await self._conn()
+        r = await conn.fetchrow("DELETE FROM unattributed_payments WHERE id = $1 RETURNING *", payment_id)
+        if r is None:
+            return None
+        return r["provider"], ReceivedPix(r["provider_payment_id"], r["txid"], r["amount_cents"], r["paid_at"],
+                                          r["payer_name"], r["payer_document"])
 
     async def of_unit(self, unit_id: UUID, limit: int) -> list[OrphanPayment]:
         conn = await self._conn()

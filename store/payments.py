@@ -12,11 +12,11 @@ from domain.policies import CancellationPolicy, Tier
 from domain.refunds import Refund, RefundStatus
 from store.bookings import ConnGetter
 
-_CHARGE_COLUMNS = ("id, unit_id, booking_id, provider, txid, amount_cents, expires_at, status, brcode, provider_ref, "
-                   "created_at")
+CHARGE_COLUMNS = ("id, unit_id, booking_id, provider, txid, amount_cents, expires_at, status, brcode, provider_ref, "
+                  "created_at")
 
 
-def _charge(r: Any) -> Charge:
+def charge_from_row(r: Any) -> Charge:
     return Charge(id=r["id"], unit_id=r["unit_id"], booking_id=r["booking_id"], provider=r["provider"],
                   txid=r["txid"], amount_cents=r["amount_cents"], expires_at=r["expires_at"],
                   status=ChargeStatus(r["status"]), brcode=r["brcode"], provider_ref=r["provider_ref"],
@@ -40,10 +40,12 @@ def _refund(r: Any) -> Refund:
 
 
 class PgPayments:
-    """Everything about money, on the unit of work's connection."""
+    """Everything about money, on the unit of work's connection; `prices_touched`: the services whose price this
+    unit of work changed (store/catalog.py forgets them on commit)."""
 
     def __init__(self, conn: ConnGetter) -> None:
         self._conn = conn
+        self.prices_touched: set[UUID] = set()
 
     async def current_price(self, unit_id: UUID, service_id: UUID) -> Price:
         """The service's price as it is now (its current version)."""
@@ -91,7 +93,7 @@ class PgPayments:
             "INSERT INTO refunds (id, unit_id, booking_id, payment_id, paid_cents, amount_cents, policy_version, "
             "percent, hours_before_start, status, provider, provider_refund_id, created_at, updated_at) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) "
-            "ON CONFLICT (payment_id) DO NOTHING RETURNING id",
+            "ON CONFLICT (unit_id, payment_id) DO NOTHING RETURNING id",
             r.id, r.unit_id, r.booking_id, r.payment_id, r.paid_cents, r.amount_cents, r.policy_version, r.percent,
             r.hours_before_start, r.status.value, r.provider, r.provider_refund_id, r.created_at)
         return done is not None
@@ -155,44 +157,51 @@ class PgPayments:
     async def charge(self, charge_id: UUID) -> Charge:
         """One charge, locked."""
         conn = await self._conn()
-        r = await conn.fetchrow(f"SELECT {_CHARGE_COLUMNS} FROM charges WHERE id = $1 FOR UPDATE", charge_id)
+        r = await conn.fetchrow(f"SELECT {CHARGE_COLUMNS} FROM charges WHERE id = $1 FOR UPDATE", charge_id)
         if r is None:
             raise NotFound("charge", charge_id)
-        return _charge(r)
+        return charge_from_row(r)
 
     async def charge_by_txid(self, txid: str) -> Charge | None:
         """The charge with this txid, not locked (None if unknown)."""
         conn = await self._conn()
-        r = await conn.fetchrow(f"SELECT {_CHARGE_COLUMNS} FROM charges WHERE txid = $1", txid)
-        return _charge(r) if r else None
+        r = await conn.fetchrow(f"SELECT {CHARGE_COLUMNS} FROM charges WHERE txid = $1", txid)
+        return charge_from_row(r) if r else None
 
     async def charges_of(self, booking_id: UUID, limit: int | None = None) -> list[Charge]:
         """A booking's charges, newest first (the `limit` newest; None: all)."""
         conn = await self._conn()
-        rows = await conn.fetch(f"SELECT {_CHARGE_COLUMNS} FROM charges WHERE booking_id = $1 "
+        rows = await conn.fetch(f"SELECT {CHARGE_COLUMNS} FROM charges WHERE booking_id = $1 "
                                 "ORDER BY created_at DESC LIMIT $2", booking_id, limit)
-        return [_charge(r) for r in rows]
+        return [charge_from_row(r) for r in rows]
 
-    async def record_payment(self, provider: str, pix: ReceivedPix, unit_id: UUID | None, charge_id: UUID | None,
-                             booking_id: UUID | None, outcome: str) -> UUID | None:
-        """Record a received Pix once; None when this payment was already recorded (a duplicate)."""
+    async def claim_pix(self, provider: str, provider_payment_id: str) -> bool:
+        """Claim a bank's payment id once across all units (received_pix); False when it was claimed before."""
         conn = await self._conn()
-        pid: UUID | None = await conn.fetchval(
+        claimed = await conn.fetchval(
+            "INSERT INTO received_pix (provider, provider_payment_id) VALUES ($1, $2) ON CONFLICT DO NOTHING "
+            "RETURNING true", provider, provider_payment_id)
+        return bool(claimed)
+
+    async def record_payment(self, provider: str, pix: ReceivedPix, unit_id: UUID, charge_id: UUID | None,
+                             booking_id: UUID | None, outcome: str, payment_id: UUID | None = None) -> UUID:
+        """Record a claimed Pix as the unit's payment (with its payer, when the bank named one)."""
+        conn = await self._conn()
+        pid: UUID = await conn.fetchval(
             "INSERT INTO payments (id, unit_id, charge_id, booking_id, provider, provider_payment_id, txid, "
-            "amount_cents, paid_at, outcome) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
-            "ON CONFLICT (provider, provider_payment_id) DO NOTHING RETURNING id",
-            uuid4(), unit_id, charge_id, booking_id, provider, pix.provider_payment_id, pix.txid,
-            pix.amount_cents, pix.paid_at, outcome)
+            "amount_cents, paid_at, outcome, payer_name, payer_document) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+            payment_id or uuid4(), unit_id, charge_id, booking_id, provider, pix.provider_payment_id, pix.txid,
+            pix.amount_cents, pix.paid_at, outcome, pix.payer_name, pix.payer_document)
         return pid
 
-    async def set_outcome(self, payment_id: UUID, outcome: str, unit_id: UUID | None = None,
-                          charge_id: UUID | None = None, booking_id: UUID | None = None) -> None:
-        """Settle what a payment did (and, for a linked orphan, where it belongs)."""
+    async def set_outcome(self, payment_id: UUID, outcome: str, charge_id: UUID | None = None,
+                          booking_id: UUID | None = None) -> None:
+        """Settle what a payment did (and, for a linked orphan, the charge it paid)."""
         conn = await self._conn()
         await conn.execute(
-            "UPDATE payments SET outcome = $2, unit_id = coalesce($3, unit_id), charge_id = coalesce($4, charge_id), "
-            "booking_id = coalesce($5, booking_id) WHERE id = $1", payment_id, outcome, unit_id, charge_id,
-            booking_id)
+            "UPDATE payments SET outcome = $2, charge_id = coalesce($3, charge_id), "
+            "booking_id = coalesce($4, booking_id) WHERE id = $1", payment_id, outcome, charge_id, booking_id)
 
     async def payment(self, payment_id: UUID) -> PaymentRow:
         """One payment, locked."""
@@ -239,12 +248,13 @@ class PgPayments:
         """Open or paid-looking charges of bookings in `verifying`."""
         conn = await self._conn()
         rows = await conn.fetch(
-            f"SELECT {', '.join('c.' + c.strip() for c in _CHARGE_COLUMNS.split(','))} FROM charges c "
+            f"SELECT {', '.join('c.' + c.strip() for c in CHARGE_COLUMNS.split(','))} FROM charges c "
             "JOIN bookings b ON b.id = c.booking_id WHERE b.status = 'verifying' AND c.status = 'pending'")
-        return [_charge(r) for r in rows]
+        return [charge_from_row(r) for r in rows]
 
     async def publish_price(self, unit_id: UUID, price: Price) -> int:
         """Add the service's next price version and make it current; returns the version."""
+        self.prices_touched.add(price.service_id)
         conn = await self._conn()
         version: int | None = await conn.fetchval(
             "UPDATE services SET price_version = price_version + 1, price_cents = $3, payment_rule = $4, "

@@ -11,11 +11,11 @@ from domain.events import QueueItemChanged
 from domain.staff_queue import QueueItem, QueueItemType, QueueStatus
 from store.bookings import ConnGetter
 
-_COLUMNS = ("id, unit_id, type, booking_id, payload, status, created_at, acknowledged_by, acknowledged_at, "
-            "resolved_by, resolved_at")
+QUEUE_COLUMNS = ("id, unit_id, type, booking_id, payload, status, created_at, acknowledged_by, acknowledged_at, "
+                 "resolved_by, resolved_at")
 
 
-def _item(r: Any) -> QueueItem:
+def queue_item_from_row(r: Any) -> QueueItem:
     return QueueItem(id=r["id"], unit_id=r["unit_id"], type=QueueItemType(r["type"]), created_at=r["created_at"],
                      booking_id=r["booking_id"], payload=r["payload"], status=QueueStatus(r["status"]),
                      acknowledged_by=r["acknowledged_by"], acknowledged_at=r["acknowledged_at"],
@@ -40,10 +40,10 @@ class PgQueue:
         conn = await self._conn()
         if booking_id is not None:
             existing = await conn.fetchrow(
-                f"SELECT {_COLUMNS} FROM queue_items WHERE unit_id = $1 AND booking_id = $2 AND type = $3 "
+                f"SELECT {QUEUE_COLUMNS} FROM queue_items WHERE unit_id = $1 AND booking_id = $2 AND type = $3 "
                 "AND status <> 'resolved' FOR UPDATE", unit_id, booking_id, type_.value)
             if existing:
-                return _item(existing)
+                return queue_item_from_row(existing)
         item = QueueItem(uuid4(), unit_id, type_, at, booking_id, payload or {})
         await conn.execute(
             "INSERT INTO queue_items (id, unit_id, type, priority, booking_id, payload, status, created_at) "
@@ -79,10 +79,10 @@ class PgQueue:
     async def get(self, item_id: UUID) -> QueueItem:
         """One item, locked."""
         conn = await self._conn()
-        r = await conn.fetchrow(f"SELECT {_COLUMNS} FROM queue_items WHERE id = $1 FOR UPDATE", item_id)
+        r = await conn.fetchrow(f"SELECT {QUEUE_COLUMNS} FROM queue_items WHERE id = $1 FOR UPDATE", item_id)
         if r is None:
             raise NotFound("queue item", item_id, field="itemId")
-        return _item(r)
+        return queue_item_from_row(r)
 
     async def acknowledge(self, item_id: UUID, actor: str, at: datetime) -> QueueItem:
         """"Registrar ciência"."""
@@ -123,7 +123,7 @@ class PgQueue:
         """The unit's items in these statuses, most urgent and oldest first."""
         conn = await self._conn()
         rows = await conn.fetch(
-            f"SELECT {_COLUMNS} FROM queue_items WHERE unit_id = $1 AND status = ANY($2::text[]) "
+            f"SELECT {QUEUE_COLUMNS} FROM queue_items WHERE unit_id = $1 AND status = ANY($2::text[]) "
             "ORDER BY CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 ELSE 2 END, created_at LIMIT $3",
             unit_id, statuses, limit)
-        return [_item(r) for r in rows]
+        return [queue_item_from_row(r) for r in rows]

@@ -58,6 +58,7 @@ units = Table(
     Column("sweep_interval_seconds", Integer),
     Column("payment_rule", Text),
     Column("no_show_grace_minutes", Integer),
+    Column("check_in_opens_minutes", Integer),
     Column("appointment_reminder_minutes", ARRAY(Integer)),
     Column("manual_payments_enabled", Boolean),
     Column("check_in_required", Boolean),

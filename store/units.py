@@ -1,8 +1,9 @@
 """Units and resources, cached per process for a few seconds (configuration changes rarely).
 
-Reads go straight to the pool (never inside a unit of work's transaction). Concurrent misses for the
-same key share one load. A hold names its resources, so it loads just those; only the grid, "any
-resource" and alternatives need a unit's whole list.
+Reads go to a pool of their own (the API's and the worker's configuration pool, store/uow.py), never through the
+unit of work's transaction: a use case asks for them while its transaction holds a connection of the main pool,
+and must not wait for a second one. Concurrent misses for the same key share one load. A hold names its
+resources, so it loads just those; only the grid, "any resource" and alternatives need a unit's whole list.
 """
 
 from __future__ import annotations
@@ -93,9 +94,22 @@ class _Cache:
         finally:
             del self._loading[key]
 
+    def peek(self, key: Any) -> Any:
+        """The value cached for `key` if it is still fresh, else None (nothing is loaded)."""
+        hit = self._values.get(key)
+        return hit[1] if hit and hit[0] > time.monotonic() else None
+
     def drop(self, match: Callable[[Any], bool] | None = None) -> None:
         for key in [k for k in self._values if match is None or match(k)]:
             del self._values[key]
+
+
+class _ResourceList:
+    """A unit's resources in display order, and by id."""
+
+    def __init__(self, resources: list[Resource]) -> None:
+        self.resources = resources
+        self.by_id = {r.id: r for r in resources}
 
 
 _units = _Cache()
@@ -104,10 +118,16 @@ _resources = _Cache()
 _capacities = _Cache()
 
 
+ALSO_FORGET: list[Callable[[], None]] = []
+"""Other per-process caches of configuration, forgotten whole with any unit's (store/catalog.py's services)."""
+
+
 def invalidate(unit_id: UUID | None = None) -> None:
     """Forget cached configuration (of every unit when None) in this process."""
     for cache in (_units, _resource_lists, _resources, _capacities):
         cache.drop(None if unit_id is None else lambda k: k == unit_id or (isinstance(k, tuple) and k[0] == unit_id))
+    for forget in ALSO_FORGET:
+        forget()
 
 
 def _params(row: Any) -> UnitParameters:
@@ -134,6 +154,7 @@ def _params(row: Any) -> UnitParameters:
         sweep_interval=s * row["sweep_interval_seconds"],
         payment_rule=row["payment_rule"],
         no_show_grace=timedelta(minutes=row["no_show_grace_minutes"]),
+        check_in_opens=timedelta(minutes=row["check_in_opens_minutes"]),
         appointment_reminders=tuple(row["appointment_reminder_minutes"]),
         manual_payments_enabled=row["manual_payments_enabled"],
         check_in_required=row["check_in_required"],
@@ -191,14 +212,22 @@ class PgUnits:
 
     async def resources(self, unit_id: UUID) -> list[Resource]:
         """The unit's active resources in display order."""
+        return (await self._resource_list(unit_id)).resources
 
-        async def load() -> list[Resource]:
-            return [resource_of(unit_id, r) for r in await self._pool.fetch(RESOURCES_SQL, unit_id, None)]
+    async def _resource_list(self, unit_id: UUID) -> _ResourceList:
+        async def load() -> _ResourceList:
+            return _ResourceList([resource_of(unit_id, r) for r in await self._pool.fetch(RESOURCES_SQL, unit_id,
+                                                                                          None)])
 
         return await _resource_lists.get(unit_id, load)
 
     async def resources_by_id(self, unit_id: UUID, ids: list[UUID]) -> dict[UUID, Resource]:
-        """Those of `ids` that are active resources of the unit (missing ones are left out)."""
+        """Those of `ids` that are active resources of the unit (missing ones are left out). From the unit's whole
+        list when this process holds it (authorizing a request on the unit reads it): no round trip at all; else
+        each by itself (a unit of 10,000 resources is not loaded whole for one hold)."""
+        whole = _resource_lists.peek(unit_id)
+        if whole is not None:
+            return {rid: whole.by_id[rid] for rid in ids if rid in whole.by_id}
         found: dict[UUID, Resource] = {}
         for rid in ids:
 

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import logging
+from contextvars import ContextVar, Token
 from types import TracebackType
 from typing import Self
 
 import asyncpg
 
 from domain.errors import Busy
+from store import allowed_origins, catalog
 from store.antifraud import PgAntifraud
 from store.bookings import PgBookings
 from store.catalog import PgCatalog
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
 from store.layout import PgLayout
+from store.listings import PgListings
 from store.manual_payments import PgManualPayments
 from store.orphans import PgOrphanPayments
 from store.outbox import PgEvents
@@ -36,15 +39,33 @@ _LOST = (asyncpg.PostgresConnectionError, asyncpg.AdminShutdownError, asyncpg.In
 itself was under way, so the caller may retry — with an idempotency key when it creates something."""
 
 
+_HOLDING: ContextVar[PgUnitOfWork | None] = ContextVar("slothold_uow_holding", default=None)
+"""The unit of work whose transaction this task (or the task that started it) holds a connection for."""
+
+STRICT_NESTING = False
+"""True (the test suite): a unit of work that takes a connection while another of the same task holds one raises
+NestedUnitOfWork. Otherwise it is logged: each such nesting waits for a second connection of a pool its own
+transaction draws from, and with every connection so held none is given back (tests/api/test_pool_nesting.py)."""
+
+
+class NestedUnitOfWork(RuntimeError):
+    """A unit of work opened its transaction inside another's (see STRICT_NESTING)."""
+
+
 class PgUnitOfWork:
     """UnitOfWork over an asyncpg pool; rolls back unless `commit` was called."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, config_pool: asyncpg.Pool | None = None) -> None:
+        """`config_pool`: where the cached configuration (units, resources) loads from — a small pool of its own,
+        so that a transaction holding one of `pool`'s connections never waits for another of them (which, with every
+        connection so held, would wait forever: behind PgBouncer's few server connections it did). None: `pool`
+        (tests and one-off tools, which never run out)."""
         self._pool = pool
         self._conn: asyncpg.Connection | None = None
         self._tx: asyncpg.transaction.Transaction | None = None
+        self._holding: Token[PgUnitOfWork | None] | None = None
         self._done = False
-        self.units = PgUnits(pool)
+        self.units = PgUnits(config_pool or pool)
         self.bookings = PgBookings(self._connection)
         self.customers = PgCustomers(self._connection)
         self.idempotency = PgIdempotencyKeys(self._connection)
@@ -61,11 +82,20 @@ class PgUnitOfWork:
         self.setup = PgSetup(self._connection)
         self.staff_tokens = PgStaffTokens(self._connection)
         self.orphans = PgOrphanPayments(self._connection)
-        self.catalog = PgCatalog(self._connection)
+        self.catalog = PgCatalog(self._connection, config_pool or pool)
+        self.allowed_origins = allowed_origins.PgAllowedOrigins(self._connection)
+        self.listings = PgListings(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:
+            outer = _HOLDING.get()
+            if outer is not None and outer is not self and outer._conn is not None:
+                if STRICT_NESTING:
+                    raise NestedUnitOfWork("a unit of work opened a transaction inside another's (see STRICT_NESTING)")
+                log.warning("a unit of work opened a transaction inside another's: it may wait for a connection "
+                            "forever when the pool is exhausted", stack_info=True)
             self._conn = await self._pool.acquire()
+            self._holding = _HOLDING.set(self)
             self._tx = self._conn.transaction()
             await self._tx.start()
         return self._conn
@@ -83,6 +113,12 @@ class PgUnitOfWork:
                 except _LOST:
                     pass  # the connection is gone, and its transaction with it
         finally:
+            if self._holding is not None:
+                try:
+                    _HOLDING.reset(self._holding)
+                except ValueError:  # left in another context than it was entered in: forget it there
+                    _HOLDING.set(None)
+                self._holding = None
             if self._conn is not None:
                 conn, self._conn = self._conn, None
                 try:
@@ -106,3 +142,7 @@ class PgUnitOfWork:
         self._done = True
         for unit_id in self.layout.touched:  # a copy cached while the change was under way is stale now
             invalidate(unit_id)
+        if self.catalog.touched or self.payments.prices_touched:
+            catalog.forget(self.catalog.touched | self.payments.prices_touched)
+        if self.allowed_origins.touched:  # this process lets the new list in at once (others within seconds)
+            allowed_origins.forget()

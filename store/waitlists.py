@@ -12,7 +12,7 @@ from domain.errors import ErrorCode, InvalidInput, NotFound
 from store.bookings import ConnGetter
 
 
-def _entry(r: Any) -> dict[str, Any]:
+def entry_from_row(r: Any) -> dict[str, Any]:
     d = dict(r)
     during = d.pop("during", None)
     if during is not None:
@@ -69,7 +69,7 @@ class PgWaitlists:
         except asyncpg.UniqueViolationError:
             raise InvalidInput("customer", "this customer is already in the line for that slot",
                                code=ErrorCode.ALREADY_WAITING) from None
-        return _entry(r)
+        return entry_from_row(r)
 
     async def slot_line(self, unit_id: UUID, resource_id: UUID, starts_at: datetime, ends_at: datetime
                         ) -> list[dict[str, Any]]:
@@ -78,14 +78,14 @@ class PgWaitlists:
         rows = await conn.fetch(
             "SELECT * FROM slot_waitlist WHERE unit_id = $1 AND resource_id = $2 AND during = tstzrange($3, $4) "
             "AND status = 'waiting' ORDER BY position FOR UPDATE", unit_id, resource_id, starts_at, ends_at)
-        return [_entry(r) for r in rows]
+        return [entry_from_row(r) for r in rows]
 
     async def slot_offer_of(self, booking_id: UUID) -> dict[str, Any] | None:
         """The open slot-waitlist offer made as this booking, locked."""
         conn = await self._conn()
         r = await conn.fetchrow("SELECT * FROM slot_waitlist WHERE offer_booking_id = $1 AND status = 'offered' "
                                 "FOR UPDATE", booking_id)
-        return _entry(r) if r else None
+        return entry_from_row(r) if r else None
 
     async def set_slot_status(self, entry_id: UUID, status: str, at: datetime,
                               offer_booking_id: UUID | None = None) -> None:
@@ -102,7 +102,7 @@ class PgWaitlists:
         rows = await conn.fetch(
             "SELECT DISTINCT unit_id, resource_id, during FROM slot_waitlist WHERE status = 'waiting' "
             "AND upper(during) > $1 LIMIT $2", now, limit)
-        return [_entry(r) for r in rows]
+        return [entry_from_row(r) for r in rows]
 
     async def slot_position(self, entry_id: UUID) -> dict[str, Any]:
         """An entry with its place in line (1 = next to be offered)."""
@@ -113,7 +113,7 @@ class PgWaitlists:
             "AND o.position <= w.position) AS place FROM slot_waitlist w WHERE w.id = $1", entry_id)
         if r is None:
             raise NotFound("waitlist entry", entry_id, field="entryId")
-        return _entry(r)
+        return entry_from_row(r)
 
     async def unit_slot_lists(self, unit_id: UUID, limit: int | None = None) -> list[dict[str, Any]]:
         """The live entries of the unit's slot waitlists, in line order (the first `limit`; None: all)."""
@@ -123,7 +123,7 @@ class PgWaitlists:
             "status = 'waiting' ORDER BY position) END AS place FROM slot_waitlist "
             "WHERE unit_id = $1 AND status IN ('waiting', 'offered') ORDER BY lower(during), resource_id, position "
             "LIMIT $2", unit_id, limit)
-        return [_entry(r) for r in rows]
+        return [entry_from_row(r) for r in rows]
 
     async def set_service(self, entry_id: UUID, service_id: UUID) -> None:
         """Remember what the offer will sell (its price makes the offer's Pix)."""
@@ -137,7 +137,7 @@ class PgWaitlists:
         rows = await conn.fetch(
             "SELECT DISTINCT unit_id, resource_id, during FROM slot_waitlist WHERE unit_id = $1 AND resource_id = $2 "
             "AND during && tstzrange($3, $4) AND status = 'waiting'", unit_id, resource_id, starts_at, ends_at)
-        return [_entry(r) for r in rows]
+        return [entry_from_row(r) for r in rows]
 
     # --- capacity waitlist ---------------------------------------------------------------------------
 
@@ -150,7 +150,7 @@ class PgWaitlists:
             "INSERT INTO capacity_waitlist (id, unit_id, resource_id, during, user_ref, customer_id, service_id, "
             "party_size, joined_at) VALUES ($1, $2, $3, tstzrange($4, $5), $6, $7, $8, $9, $10) RETURNING *",
             uuid4(), unit_id, resource_id, starts_at, ends_at, user_ref, customer_id, service_id, party_size, at)
-        return _entry(r)
+        return entry_from_row(r)
 
     async def capacity_entry(self, entry_id: UUID) -> dict[str, Any]:
         """An entry with its place among those still waiting."""
@@ -161,7 +161,7 @@ class PgWaitlists:
             "AND o.position <= w.position) AS place FROM capacity_waitlist w WHERE w.id = $1", entry_id)
         if r is None:
             raise NotFound("waitlist entry", entry_id, field="entryId")
-        return _entry(r)
+        return entry_from_row(r)
 
     async def capacity_line(self, unit_id: UUID, resource_id: UUID, starts_at: datetime, ends_at: datetime
                             ) -> list[dict[str, Any]]:
@@ -170,14 +170,14 @@ class PgWaitlists:
         rows = await conn.fetch(
             "SELECT * FROM capacity_waitlist WHERE unit_id = $1 AND resource_id = $2 AND during && tstzrange($3, $4) "
             "AND status = 'waiting' ORDER BY position FOR UPDATE", unit_id, resource_id, starts_at, ends_at)
-        return [_entry(r) for r in rows]
+        return [entry_from_row(r) for r in rows]
 
     async def capacity_lines(self, now: datetime) -> list[dict[str, Any]]:
         """Pooled ranges with someone waiting (for the sweep)."""
         conn = await self._conn()
         rows = await conn.fetch("SELECT DISTINCT unit_id, resource_id, during FROM capacity_waitlist "
                                 "WHERE status = 'waiting' AND upper(during) > $1", now)
-        return [_entry(r) for r in rows]
+        return [entry_from_row(r) for r in rows]
 
     async def set_capacity(self, entry_id: UUID, status: str) -> None:
         """Move a capacity entry along."""
@@ -195,7 +195,7 @@ class PgWaitlists:
         conn = await self._conn()
         r = await conn.fetchrow("SELECT * FROM capacity_waitlist WHERE unit_id = $1 AND token = $2 FOR UPDATE",
                                 unit_id, token)
-        return _entry(r) if r else None
+        return entry_from_row(r) if r else None
 
     # --- walk-in queue -------------------------------------------------------------------------------
 

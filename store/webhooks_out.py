@@ -9,14 +9,19 @@ from uuid import UUID, uuid4
 
 import asyncpg
 
+from domain import listings
 from domain import webhooks_out as wh
 from domain.errors import ErrorCode, InvalidInput
 from domain.events import MalformedEvent, WebhookDeliveryReplayed
+from domain.pages import Page, PageRequest
+from store.keyset import Keyset, pool_page
 from store.outbox import OutboxEvent
 
 _ENDPOINT_COLUMNS = "id, unit_id, url, event_types, enabled, description, created_at, updated_at"
 _DELIVERY_COLUMNS = ("id, endpoint_id, unit_id, event_id, event_type, seq, status, attempts, next_attempt_at, "
                      "last_attempt_at, response_code, latency_ms, last_error, delivered_at, created_at")
+
+DELIVERIES = Keyset(listings.WEBHOOK_DELIVERIES, ("created_at", "id"))
 
 _SCHEDULE = """
 INSERT INTO webhook_deliveries (id, endpoint_id, unit_id, outbox_id, event_id, event_type, seq, body, status,
@@ -149,6 +154,12 @@ class PgWebhooks:
             f"AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC, seq DESC LIMIT $3",
             endpoint_id, status, limit)
         return [dict(r) for r in rows]
+
+    async def deliveries_page(self, endpoint_id: UUID, status: str | None, page: PageRequest
+                              ) -> Page[dict[str, Any]]:
+        """A page of the endpoint's delivery log, newest first."""
+        return await pool_page(self._pool, DELIVERIES, _DELIVERY_COLUMNS, "webhook_deliveries",
+                               "endpoint_id = $1 AND ($2::text IS NULL OR status = $2)", [endpoint_id, status], page)
 
     async def delivery(self, delivery_id: UUID) -> dict[str, Any] | None:
         row = await self._pool.fetchrow(f"SELECT {_DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1",

@@ -21,8 +21,11 @@ import pytest
 
 from domain.services import Deps
 from slothold.cli.migrate import upgrade
+from store import uow as uow_module
 from store.db import create_pool
 from store.uow import PgUnitOfWork
+
+uow_module.STRICT_NESTING = True  # a unit of work inside another's transaction fails the test (store/uow.py)
 
 
 class MutableClock:

@@ -10,7 +10,7 @@ from typing import Final
 
 from cross_web import HTTPException
 
-HTTP_ERROR_CODES: Final = {400: "bad_request", 405: "method_not_allowed", 406: "not_acceptable",
+HTTP_ERROR_CODES: Final = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 406: "not_acceptable",
                             413: "body_too_large", 415: "unsupported_media_type", 503: "busy"}
 """`extensions.code` of the refusals this view answers itself (every error a client gets carries a code)."""
 
@@ -31,11 +31,12 @@ class _MalformedMessageError(Exception):
     """A graphql-transport-ws message of the wrong shape; strawberry's handler assumes the shape and would fail."""
 
 
-def _check_message_shape(text: str) -> None:
+def _check_message_shape(text: str, persisted: bool = False) -> None:
     """Refuse a JSON message strawberry's graphql-transport-ws handler would crash on (it indexes the message, its
     `id` and `payload` without checking their types): not an object, a `subscribe` whose `id` is not a string or
     whose `payload` is not an object with a string `query` (and object `variables`/`extensions`, a string
-    `operationName`, when given), a `complete` whose `id` is not a string. Text that is
+    `operationName`, when given), a `complete` whose `id` is not a string. With `persisted` (the view resolves
+    persisted queries) the `query` may be left out when `extensions.persistedQuery` names the document. Text that is
     not JSON is left to strawberry (it closes with 4400 itself)."""
     try:
         message = json.loads(text)
@@ -48,7 +49,9 @@ def _check_message_shape(text: str) -> None:
         raise _MalformedMessageError(f"A {kind} message needs a string id.")
     if kind == "subscribe":
         payload = message.get("payload")
-        if not isinstance(payload, dict) or not isinstance(payload.get("query"), str):
+        named = persisted and isinstance(payload, dict) and isinstance(payload.get("extensions"), dict) \
+            and payload["extensions"].get("persistedQuery") is not None and payload.get("query") is None
+        if not isinstance(payload, dict) or not (isinstance(payload.get("query"), str) or named):
             raise _MalformedMessageError("A subscribe message needs a payload object with a string query.")
         if not isinstance(payload.get("variables"), dict | None) or not isinstance(payload.get("extensions"),
                                                                                   dict | None):

@@ -52,7 +52,7 @@ from strawberry.extensions import SchemaExtension
 from domain.customers import CustomerIdentity, normalize_cpf, normalize_phone
 from domain.errors import DomainError, ErrorCode
 from domain.services import IDEMPOTENCY_RETENTION, fingerprint
-from resolvers.nodes import NODES_MAX
+from schema.nodes import NODES_MAX
 from schema.pages import MAX_PAGE_SIZE as MAX_PAGE_SIZE
 from schema.pages import PAGE_ARGUMENT
 

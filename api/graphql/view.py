@@ -26,16 +26,20 @@ What this class changes on top of :class:`strawberry.asgi.GraphQL`:
 * a document with several operations and no ``operationName`` is a request error with code
   ``operation_name_required`` (GraphQL spec, GetOperation; strawberry would run the first one): 400 under
   ``application/graphql-response+json``, 200 under ``application/json``, like any request error;
-* GraphiQL is served from this package's static files instead of unpkg.
+* GraphiQL is served from this package's static files instead of unpkg;
+* persisted queries (``persisted``: Apollo's APQ and an allow-list mode) resolve a request's document from its
+  ``extensions.persistedQuery`` before anything runs, and answers carry ``Cache-Control``, ``Vary`` and, for public
+  reads by GET, an ``ETag`` (``caching``).
 
 The pieces it is made of: ``media`` (Accept negotiation), ``operations`` (what it reads of a document), ``guards``
-(its refusals and their errors), ``graphiql`` (the offline page and its static routes).
+(its refusals and their errors), ``graphiql`` (the offline page and its static routes), ``persisted`` and
+``caching``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
 
@@ -53,6 +57,7 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.execution import ExecutionResult, PreExecutionError
 from strawberry.types.graphql import OperationType
 
+from api.graphql.caching import CACHEABLE_STATE, apply_cache_headers, public_request, reads_only
 from api.graphql.graphiql import offline_graphiql_html, static_routes
 from api.graphql.guards import (
     HTTP_ERROR_CODES,
@@ -65,6 +70,7 @@ from api.graphql.guards import (
 )
 from api.graphql.media import APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, _mime_type, negotiate_media_type
 from api.graphql.operations import _is_request_error, operation_name_required, parse_document, several_operations
+from api.graphql.persisted import PersistedQueries, Resolved
 
 if TYPE_CHECKING:
     from cross_web import AsyncHTTPRequestAdapter
@@ -72,6 +78,7 @@ if TYPE_CHECKING:
     from starlette.websockets import WebSocket
     from strawberry.http.types import QueryParams
     from strawberry.schema import BaseSchema
+    from strawberry.types.execution import SubscriptionExecutionResult
 
 DEFAULT_MAX_BODY_BYTES: Final = 1_000_000
 
@@ -101,9 +108,14 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
         allowed_origins: Sequence[str] = (),
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         max_query_tokens: int | None = None,
+        persisted_queries: PersistedQueries | None = None,
+        public_fields: Collection[str] = (),
+        public_max_age: int = 0,
     ) -> None:
-        """Same arguments as strawberry's ``GraphQL`` (keyword-only), plus ``max_body_bytes`` and
-        ``max_query_tokens`` (where this view's own parses stop; the schema enforces its limit itself)."""
+        """Same arguments as strawberry's ``GraphQL`` (keyword-only), plus ``max_body_bytes``,
+        ``max_query_tokens`` (where this view's own parses stop; the schema enforces its limit itself),
+        ``persisted_queries`` (None: ``extensions.persistedQuery`` is ignored), and the root fields whose answers
+        to an anonymous GET may be cached for ``public_max_age`` seconds (0: none)."""
         if graphql_ide not in ("graphiql", None):
             raise ValueError(
                 "only the bundled offline GraphiQL is supported (graphql_ide='graphiql' or None)"
@@ -122,6 +134,9 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
         )
         self.max_body_bytes = max_body_bytes
         self.max_query_tokens = max_query_tokens
+        self.persisted_queries = persisted_queries
+        self.public_fields = frozenset(public_fields)
+        self.public_max_age = public_max_age
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI entry point for both ``http`` and ``websocket`` scopes."""
@@ -143,15 +158,21 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
             response = await self.run(request)
         except HTTPException as exc:
             response = self._error_response(
-                request, exc.status_code, exc.reason, getattr(exc, "headers", None)
+                request, exc.status_code, exc.reason, getattr(exc, "headers", None), getattr(exc, "code", None)
             )
         except _BodyTooLargeError:
             response = self._error_response(request, 413, self._too_large_message(), code="body_too_large")
+        response = apply_cache_headers(request, response, self.public_max_age)
         await response(scope, receive, send)
 
     def negotiate(self, request: Request | WebSocket) -> str | None:
         """The response media type for this request's Accept header, or None if it accepts neither."""
         return negotiate_media_type(request.headers.get("accept"), self.default_media_type)
+
+    def should_render_graphql_ide(self, request: Any) -> bool:
+        """GraphiQL for a browser's GET without a document — but not for a persisted query's GET, which names its
+        document in `extensions` alone (and may Accept */*)."""
+        return super().should_render_graphql_ide(request) and request.query_params.get("extensions") is None
 
     async def render_graphql_ide(self, request: Request) -> Response:
         """GraphiQL, loading its assets from ``graphiql_static_url`` rather than a CDN."""
@@ -181,6 +202,38 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
                     400, "The GraphQL operation's `operationName` must be a string or null."
                 )
         return parsed
+
+    async def execute_operation(
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        request_data: GraphQLRequestData | list[GraphQLRequestData],
+        context: Context,
+        root_value: RootValue | None,
+        sub_response: Response,
+    ) -> ExecutionResult | list[ExecutionResult] | SubscriptionExecutionResult:
+        # Each document is found (persisted queries) before anything runs, and registered once it has passed
+        # validation; then whether its answer may be public (a GET of public reads, anonymous, without errors).
+        items = request_data if isinstance(request_data, list) else [request_data]
+        resolved = [await self._resolve(item) for item in items]
+        result = await super().execute_operation(request, request_adapter, request_data, context, root_value,
+                                                 sub_response)
+        outcomes = result if isinstance(result, list) else [result]
+        for item, found, outcome in zip(items, resolved, outcomes, strict=False):
+            if (found.register and isinstance(item.query, str) and isinstance(outcome, ExecutionResult)
+                    and not _is_request_error(outcome) and self.persisted_queries is not None):
+                await self.persisted_queries.register(found.register, item.query)
+        if (isinstance(result, ExecutionResult) and not result.errors and public_request(request)
+                and reads_only(items[0].query, items[0].operation_name, self.public_fields, self.max_query_tokens)):
+            setattr(request.state, CACHEABLE_STATE, True)
+        return result
+
+    async def _resolve(self, data: GraphQLRequestData) -> Resolved:
+        if self.persisted_queries is None:
+            return Resolved(data.query)
+        found = await self.persisted_queries.resolve(data.query, data.extensions)
+        data.query = found.query
+        return found
 
     async def execute_single(
         self,
@@ -291,6 +344,10 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
             raise _BodyTooLargeError
         adapter = self.request_adapter_class(request)
         if self.should_render_graphql_ide(adapter):
+            if not self.graphql_ide:
+                raise GraphQLHTTPError(404, "GraphiQL is not offered by this server"
+                                       + (" (it runs only the documents of its persisted query manifest)."
+                                          if self.persisted_queries and self.persisted_queries.allowlist else "."))
             return
         if self._get_stream_transport_from_headers(request.headers) is not None:
             return  # SSE / multipart subscriptions, when enabled, negotiate their own media type
@@ -342,7 +399,7 @@ class SlotholdGraphQL(GraphQL[Context, RootValue]):
                 if size > self.max_body_bytes:
                     raise _MessageTooLargeError
                 if text is not None:
-                    _check_message_shape(text)
+                    _check_message_shape(text, self.persisted_queries is not None)
             return message
 
         return guarded

@@ -52,6 +52,7 @@ from graphql.language import ArgumentNode
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler, Operation
 from strawberry.types.execution import ExecutionResult, PreExecutionError
 
+from api.graphql.persisted import PersistedQueryError
 from api.graphql.view import operation_name_required, parse_document, several_operations
 from telemetry import metrics
 
@@ -368,7 +369,27 @@ class SharedTransportWSHandler(BaseGraphQLTransportWSHandler[Any, Any]):
                            "another connection.",
                 "extensions": {"code": "too_many_subscriptions", "maxSubscriptions": limit}}]})
             return
+        if not await self._resolve_persisted(message):
+            return
         await super().handle_subscribe(message)
+
+    async def _resolve_persisted(self, message: Any) -> bool:
+        """The subscribe message's document, found as over HTTP (api/graphql/persisted.py): from its
+        `extensions.persistedQuery`, and in the allow-list mode only from the manifest. False when it was refused
+        (with an `error` message carrying the code). A verified APQ document is registered once it parses."""
+        persisted = getattr(self.view, "persisted_queries", None)
+        if persisted is None or not self.connection_acknowledged or message["id"] in self.operations:
+            return True  # strawberry's own refusals (4401, 4409) come first
+        payload = message["payload"]
+        try:
+            found = await persisted.resolve(payload.get("query"), payload.get("extensions"))
+        except PersistedQueryError as refusal:
+            await self.send_message({"id": message["id"], "type": "error", "payload": [refusal.as_error()]})
+            return False
+        payload["query"] = found.query
+        if found.register and parse_document(found.query, self._max_tokens) is not None:
+            await persisted.register(found.register, found.query)
+        return True
 
     async def _send_result_stream(self, operation: Operation[Any, Any], result_source: Any) -> None:
         try:

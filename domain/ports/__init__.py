@@ -9,6 +9,7 @@ and the relay's outbox (`relay`); the clock and the Pix provider (`providers`). 
 from domain.ports.customers import AntifraudRepository, CustomerRepository
 from domain.ports.jobs import AttendanceSweeps, InAppNotifications, NotificationDeliveries, Retention, WebhookDeliveries
 from domain.ports.login import LoginAccess, LoginCode
+from domain.ports.origins import AllowedOriginsRepository, OriginList
 from domain.ports.payments import PaymentsRepository
 from domain.ports.providers import Clock, PaymentProvider, PhoneNumbers
 from domain.ports.queue import QueueRepository
@@ -19,6 +20,7 @@ from domain.ports.venues import BookingRepository, UnitRepository
 from domain.ports.waitlists import WaitlistRepository
 
 __all__ = [
+    "AllowedOriginsRepository",
     "AntifraudRepository",
     "AttendanceSweeps",
     "BookingRepository",
@@ -30,6 +32,7 @@ __all__ = [
     "LoginAccess",
     "LoginCode",
     "NotificationDeliveries",
+    "OriginList",
     "OutboxFeed",
     "OutboxSource",
     "PaymentProvider",

@@ -20,6 +20,11 @@ class CatalogRepository(Protocol):
         """A service of any unit (its `unit_id` says which), or None."""
         ...
 
+    async def offered(self, service_id: UUID) -> Service | None:
+        """`service` as a new booking names it: from a per-process cache of a few seconds (changes made in this
+        process are seen at once). Never to read a service in order to change it."""
+        ...
+
     async def name_taken(self, unit_id: UUID, name: str, other_than: UUID | None) -> bool:
         """Whether another service of the unit has this name (case-insensitive)."""
         ...

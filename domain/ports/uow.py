@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Protocol, Self
 
 from domain.ports.catalog import CatalogRepository
 from domain.ports.customers import AntifraudRepository, CustomerRepository
+from domain.ports.listings import Listings
+from domain.ports.origins import AllowedOriginsRepository
 from domain.ports.payments import PaymentsRepository
 from domain.ports.queue import QueueRepository
 from domain.ports.records import Events, IdempotencyKeys
@@ -85,8 +87,17 @@ class UnitOfWork(Protocol):
         ...
 
     @property
+    def listings(self) -> Listings:
+        """Keyset pages of the lists that grow: the bookings search, queue, charges, waitlists, audit trails."""
+        ...
+
+    @property
     def layout(self) -> LayoutRepository:
         """Resources, groups, hours, closed days, grid blocks (domain/layout/ports.py)."""
+        ...
+    @property
+    def allowed_origins(self) -> AllowedOriginsRepository:
+        """The web origins a unit lets call the API from a browser (domain/origins.py)."""
         ...
 
     def savepoint(self) -> AbstractAsyncContextManager[object]:

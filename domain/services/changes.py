@@ -9,7 +9,7 @@ from uuid import UUID
 
 from domain import refunds
 from domain.bookings import Booking, BookingStatus
-from domain.errors import ErrorCode, InvalidInput, InvalidTransition
+from domain.errors import CheckInOutsideWindow, ErrorCode, InvalidInput, InvalidTransition
 from domain.hold_types import Releaser
 from domain.ports import UnitOfWork
 from domain.services.checks import check_key
@@ -41,7 +41,8 @@ async def check_release(uow: UnitOfWork, booking: Booking, releaser: Releaser | 
 
 async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
                   apply: Callable[[Booking, datetime], None],
-                  after: Callable[[UnitOfWork, Booking, datetime], Awaitable[object]] | None = None) -> BookingResult:
+                  after: Callable[[UnitOfWork, Booking, datetime], Awaitable[object]] | None = None,
+                  before: Callable[[UnitOfWork, Booking, datetime], Awaitable[None]] | None = None) -> BookingResult:
     now = deps.clock.now()
     check_key(cmd.idempotency_key)
     async with deps.uow() as uow:
@@ -53,9 +54,11 @@ async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
             # Guarantee 5: past its deadline the hold is over, whatever the jobs have done so far.
             await expire_booking(uow, booking, now)
             await uow.commit()
-            raise InvalidTransition(BookingStatus.EXPIRED.value, "", operation)
+            raise InvalidTransition(BookingStatus.EXPIRED.value, TARGETS[operation].value, operation)
         if operation in RELEASES:
             await check_release(uow, booking, cmd.releaser)
+        if before is not None:
+            await before(uow, booking, now)
         apply(booking, now)
         await uow.bookings.save(booking)
         if after is not None:
@@ -67,6 +70,9 @@ async def _change(deps: Deps, cmd: ChangeCommand, operation: str,
 
 
 RELEASES = frozenset({"cancel", "drop"})
+TARGETS = {"cancel": BookingStatus.CANCELLED, "drop": BookingStatus.CANCELLED, "checkIn": BookingStatus.CHECKED_IN,
+           "complete": BookingStatus.COMPLETED}
+"""The state each change leads to (what an InvalidTransition names as its target)."""
 
 
 async def cancel(deps: Deps, cmd: ChangeCommand) -> BookingResult:
@@ -87,8 +93,17 @@ async def drop(deps: Deps, cmd: ChangeCommand) -> BookingResult:
 
 
 async def check_in(deps: Deps, cmd: ChangeCommand) -> BookingResult:
-    """The customer arrived."""
-    return await _change(deps, cmd, "checkIn", lambda b, now: b.check_in(now, cmd.actor))
+    """The customer arrived: only inside the unit's check-in window, from `check_in_opens` before the start until
+    the end (CheckInOutsideWindow otherwise; issue 20)."""
+
+    async def inside_window(uow: UnitOfWork, b: Booking, now: datetime) -> None:
+        if b.status is not BookingStatus.CONFIRMED:
+            return  # the move itself refuses it, as InvalidTransition
+        opens = b.starts_at - (await uow.units.get(b.unit_id)).params.check_in_opens
+        if not opens <= now < b.ends_at:
+            raise CheckInOutsideWindow(b.status.value, opens, b.ends_at, now)
+
+    return await _change(deps, cmd, "checkIn", lambda b, now: b.check_in(now, cmd.actor), before=inside_window)
 
 
 async def complete(deps: Deps, cmd: ChangeCommand) -> BookingResult:

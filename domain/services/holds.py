@@ -173,7 +173,7 @@ async def _book(deps: Deps, cmd: BookingRequest, before_insert: BeforeInsert | N
     last: SlotTaken | None = None
     for picked in candidates:
         try:
-            return await _book_on(deps, unit, picked, cmd, now, before_insert, capacity, replacing)
+            return await _book_on(deps, unit, picked, cmd, now, before_insert, capacity, replacing, service)
         except SlotTaken as refused:
             last = refused
         except HoldCeilingReached as refusal:
@@ -198,7 +198,7 @@ async def _service(uow: UnitOfWork, unit: Unit, cmd: BookingRequest) -> Service 
     """The service a grid booking names, refused when it is not sold for that length or on those resources."""
     if cmd.service_id is None or _on_seats(cmd):
         return None
-    service = await uow.catalog.service(cmd.service_id)
+    service = await uow.catalog.offered(cmd.service_id)
     if service is None or service.unit_id != unit.id:
         raise NotFound("service", cmd.service_id, field="serviceId")
     service.check_booking(cmd.resource_ids, cmd.starts_at, cmd.ends_at, unit.params.slot_minutes)
@@ -214,7 +214,7 @@ async def _candidates(deps: Deps, uow: UnitOfWork, unit: Unit, cmd: BookingReque
         if not resources:
             raise InvalidInput("resourceIds", "no resource of the unit sells that service",
                                code=ErrorCode.RESOURCE_NOT_OFFERED)
-        return await _any_free(deps, unit, resources, cmd, now)
+        return await _any_free(uow, unit, resources, cmd, now)
     ids = list(cmd.resource_ids)
     found = await (uow.units.seat_resources(unit.id, ids) if _on_seats(cmd)
                    else uow.units.resources_by_id(unit.id, ids))
@@ -230,15 +230,14 @@ async def _candidates(deps: Deps, uow: UnitOfWork, unit: Unit, cmd: BookingReque
 
 
 async def _any_free(
-    deps: Deps, unit: Unit, resources: list[Resource], cmd: BookingRequest, now: datetime
+    uow: UnitOfWork, unit: Unit, resources: list[Resource], cmd: BookingRequest, now: datetime
 ) -> list[list[Resource]]:
     """Up to 3 resources free for the whole range ("tanto faz"); the first on the grid if none is."""
     fitting = [r for r in resources if (r.kind is ResourceKind.EXCLUSIVE and cmd.quantity == 1)
                or (r.kind is ResourceKind.POOLED and r.capacity >= cmd.quantity)]
     if not fitting:
         raise InvalidInput("quantity", f"no resource of the unit holds {cmd.quantity}", code=ErrorCode.INVALID_QUANTITY)
-    async with deps.uow() as uow:
-        occ = await uow.bookings.occupancy(unit.id, None, cmd.starts_at, cmd.ends_at)
+    occ = await uow.bookings.occupancy(unit.id, None, cmd.starts_at, cmd.ends_at)  # in the caller's transaction
     step = timedelta(minutes=unit.params.slot_minutes)
     n = max(1, round((cmd.ends_at - cmd.starts_at) / step))
     view = window_free(unit) if isinstance(cmd, CounterCommand) else unit
@@ -280,7 +279,8 @@ def check_quantity(r: Resource, quantity: int) -> None:
         raise InvalidInput("quantity", f"{r.name} holds at most {r.capacity}", code=ErrorCode.INVALID_QUANTITY)
 
 
-async def _birth(deps: Deps, unit: Unit, cmd: BookingRequest, now: datetime) -> _Birth:
+async def _birth(deps: Deps, unit: Unit, cmd: BookingRequest, now: datetime, service: Service | None = None
+                 ) -> _Birth:
     """How the booking of this request is born."""
     if isinstance(cmd, CounterCommand):
         if cmd.ends_at <= now:
@@ -301,7 +301,7 @@ async def _birth(deps: Deps, unit: Unit, cmd: BookingRequest, now: datetime) -> 
         check_booking_window(unit.params, now, cmd.starts_at)
     if ht.skip_locked_state:  # box office: straight to sold
         return _Birth(confirmed=True, hold_type=ht.name)
-    due = ht.payment_required and await _payment_due(deps, unit, cmd)
+    due = ht.payment_required and await _payment_due(deps, unit, cmd, service)
     return _Birth(confirmed=False, deadline=hold_deadline_for(unit, ht, cmd, now, due), hold_type=ht.name,
                   reminds=bool(ht.ttl_seconds) or ht.uses_unit_ttl)
 
@@ -311,10 +311,11 @@ async def _book_on(
     before_insert: BeforeInsert | None = None,
     capacity: dict[tuple[OpeningWindow, ...], int] | None = None,
     replacing: UUID | None = None,
+    service: Service | None = None,
 ) -> BookingResult:
     """One transaction on the picked resources. `capacity` (the unit's resource capacity per weekly hours) is
-    given for self-service holds (RN-HLD-05)."""
-    birth = await _birth(deps, unit, cmd, now)
+    given for self-service holds (RN-HLD-05); `service`: the one the request names, as `_service` found it."""
+    birth = await _birth(deps, unit, cmd, now, service)
     allocations = [Allocation(r.id, cmd.starts_at, cmd.ends_at, cmd.quantity) for r in picked]
     async with deps.uow() as uow:
         request = _normalised(cmd) if replacing is None else {"command": _normalised(cmd), "replacing": replacing}
@@ -345,7 +346,9 @@ async def _book_on(
 
         pooled = {r.id: slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
                   for r in picked if r.kind is ResourceKind.POOLED}
-        booking = await place(uow, unit.id, allocations, now, make, pooled)
+        # Nothing to do under the lock first (no swap to free): made now, it is placed in one round trip.
+        booking = await place(uow, unit.id, allocations, now, make if before_insert is not None else await make(),
+                              pooled)
         if cmd.service_id is not None:  # the hold keeps the price version in force as it is made
             await uow.catalog.pin(unit.id, booking.id, cmd.service_id)
         await remember(uow, unit.id, cmd.idempotency_key, booking)
@@ -379,10 +382,14 @@ def hold_deadline_for(unit: Unit, ht: HoldType, cmd: BookingRequest, now: dateti
     return deadline
 
 
-async def _payment_due(deps: Deps, unit: Unit, cmd: BookingRequest) -> bool:
-    """Whether accepting this hold will ask for a Pix (its TTL is then the longer one, SPEC §6)."""
+async def _payment_due(deps: Deps, unit: Unit, cmd: BookingRequest, service: Service | None = None) -> bool:
+    """Whether accepting this hold will ask for a Pix (its TTL is then the longer one, SPEC §6): at the price of
+    `service` as `_service` found it (its current version) when given, else as read now."""
     if cmd.service_id is None:
         return False
+    if service is not None and service.id == cmd.service_id:
+        quoted = service.table.quote(cmd.starts_at, cmd.ends_at, unit.tz, unit.params.slot_minutes, cmd.quantity)
+        return quoted.due_now_cents > 0
     async with deps.uow() as uow:
         priced = await price_of(uow, unit, cmd.service_id, cmd.starts_at, cmd.ends_at, cmd.quantity)
     return priced.due_now_cents > 0

@@ -1,4 +1,4 @@
-"""The `slothold` command: migrate, seed-demo, sandbox-pay, serve, worker, dev, token, audit and venue.
+"""The `slothold` command: migrate, seed-demo, sandbox-pay, serve, worker, dev, token, audit, venue and manifest.
 
 Here: the parser assembled from each group's module, and the dispatch with its exit codes. The commands are in
 `database` (migrate, seed-demo, sandbox-pay), `serve` (serve, worker), `dev` (with `supervise`, its child
@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     from slothold.cli.venue import add_venue_commands
 
     add_venue_commands(sub)
+    from slothold.cli.manifest import add_manifest_command
+
+    add_manifest_command(sub)
     return parser
 
 

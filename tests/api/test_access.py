@@ -100,11 +100,11 @@ async def _sign_in(client: httpx.AsyncClient, system: str, unit: UUID, phone: st
     r = await client.post("/graphql", json={"query": "mutation($u: ID!, $p: String) { requestLoginCode(unitId: $u, "
                                                      "phone: $p) { __typename ... on LoginCodeSent { channel } } }",
                                             "variables": {"u": str(unit), "p": phone}})
-    assert r.json()["data"]["requestLoginCode"] == {"__typename": "LoginCodeSent", "channel": "whatsapp"}
+    assert r.json()["data"]["requestLoginCode"] == {"__typename": "LoginCodeSent", "channel": "WHATSAPP"}
     r = await client.post("/graphql", headers=sys_h, json={
         "query": "query($t: String!) { sandboxMessages(to: $t) { kind text } }", "variables": {"t": phone}})
     (msg, *_) = r.json()["data"]["sandboxMessages"]
-    assert msg["kind"] == "login_code"
+    assert msg["kind"] == "LOGIN_CODE"
     code = re.search(r"\b(\d{6})\b", msg["text"]).group(1)  # type: ignore[union-attr]
     r = await client.post("/graphql", json={
         "query": "mutation($u: ID!, $p: String, $c: String!) { verifyLoginCode(unitId: $u, phone: $p, code: $c) { "
@@ -220,7 +220,8 @@ def _hold_input(unit: UUID, resource: UUID, hour: int, who: str, phone: str | No
             "endsAt": at(8, hour + 1).isoformat(), "customer": customer}
 
 
-BOOKING_LEVEL = {"booking", "charges", "cancel", "confirm", "swapHold", "claimPaid", "confirmPayment", "linkPayment",
+BOOKING_LEVEL = {"booking", "charges", "chargesConnection", "cancel", "confirm", "swapHold", "claimPaid",
+                 "confirmPayment", "linkPayment",
                  "denyPaymentClaim", "drop", "checkIn", "complete", "slotWaitlistEntry", "capacityWaitlistEntry",
                  "reschedule", "markNoShow", "unlockSeats", "node", "nodes"}
 """Operations on one existing booking or entry: a customer may run them only on their own (here: not theirs)."""
@@ -228,6 +229,12 @@ NULL_WHEN_REFUSED = {"node", "nodes"}
 """node(id) and nodes(ids) answer a refused caller as if the object did not exist: null, no error."""
 AS_SOMEONE_ELSE = {"joinCapacityWaitlist", "claimWaitlistOffer", "declineWaitlistOffer"}
 """The matrix names a `user`: a customer may act only as themselves (tested without `user` below)."""
+CUSTOMER_OWN = {"bookings"}
+"""Reads that show a customer only their own (here: none), so a customer may run them."""
+HIDDEN = {"bookings", "auditEntries", "queueConnection", "chargesConnection", "notificationsConnection",
+          "webhookDeliveriesConnection"}
+"""Answer a caller beyond their reach — another tenant's, a customer on someone else's booking — as if the object
+did not exist (not_found), never `forbidden` (issue 19)."""
 
 
 def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
@@ -289,7 +296,7 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("resolveQueueItem", Action.COUNTER, "mutation($i: ID!) { resolveQueueItem(itemId: $i) { __typename } }",
          {"i": str(w.queue_item)}),
         ("publishServicePrice", Action.CONFIGURE, 'mutation($u: ID!, $s: ID!) { publishServicePrice(unitId: $u, '
-         'serviceId: $s, priceCents: 1000, paymentRule: "full") { __typename } }', {"u": u, "s": str(uuid4())}),
+         'serviceId: $s, priceCents: 1000, paymentRule: FULL) { __typename } }', {"u": u, "s": str(uuid4())}),
         ("publishCancellationPolicy", Action.CONFIGURE, "mutation($u: ID!) { publishCancellationPolicy(unitId: $u, "
          "tiers: [{minHours: 24, percent: 100}]) { __typename } }", {"u": u}),
         ("updateUnitParameters", Action.CONFIGURE, "mutation($u: ID!) { updateUnitParameters(unitId: $u, "
@@ -330,9 +337,9 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("webhookDeliveries", Action.WEBHOOKS, "query($e: ID!) { webhookDeliveries(endpointId: $e) { id } }",
          {"e": str(w.webhook)}),
         ("registerWebhook", Action.WEBHOOKS, 'mutation($u: ID!) { registerWebhook(unitId: $u, url: '
-         '"https://hooks.example.com/b", eventTypes: ["booking.held"]) { __typename } }', {"u": u}),
+         '"https://hooks.example.com/b", eventTypes: [BOOKING_HELD]) { __typename } }', {"u": u}),
         ("updateWebhook", Action.WEBHOOKS, 'mutation($e: ID!) { updateWebhook(endpointId: $e, eventTypes: '
-         '["booking.held", "payment.paid"]) { __typename } }', {"e": str(w.webhook)}),
+         '[BOOKING_HELD, PAYMENT_PAID]) { __typename } }', {"e": str(w.webhook)}),
         ("rotateWebhookSecret", Action.WEBHOOKS, "mutation($e: ID!) { rotateWebhookSecret(endpointId: $e) "
          "{ __typename } }", {"e": str(w.webhook)}),
         ("replayWebhookDelivery", Action.WEBHOOKS, "mutation($d: ID!) { replayWebhookDelivery(deliveryId: $d) "
@@ -391,9 +398,29 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("updateUnitContacts", Action.CONFIGURE, 'mutation($u: ID!) { updateUnitContacts(unitId: $u, input: '
          '{ownerEmail: "dono@example.com"}) { __typename } }', {"u": u}),
         ("orphanPayments", Action.COUNTER, "query($u: ID!) { orphanPayments(unitId: $u) { id } }", {"u": u}),
+        ("allowedOrigins", Action.MANAGE, "query($u: ID!) { allowedOrigins(unitId: $u) { origin } }", {"u": u}),
+        ("setAllowedOrigins", Action.CONFIGURE, 'mutation($u: ID!) { setAllowedOrigins(unitId: $u, origins: '
+         '["https://matrix.example"]) { __typename } }', {"u": u}),
         ("node", Action.READ, "query($i: ID!) { node(id: $i) { id } }", {"i": w.booking_node}),
         ("nodes", Action.READ, "query($i: [ID!]!) { nodes(ids: $i) { id } }", {"i": [w.booking_node, w.booking_node]}),
+        *_connection_operations(w),
         *_layout_operations(w),
+    ]
+
+
+def _connection_operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
+    """Issue 19's cursor connections and the bookings search."""
+    u, page = str(w.unit), "{ edges { cursor } pageInfo { hasNextPage } }"
+    return [
+        ("bookings", Action.READ, "query($u: ID!) { bookings(unitId: $u) " + page + " }", {"u": u}),
+        ("auditEntries", Action.READ, "query($u: ID!) { auditEntries(unitId: $u) " + page + " }", {"u": u}),
+        ("queueConnection", Action.READ, "query($u: ID!) { queueConnection(unitId: $u) " + page + " }", {"u": u}),
+        ("chargesConnection", Action.READ, "query($b: ID!) { chargesConnection(bookingId: $b) " + page + " }",
+         {"b": str(w.booking)}),
+        ("notificationsConnection", Action.READ, "query($u: ID!) { notificationsConnection(unitId: $u) " + page
+         + " }", {"u": u}),
+        ("webhookDeliveriesConnection", Action.WEBHOOKS, "query($e: ID!) { webhookDeliveriesConnection("
+         "endpointId: $e) " + page + " }", {"e": str(w.webhook)}),
     ]
 
 
@@ -438,8 +465,9 @@ def _layout_operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]
 
 
 async def test_every_operation_against_every_kind_of_caller(world: World) -> None:
-    schema = (await world.gql("system", "{ __schema { queryType { fields { name } } "
-                                        "mutationType { fields { name } } } }"))["data"]["__schema"]
+    schema = (await world.gql("system", "{ __schema { queryType { fields(includeDeprecated: true) { name } } "
+                                        "mutationType { fields(includeDeprecated: true) { name } } } }")
+              )["data"]["__schema"]
     every = {f["name"] for t in ("queryType", "mutationType") for f in schema[t]["fields"]} - {"signOut"}
     table = _operations(world)
     assert {name for name, *_ in table} == every, "each query and mutation needs a row in this matrix"
@@ -454,6 +482,11 @@ async def test_every_operation_against_every_kind_of_caller(world: World) -> Non
             allowed = caller in (sandbox_readers if name == "sandboxMessages" else ALLOWED[action])
             if caller == "customer" and name in BOOKING_LEVEL | AS_SOMEONE_ELSE:
                 allowed = False  # not their booking
+            if caller == "customer" and name in CUSTOMER_OWN:
+                allowed = True  # their own, none of the unit's others
+            refused = refused_codes.get(caller, "forbidden")
+            if name in HIDDEN and (caller == "stranger" or (caller == "customer" and name in BOOKING_LEVEL)):
+                refused = "not_found"
             if name in NULL_WHEN_REFUSED:
                 got = body["data"][name] if isinstance(body["data"][name], list) else [body["data"][name]]
                 assert not errors and got and all((x is not None) == allowed for x in got), (name, caller, body)
@@ -463,7 +496,7 @@ async def test_every_operation_against_every_kind_of_caller(world: World) -> Non
                 if name == "sandboxMessages" and caller == "stranger":
                     assert body["data"][name] == []  # another tenant's messages are not theirs to read
             else:
-                assert codes and codes[0] == refused_codes.get(caller, "forbidden"), (name, caller, body)
+                assert codes and codes[0] == refused, (name, caller, body)
                 assert not (body.get("data") or {}).get(name), (name, caller, body)
                 assert await _footprint(world.pool) == before, f"{name} refused for {caller} but wrote something"
 

@@ -23,9 +23,9 @@ async def test_bad_tokens_and_who_am_i(world: World) -> None:  # noqa: F811
     me = "{ me { kind role scopes unitId } }"
     got = (await world.gql("manager", me))["data"]["me"]
     assert decode_id(got.pop("unitId")) == ("Unit", world.unit)
-    assert got == {"kind": "staff", "role": "manager", "scopes": []}
-    assert (await world.gql("read", me))["data"]["me"]["scopes"] == ["read"]
-    assert (await world.gql("anonymous", me))["data"]["me"]["kind"] == "anonymous"
+    assert got == {"kind": "STAFF", "role": "MANAGER", "scopes": []}
+    assert (await world.gql("read", me))["data"]["me"]["scopes"] == ["READ"]
+    assert (await world.gql("anonymous", me))["data"]["me"]["kind"] == "ANONYMOUS"
     for bad in ("slh_s_" + "x" * 43, "garbage", "slh_c_nope"):
         r = await world.client.post("/graphql", json={"query": "query($u: ID!) { unit(id: $u) { __typename } }",
                                                       "variables": {"u": str(world.unit)}},

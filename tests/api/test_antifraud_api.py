@@ -66,7 +66,7 @@ def who(n: int) -> dict[str, str]:
 def hold_input(v: Any, n: int, day: int = 10, hour: int = 19, field: str = "Campo 1") -> dict[str, Any]:
     return {"unitId": str(v.unit_id), "resourceIds": [str(v.resource_ids[field])],
             "startsAt": at(day, hour).isoformat(), "endsAt": at(day, hour + 1).isoformat(), "customer": who(n),
-            "channel": "whatsapp"}
+            "channel": "WHATSAPP"}
 
 
 async def test_a_second_hold_answers_open_hold_exists_with_the_swap_and_the_swap_works(api: Api, pool: Any) -> None:
@@ -110,8 +110,8 @@ async def test_the_ceiling_answers_hold_ceiling_and_raises_one_alert(api: Api, p
         assert refused["__typename"] == "HoldCeilingReached" and refused["code"] == "hold_ceiling"
         assert "try again in a few minutes" in refused["message"] and "alguns minutos" in refused["messagePt"]
     items = (await api.gql(QUEUE, {"u": str(v.unit_id)}))["queue"]
-    alerts = [i for i in items if i["type"] == "hold_ceiling"]
-    assert len(alerts) == 1 and alerts[0]["title"] == "Teto de holds atingido" and alerts[0]["priority"] == "critical"
+    alerts = [i for i in items if i["type"] == "HOLD_CEILING"]
+    assert len(alerts) == 1 and alerts[0]["title"] == "Teto de holds atingido" and alerts[0]["priority"] == "CRITICAL"
     assert alerts[0]["payload"]["day"] == "2026-12-10"
 
 

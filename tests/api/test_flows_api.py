@@ -112,7 +112,7 @@ async def test_a_payment_recorded_by_hand_confirms_is_audited_and_reported_apart
     assert last == {"oldStatus": "VERIFYING", "newStatus": "CONFIRMED", "actor": "staff",
                     "reason": "manual payment (cash): pagou no balcão", "session": f"staff:{manager_id}"}
     # A Pix paid late on that cancelled charge does not confirm twice: it becomes the customer's credit.
-    assert (await live.gql(system, PAY, {"t": txid}))["sandboxPay"]["outcome"] == "credited"
+    assert (await live.gql(system, PAY, {"t": txid}))["sandboxPay"]["outcome"] == "CREDITED"
     assert (await live.gql(manager, BOOKING, {"b": bid}))["booking"]["paidCents"] == 10000
     assert await pool.fetchval("SELECT count(*) FROM customer_credits WHERE customer_id = $1",
                                decode_id(customer_id)[1]) == 1
@@ -120,7 +120,7 @@ async def test_a_payment_recorded_by_hand_confirms_is_audited_and_reported_apart
     assert again == {"__typename": "InvalidTransition", "code": "invalid_transition", "currentState": "confirmed"}
     # Another booking paid by Pix, one by card: the summary keeps Pix apart from payments by hand, by method.
     _, txid2, _ = await pending(live, system, v, 20, 2)
-    assert (await live.gql(system, PAY, {"t": txid2}))["sandboxPay"]["outcome"] == "confirmed"
+    assert (await live.gql(system, PAY, {"t": txid2}))["sandboxPay"]["outcome"] == "CONFIRMED"
     bid3, _, _ = await pending(live, system, v, 21, 3)
     card = (await live.gql(manager, RECORD, {"b": bid3, "i": {"method": "CARD", "amountCents": 20000,
                                                               "reason": "cartão na maquininha"}}))
@@ -147,7 +147,7 @@ async def test_a_venue_turns_payments_by_hand_off_logged_and_live(live: Any, poo
     async with live.subscribe(manager, VENUE_LIVE, {"u": u}) as feed:
         off = (await live.gql(owner, PARAMS, {"u": u, "i": {"manualPaymentsEnabled": False}}))["updateUnitParameters"]
         assert off["parameters"]["manualPaymentsEnabled"] is False
-        assert (await feed.next())["venueChanged"] == {"entity": "parameters", "action": "updated",
+        assert (await feed.next())["venueChanged"] == {"entity": "PARAMETERS", "action": "UPDATED",
                                                        "session": f"staff:{owner_id}"}
     logged = (await live.gql(manager, CHANGES, {"u": u}))["venueChanges"][0]
     assert (logged["before"], logged["after"]) == ({"manualPaymentsEnabled": True}, {"manualPaymentsEnabled": False})
@@ -227,27 +227,29 @@ async def test_the_notification_matrix_is_a_parameter_changed_by_event(live: Any
     u = str(v.unit_id)
     default = (await live.gql(owner, PARAMS, {"u": u, "i": {"checkInRequired": True}}))["updateUnitParameters"]
     assert default["parameters"]["notificationMatrix"] == [
-        {"event": "created", "customer": True, "staff": False}, {"event": "paid", "customer": True, "staff": True},
-        {"event": "cancelled", "customer": True, "staff": True},
-        {"event": "completed", "customer": True, "staff": False},
-        {"event": "expired", "customer": True, "staff": True}]
-    rows = [{"event": "cancelled", "customer": True, "staff": False}, {"event": "created", "customer": True,
+        {"event": "CREATED", "customer": True, "staff": False}, {"event": "PAID", "customer": True, "staff": True},
+        {"event": "CANCELLED", "customer": True, "staff": True},
+        {"event": "COMPLETED", "customer": True, "staff": False},
+        {"event": "EXPIRED", "customer": True, "staff": True}]
+    rows = [{"event": "CANCELLED", "customer": True, "staff": False}, {"event": "CREATED", "customer": True,
                                                                        "staff": True}]
     changed = (await live.gql(owner, PARAMS, {"u": u, "i": {"notificationMatrix": rows}}))["updateUnitParameters"]
     got = {r["event"]: (r["customer"], r["staff"]) for r in changed["parameters"]["notificationMatrix"]}
-    assert got == {"created": (True, True), "paid": (True, True), "cancelled": (True, False),
-                   "completed": (True, False), "expired": (True, True)}
+    assert got == {"CREATED": (True, True), "PAID": (True, True), "CANCELLED": (True, False),
+                   "COMPLETED": (True, False), "EXPIRED": (True, True)}
     # A later change of one event keeps the others.
-    later = [{"event": "completed", "customer": False, "staff": False}]
+    later = [{"event": "COMPLETED", "customer": False, "staff": False}]
     changed = (await live.gql(owner, PARAMS, {"u": u, "i": {"notificationMatrix": later}}))["updateUnitParameters"]
     got = {r["event"]: (r["customer"], r["staff"]) for r in changed["parameters"]["notificationMatrix"]}
-    assert got["cancelled"] == (True, False) and got["completed"] == (False, False)
+    assert got["CANCELLED"] == (True, False) and got["COMPLETED"] == (False, False)
     logged = (await live.gql(manager, CHANGES, {"u": u}))["venueChanges"][0]
     assert logged["after"] == {"notificationMatrix": {"cancelled": {"customer": True, "staff": False},
                                                       "created": {"customer": True, "staff": True},
                                                       "completed": {"customer": False, "staff": False}}}
     assert logged["session"] == f"staff:{owner_id}"
-    for bad, field in (([{"event": "paid", "customer": True, "staff": True}] * 2, "notificationMatrix.event"),
-                       ([{"event": "born", "customer": True, "staff": True}], "notificationMatrix.event")):
+    for bad, field in (([{"event": "PAID", "customer": True, "staff": True}] * 2, "notificationMatrix.event"),):
         refused = (await live.gql(owner, PARAMS, {"u": u, "i": {"notificationMatrix": bad}}))["updateUnitParameters"]
         assert refused == {"__typename": "InvalidInput", "field": field, "code": "invalid_parameter"}
+    unknown = await live.post(owner, PARAMS, {"u": u, "i": {"notificationMatrix": [
+        {"event": "BORN", "customer": True, "staff": True}]}})  # not a NotificationEvent: refused by the schema
+    assert unknown["errors"][0]["extensions"]["code"] == "invalid_variables", unknown

@@ -126,7 +126,7 @@ async def test_a_waitlist_turned_off_refuses_joins_and_makes_no_offers(
     taken = await counter_booking(deps, CounterCommand(v.unit_id, at(12, 19), at(12, 20), (v.resource_ids["Campo 1"],),
                                                        customer=customer(81)))
     waiting = (await live.gql(owner, JOIN, {**slot, "c": cpf(630_001)}))["joinSlotWaitlist"]
-    assert waiting["status"] == "waiting"
+    assert waiting["status"] == "WAITING"
     for caller in (manager, stranger):
         body = await live.post(caller, SWITCH, {"r": field, "on": False})
         assert body["errors"][0]["extensions"]["code"] == "forbidden", body
@@ -135,7 +135,7 @@ async def test_a_waitlist_turned_off_refuses_joins_and_makes_no_offers(
         off = (await live.gql(owner, SWITCH, {"r": field, "on": False}))["setWaitlistEnabled"]
         assert off == {"__typename": "WaitlistSetting", "resourceId": global_id("Resource", field), "seatEventId": None,
                        "waitlistEnabled": False}
-        assert (await feed.next())["venueChanged"] == {"entity": "resource", "entityId": global_id("Resource", field),
+        assert (await feed.next())["venueChanged"] == {"entity": "RESOURCE", "entityId": global_id("Resource", field),
                                                        "session": f"staff:{owner_id}"}
     logged = (await live.gql(manager, CHANGES, {"u": u}))["venueChanges"][0]
     assert (logged["before"], logged["after"]) == ({"waitlistEnabled": True}, {"waitlistEnabled": False})
@@ -175,7 +175,7 @@ async def test_a_seat_events_waitlist_switch_is_kept_and_logged(live: Any, pool:
                  "waitlistEnabled": False}
     assert await pool.fetchval("SELECT waitlist_enabled FROM seat_events WHERE id = $1", e.id) is False
     logged = (await live.gql(owner, CHANGES, {"u": str(v.unit_id)}))["venueChanges"][0]
-    assert (logged["entity"], logged["entityId"], logged["session"]) == ("seat_event", global_id("SeatEvent", e.id),
+    assert (logged["entity"], logged["entityId"], logged["session"]) == ("SEAT_EVENT", global_id("SeatEvent", e.id),
                                                                          f"staff:{owner_id}")
     missing = (await live.gql(owner, SWITCH, {"e": str(uuid4()), "on": False}))["setWaitlistEnabled"]
     assert missing == {"__typename": "NotFound", "field": "seatEventId"}

@@ -141,7 +141,7 @@ async def test_confirm_is_idempotent_by_argument(api: Api, pool: Any) -> None:
     assert a == b and a["confirm"]["booking"]["status"] == "CONFIRMED"
 
 
-async def test_refused_transitions_name_the_current_state(api: Api, pool: Any) -> None:
+async def test_refused_transitions_name_the_current_state(api: Api, pool: Any, clock: Any) -> None:
     v = await arena(pool)
     held = await api.gql(HOLD, {"input": hold_input(v.unit_id, [v.resource_ids["Campo 1"]], at(8, 19), at(8, 20))})
     bid = held["hold"]["booking"]["id"]
@@ -149,6 +149,7 @@ async def test_refused_transitions_name_the_current_state(api: Api, pool: Any) -
     assert r["checkIn"] == {"__typename": "InvalidTransition", "currentState": "held", "targetState": "checked_in",
                             "code": "invalid_transition", "message": "cannot check in a booking that is held"}
     assert (await api.gql(CHANGE % ("confirm", ""), {"id": bid}))["confirm"]["booking"]["status"] == "CONFIRMED"
+    clock.set(at(8, 18))  # inside the check-in window
     assert (await api.gql(CHANGE % ("checkIn", ""), {"id": bid}))["checkIn"]["booking"]["status"] == "CHECKED_IN"
     assert (await api.gql(CHANGE % ("complete", ""), {"id": bid}))["complete"]["booking"]["status"] == "COMPLETED"
     again = await api.gql(CHANGE % ("cancel", ""), {"id": bid})

@@ -22,7 +22,7 @@ mutation($id: ID!, $reason: String, $key: String) { cancel(bookingId: $id, reaso
   __typename ... on BookingPayload { replayed booking { id status } } ... on Error { code } } }
 """
 CONFIRM = """
-mutation($id: ID!, $key: String, $channel: String!, $contact: String) {
+mutation($id: ID!, $key: String, $channel: BookingChannel!, $contact: String) {
   confirm(bookingId: $id, idempotencyKey: $key, channel: $channel, contact: $contact) {
     __typename ... on BookingPayload { replayed booking { id status } } ... on Error { code } } }
 """
@@ -41,10 +41,10 @@ async def test_the_same_key_with_another_channel_is_key_reused_not_a_replay(api:
     v = await arena(pool)
     c1 = v.resource_ids["Campo 1"]
     first = (await api.gql(HOLD, {"input": hold_input(v.unit_id, c1, 8, 19), "key": "ch-1"}))["hold"]
-    assert first["__typename"] == "BookingPayload" and first["booking"]["channel"] == "api", first
-    again = (await api.gql(HOLD, {"input": hold_input(v.unit_id, c1, 8, 19, channel="api"), "key": "ch-1"}))["hold"]
+    assert first["__typename"] == "BookingPayload" and first["booking"]["channel"] == "API", first
+    again = (await api.gql(HOLD, {"input": hold_input(v.unit_id, c1, 8, 19, channel="API"), "key": "ch-1"}))["hold"]
     assert again["replayed"] is True and again["booking"]["id"] == first["booking"]["id"]  # the default, spelt out
-    other = (await api.gql(HOLD, {"input": hold_input(v.unit_id, c1, 8, 19, channel="whatsapp"),
+    other = (await api.gql(HOLD, {"input": hold_input(v.unit_id, c1, 8, 19, channel="WHATSAPP"),
                                   "key": "ch-1"}))["hold"]
     assert other == {"__typename": "IdempotencyKeyReused", "code": "idempotency_key_reused"}
     assert await bookings_of(pool, v.unit_id) == 1
@@ -66,11 +66,11 @@ async def test_confirm_and_cancel_fingerprint_their_whole_request(api: Api, pool
     v = await arena(pool)
     held = (await api.gql(HOLD, {"input": hold_input(v.unit_id, v.resource_ids["Campo 2"], 8, 19)}))["hold"]
     bid = held["booking"]["id"]
-    first = (await api.gql(CONFIRM, {"id": bid, "key": "cf-1", "channel": "whatsapp", "contact": "+5511900000001"}))
+    first = (await api.gql(CONFIRM, {"id": bid, "key": "cf-1", "channel": "WHATSAPP", "contact": "+5511900000001"}))
     assert first["confirm"]["__typename"] == "BookingPayload", first
-    replay = await api.gql(CONFIRM, {"id": bid, "key": "cf-1", "channel": "whatsapp", "contact": "+5511900000001"})
+    replay = await api.gql(CONFIRM, {"id": bid, "key": "cf-1", "channel": "WHATSAPP", "contact": "+5511900000001"})
     assert replay["confirm"]["replayed"] is True
-    for changed in ({"channel": "api", "contact": "+5511900000001"}, {"channel": "whatsapp", "contact": None}):
+    for changed in ({"channel": "API", "contact": "+5511900000001"}, {"channel": "WHATSAPP", "contact": None}):
         other = await api.gql(CONFIRM, {"id": bid, "key": "cf-1", **changed})
         assert other["confirm"]["__typename"] == "IdempotencyKeyReused", (changed, other)
 

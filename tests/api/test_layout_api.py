@@ -148,9 +148,9 @@ async def test_owners_create_rename_group_reorder_and_resize_resources(venue: Ve
     # Every change is in the venue log, with who.
     logged = (await v.gql("manager", CHANGES, {"u": u}))["venueChanges"]
     entities = [(c["entity"], c["action"]) for c in logged]
-    assert ("resource", "created") in entities and ("resource_group", "created") in entities
-    assert ("resource_order", "updated") in entities and ("resource_group", "updated") in entities
-    rename = next(c for c in logged if c["entity"] == "resource" and c["after"] and c["after"].get("name") == "Campo 5")
+    assert ("RESOURCE", "CREATED") in entities and ("RESOURCE_GROUP", "CREATED") in entities
+    assert ("RESOURCE_ORDER", "UPDATED") in entities and ("RESOURCE_GROUP", "UPDATED") in entities
+    rename = next(c for c in logged if c["entity"] == "RESOURCE" and c["after"] and c["after"].get("name") == "Campo 5")
     assert rename["before"]["name"] == "Campo 9" and rename["session"] == f"staff:{v.token_ids['owner']}"
 
 
@@ -239,7 +239,7 @@ async def test_opening_hours_are_checked_and_refused_over_live_bookings(venue: V
                                              "r": c1}))["bookableSlots"]["slots"]
     assert [s["startsAt"] for s in slots] == [at(9, 18).isoformat(), at(9, 19).isoformat()]
     assert (await v.one("owner", HOURS, {"u": u, "r": c1, "w": []}))["windows"] == []
-    logged = [c for c in (await v.gql("owner", CHANGES, {"u": u}))["venueChanges"] if c["entity"] == "hours"]
+    logged = [c for c in (await v.gql("owner", CHANGES, {"u": u}))["venueChanges"] if c["entity"] == "HOURS"]
     assert len(logged) == 3 and logged[-1]["entityId"] == global_id("Unit", u)
     assert logged[-1]["before"]["windows"][0] == {"weekday": "MONDAY", "opens": "08:00", "closes": "23:00"}
 
@@ -286,8 +286,8 @@ async def test_the_grid_and_bookable_slots_follow_a_holiday_special_hours_and_a_
     assert (await v.one("owner", UNCLOSE, {"i": holiday["id"]}))["__typename"] == "HoursException"
     assert (await v.one("system", HOLD, _hold(v, "Campo 1", at(25, 19))))["__typename"] == "BookingPayload"
     logged = {(c["entity"], c["action"]) for c in (await v.gql("owner", CHANGES, {"u": u}))["venueChanges"]}
-    assert {("closed_day", "created"), ("closed_day", "removed"), ("special_hours", "created"),
-            ("block", "created")} <= logged
+    assert {("CLOSED_DAY", "CREATED"), ("CLOSED_DAY", "REMOVED"), ("SPECIAL_HOURS", "CREATED"),
+            ("BLOCK", "CREATED")} <= logged
 
 
 async def test_closing_a_day_over_a_booking_is_refused_and_a_day_replaces_its_exception(venue: Venue) -> None:

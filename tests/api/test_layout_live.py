@@ -37,23 +37,23 @@ async def test_a_block_arrives_on_slot_changed_and_every_change_on_venue_changed
                                                 "why": "rede nova"}))["blockResource"]
         assert made["__typename"] == "GridBlock", made
         change = (await slots.next())["slotChanged"]
-        assert change == {"event": "resource.blocked", "state": "BLOCKED", "bookingId": None, "slots": [
+        assert change == {"event": "RESOURCE_BLOCKED", "state": "BLOCKED", "bookingId": None, "slots": [
             {"resourceId": global_id("Resource", c2), "startsAt": at(20, 14).isoformat(),
              "endsAt": at(20, 16).isoformat()}]}
         logged = (await venue.next())["venueChanged"]
-        assert logged == {"entity": "block", "entityId": made["id"], "action": "created",
+        assert logged == {"entity": "BLOCK", "entityId": made["id"], "action": "CREATED",
                           "session": f"staff:{manager_id}"}
         assert (await live.gql(manager, UNBLOCK, {"b": made["id"]}))["unblockResource"]["__typename"] == "GridBlock"
         change = (await slots.next())["slotChanged"]
-        assert (change["event"], change["state"]) == ("resource.unblocked", "FREE")
-        assert (await venue.next())["venueChanged"]["entity"] == "block"
+        assert (change["event"], change["state"]) == ("RESOURCE_UNBLOCKED", "FREE")
+        assert (await venue.next())["venueChanged"]["entity"] == "BLOCK"
         closed = (await live.gql(owner, CLOSE, {"u": u, "d": "2026-12-25", "why": "Natal"}))["addClosedDay"]
         logged = (await venue.next())["venueChanged"]
-        assert (logged["entity"], logged["entityId"], logged["session"]) == ("closed_day", closed["id"],
+        assert (logged["entity"], logged["entityId"], logged["session"]) == ("CLOSED_DAY", closed["id"],
                                                                               f"staff:{owner_id}")
         await slots.nothing()  # a closed day outside the window says nothing there
         change = (await christmas.next())["slotChanged"]
-        assert (change["event"], change["state"], change["bookingId"]) == ("hours.closed", "CLOSED", None)
+        assert (change["event"], change["state"], change["bookingId"]) == ("HOURS_CLOSED", "CLOSED", None)
         assert sorted(s["resourceId"] for s in change["slots"]) == sorted(global_id("Resource", r)
                                                                         for r in v.resource_ids.values())
         assert {(s["startsAt"], s["endsAt"]) for s in change["slots"]} == {(at(25, 8).isoformat(),

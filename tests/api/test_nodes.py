@@ -96,8 +96,10 @@ async def _rows(w: Nodes, pool: Any, v: Any) -> None:
     unit = v.unit_id
     await pool.execute("INSERT INTO queue_items (id, unit_id, type, priority) VALUES ($1, $2, 'pix_failing', "
                        "'critical')", uuid4(), unit)
+    bank_id = uuid4().hex
+    await pool.execute("INSERT INTO received_pix (provider, provider_payment_id) VALUES ('sandbox', $1)", bank_id)
     await pool.execute("INSERT INTO payments (id, unit_id, provider, provider_payment_id, amount_cents, paid_at, "
-                       "outcome) VALUES ($1, $2, 'sandbox', $3, 500, now(), 'orphan')", uuid4(), unit, uuid4().hex)
+                       "outcome) VALUES ($1, $2, 'sandbox', $3, 500, now(), 'orphan')", uuid4(), unit, bank_id)
     await pool.execute("INSERT INTO notifications (id, unit_id, audience, kind, title, body, created_at) VALUES "
                        "($1, $2, 'staff', 'owner_alert', 't', 'b', now())", uuid4(), unit)
     endpoint, _ = await _webhook_rows(pool, unit)

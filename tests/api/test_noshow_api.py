@@ -44,3 +44,42 @@ async def test_owners_set_the_grace_and_the_reminder_offsets(api: Any, pool: Any
         refused = await api.gql(PARAMS, {"u": u, "i": bad})
         assert refused["updateUnitParameters"] == {"__typename": "InvalidInput", "field": next(iter(bad)),
                                                    "code": "invalid_parameter"}
+
+
+CHECK_IN = ("mutation($b: ID!) { checkIn(bookingId: $b) { __typename ... on BookingPayload { booking { status } } "
+            "... on InvalidTransition { code message currentState } } }")
+
+
+async def test_check_in_is_accepted_only_inside_the_units_window(api: Any, pool: Any, clock: Any) -> None:
+    """Issue 20 (8): check-in was accepted 28 hours before the start. It opens `checkInOpensMinutes` (120 by
+    default) before the start and closes at the end; outside, a typed refusal naming the window."""
+    v = await arena(pool)
+    u, field = str(v.unit_id), str(v.resource_ids["Campo 1"])
+
+    async def booked(hour: int) -> str:
+        made = await api.gql(COUNTER, {"i": {"unitId": u, "resourceIds": [field], "startsAt": at(7, hour).isoformat(),
+                                             "endsAt": at(7, hour + 1).isoformat()}})
+        return str(made["counterBooking"]["booking"]["id"])
+
+    morning, noon, evening = await booked(10), await booked(12), await booked(16)
+    clock.set(at(6, 6))  # 28 hours before
+    early = (await api.gql(CHECK_IN, {"b": morning}))["checkIn"]
+    assert early["__typename"] == "InvalidTransition" and early["code"] == "check_in_outside_window", early
+    assert early["currentState"] == "confirmed" and at(7, 8).isoformat() in early["message"], early
+    clock.set(at(7, 7, 59))
+    assert (await api.gql(CHECK_IN, {"b": morning}))["checkIn"]["code"] == "check_in_outside_window"
+    clock.set(at(7, 8))
+    assert (await api.gql(CHECK_IN, {"b": morning}))["checkIn"]["booking"]["status"] == "CHECKED_IN"
+    clock.set(at(7, 13))  # noon's booking ended
+    assert (await api.gql(CHECK_IN, {"b": noon}))["checkIn"]["code"] == "check_in_outside_window"
+
+    changed = await api.gql(PARAMS.replace("noShowGraceMinutes", "noShowGraceMinutes checkInOpensMinutes"),
+                            {"u": u, "i": {"checkInOpensMinutes": 30}})
+    assert changed["updateUnitParameters"]["parameters"]["checkInOpensMinutes"] == 30
+    clock.set(at(7, 15, 29))
+    assert (await api.gql(CHECK_IN, {"b": evening}))["checkIn"]["code"] == "check_in_outside_window"
+    clock.set(at(7, 15, 30))
+    assert (await api.gql(CHECK_IN, {"b": evening}))["checkIn"]["booking"]["status"] == "CHECKED_IN"
+    refused = await api.gql(PARAMS, {"u": u, "i": {"checkInOpensMinutes": 1441}})
+    assert refused["updateUnitParameters"] == {"__typename": "InvalidInput", "field": "checkInOpensMinutes",
+                                               "code": "invalid_parameter"}

@@ -15,7 +15,7 @@ mutation($input: HoldInput!) { hold(input: $input) { __typename
   ... on BookingPayload { booking { id holdExpiresAt } } ... on Error { code message } } }
 """
 CONFIRM = """
-mutation($id: ID!, $key: String) { confirm(bookingId: $id, idempotencyKey: $key, channel: "whatsapp",
+mutation($id: ID!, $key: String) { confirm(bookingId: $id, idempotencyKey: $key, channel: WHATSAPP,
                                            contact: "+5511999990001") {
   __typename
   ... on BookingPayload { replayed booking { status dueNowCents paidCents acceptance { priceVersion policyVersion
@@ -53,8 +53,8 @@ async def test_confirm_charges_by_pix_and_the_sandbox_payment_confirms(api: Api,
     assert r["__typename"] == "BookingPayload" and r["booking"]["status"] == "PENDING_PAYMENT"
     acc = r["booking"]["acceptance"]
     assert (acc["priceVersion"], acc["policyVersion"], acc["paymentRule"], acc["totalCents"], acc["dueNowCents"],
-            acc["atVenueCents"], acc["channel"], acc["contact"]) == (1, 1, "deposit_percent", 20000, 10000, 10000,
-                                                                     "whatsapp", "+5511999990001")
+            acc["atVenueCents"], acc["channel"], acc["contact"]) == (1, 1, "DEPOSIT_PERCENT", 20000, 10000, 10000,
+                                                                     "WHATSAPP", "+5511999990001")
     assert acc["policySummary"].startswith("Campo 1, sábado às 19h, 1 hora, R$ 200,00. Pagamento do sinal de 50% "
                                            "(R$ 100,00) agora e R$ 100,00 na arena. Cancelamento com 24 h")
     charge = r["charge"]
@@ -63,7 +63,7 @@ async def test_confirm_charges_by_pix_and_the_sandbox_payment_confirms(api: Api,
     assert charge["qrCodePng"].startswith("data:image/png;base64,")
     again = (await api.gql(CONFIRM, {"id": bid, "key": "c-1"}))["confirm"]
     assert again["replayed"] is True and again["charge"]["txid"] == charge["txid"]  # no second charge
-    assert (await api.gql(PAY, {"t": charge["txid"]}))["sandboxPay"]["outcome"] == "confirmed"
+    assert (await api.gql(PAY, {"t": charge["txid"]}))["sandboxPay"]["outcome"] == "CONFIRMED"
     assert (await api.gql(BOOKING, {"id": bid}))["booking"] == {"status": "CONFIRMED", "paidCents": 10000}
     assert (await api.gql(PAY, {"t": charge["txid"]}))["sandboxPay"]["code"] == "sandbox_refused"
 
@@ -105,7 +105,7 @@ async def test_paguei_opens_a_critical_queue_item_that_staff_work(api: Api, pool
                       {"u": str(v.unit_id)})
     (item,) = q["queue"]
     assert (item["type"], item["title"], item["priority"], item["bookingId"]) == (
-        "customer_says_paid", "Cliente diz que pagou", "critical", bid)
+        "CUSTOMER_SAYS_PAID", "Cliente diz que pagou", "CRITICAL", bid)
     not_found = await api.gql('mutation($id: ID!) { confirmPayment(bookingId: $id) { __typename ... on Error '
                               '{ code message } } }', {"id": bid})
     assert not_found["confirmPayment"] == {"__typename": "PaymentNotFound", "code": "payment_not_found",
@@ -127,10 +127,10 @@ async def test_the_bank_failing_cancels_the_hold_and_alerts_the_queue(api: Api, 
         assert (await api.gql(BOOKING, {"id": bid}))["booking"]["status"] == "CANCELLED"
     q = await api.gql('query($u: ID!) { queue(unitId: $u) { id title priority } }', {"u": str(v.unit_id)})
     (alert,) = q["queue"]
-    assert (alert["title"], alert["priority"]) == ("Banco falhando ao gerar o PIX", "critical")
+    assert (alert["title"], alert["priority"]) == ("Banco falhando ao gerar o PIX", "CRITICAL")
     ack = await api.gql('mutation($i: ID!) { acknowledgeQueueItem(itemId: $i) { __typename ... on QueueItem '
                         '{ status acknowledgedBy } } }', {"i": alert["id"]})
-    assert ack["acknowledgeQueueItem"] == {"__typename": "QueueItem", "status": "acknowledged",
+    assert ack["acknowledgeQueueItem"] == {"__typename": "QueueItem", "status": "ACKNOWLEDGED",
                                            "acknowledgedBy": "staff"}
 
 
@@ -139,7 +139,7 @@ async def test_new_price_and_policy_versions_never_touch_an_accepted_booking(api
     bid = await held(api, v)
     accepted = (await api.gql(CONFIRM, {"id": bid}))["confirm"]["booking"]["acceptance"]
     price = await api.gql("""mutation($u: ID!, $s: ID!) { publishServicePrice(unitId: $u, serviceId: $s,
-        priceCents: 30000, paymentRule: "full") { __typename ... on PriceVersion { version priceCents } } }""",
+        priceCents: 30000, paymentRule: FULL) { __typename ... on PriceVersion { version priceCents } } }""",
                           {"u": str(v.unit_id), "s": str(v.service_ids["Campo 1h"])})
     assert price["publishServicePrice"] == {"__typename": "PriceVersion", "version": 2, "priceCents": 30000}
     policy = await api.gql("""mutation($u: ID!) { publishCancellationPolicy(unitId: $u, tiers: [
@@ -147,7 +147,7 @@ async def test_new_price_and_policy_versions_never_touch_an_accepted_booking(api
         } }""", {"u": str(v.unit_id)})
     assert policy["publishCancellationPolicy"]["version"] == 2
     bad = await api.gql("""mutation($u: ID!, $s: ID!) { publishServicePrice(unitId: $u, serviceId: $s,
-        priceCents: 100, paymentRule: "deposit_percent") { __typename ... on InvalidInput { field } } }""",
+        priceCents: 100, paymentRule: DEPOSIT_PERCENT) { __typename ... on InvalidInput { field } } }""",
                         {"u": str(v.unit_id), "s": str(v.service_ids["Campo 1h"])})
     assert bad["publishServicePrice"] == {"__typename": "InvalidInput", "field": "depositPercent"}
     after = await api.gql('query($id: ID!) { booking(id: $id) { ... on Booking { acceptance { priceVersion '
@@ -157,4 +157,4 @@ async def test_new_price_and_policy_versions_never_touch_an_accepted_booking(api
     other = await held(api, v, "Campo 2", 19, 2)
     fresh = (await api.gql(CONFIRM, {"id": other}))["confirm"]["booking"]["acceptance"]
     assert (fresh["priceVersion"], fresh["policyVersion"], fresh["totalCents"], fresh["paymentRule"]) == (
-        2, 2, 30000, "full")
+        2, 2, 30000, "FULL")

@@ -37,10 +37,11 @@ RESCHEDULE = """mutation($b: ID!, $i: RescheduleInput!) { reschedule(bookingId: 
   ... on BookingPayload { booking { id } } ... on Error { code message } } }"""
 PAY = "mutation($t: String!) { sandboxPay(txid: $t) { __typename ... on PaymentOutcome { outcome } } }"
 PRICE = """mutation($u: ID!, $s: ID!) { publishServicePrice(unitId: $u, serviceId: $s, priceCents: 22000,
-  paymentRule: "full") { __typename ... on PriceVersion { version } } }"""
+  paymentRule: FULL) { __typename ... on PriceVersion { version } } }"""
 
-DAYTIME = {"weekdays": [0, 1, 2, 3, 4], "from": "08:00", "to": "18:00", "priceCents": 15000, "paymentRule": "FULL"}
-PRIME = {"weekdays": [0, 1, 2, 3, 4], "from": "18:00", "to": "23:00", "priceCents": 30000,
+WEEK = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY"]
+DAYTIME = {"weekdays": WEEK, "from": "08:00", "to": "18:00", "priceCents": 15000, "paymentRule": "FULL"}
+PRIME = {"weekdays": WEEK, "from": "18:00", "to": "23:00", "priceCents": 30000,
          "paymentRule": "DEPOSIT_PERCENT", "depositPercent": 50}
 
 
@@ -104,32 +105,32 @@ async def test_an_owner_sets_up_a_service_and_its_bands_logged_and_live(venue: V
             [1, 2], [60, 120], 1, [])
         assert sorted(made["resourceIds"]) == sorted(global_id("Resource", v.fields[f]) for f in ("Campo 1", "Campo 2"))
         event = (await feed.next())["venueChanged"]
-        assert event == {"entity": "service", "entityId": sid, "action": "created",
+        assert event == {"entity": "SERVICE", "entityId": sid, "action": "CREATED",
                          "session": f"staff:{v.token_ids['owner']}"}
         renamed = (await v.gql("owner", UPDATE, {"s": sid, "i": {"name": "Society", "durations": [3, 1, 2]}})
                    )["updateService"]
         assert (renamed["name"], renamed["durations"]) == ("Society", [1, 2, 3])
-        assert (await feed.next())["venueChanged"]["action"] == "updated"
+        assert (await feed.next())["venueChanged"]["action"] == "UPDATED"
         banded = (await v.gql("owner", BANDS, {"s": sid, "b": [DAYTIME, PRIME]}))["setPriceBands"]
         assert banded["priceVersion"] == 2 and banded["priceCents"] == 20000
         assert banded["bands"][1] == {**PRIME, "depositCents": None}
         event = (await feed.next())["venueChanged"]
-        assert (event["entity"], event["entityId"], event["action"]) == ("price_band", sid, "updated")
+        assert (event["entity"], event["entityId"], event["action"]) == ("PRICE_BAND", sid, "UPDATED")
         assert (await v.gql("owner", DEACTIVATE, {"s": sid}))["deactivateService"]["active"] is False
-        assert (await feed.next())["venueChanged"]["entity"] == "service"
+        assert (await feed.next())["venueChanged"]["entity"] == "SERVICE"
         assert (await v.live.gql(None, LIST, {"u": v.unit}))["services"] == []  # customers see what is sold
         assert (await v.live.gql(None, LIST, {"u": v.unit, "all": True}))["services"][0]["active"] is False
         assert (await v.gql("owner", DEACTIVATE, {"s": sid}))["deactivateService"]["active"] is False
         await feed.nothing()  # already inactive: nothing changed, nothing logged
         assert (await v.gql("owner", REACTIVATE, {"s": sid}))["reactivateService"]["active"] is True
-        assert (await feed.next())["venueChanged"]["action"] == "updated"
+        assert (await feed.next())["venueChanged"]["action"] == "UPDATED"
     public = (await v.live.gql(None, LIST, {"u": v.unit}))["services"]
     assert [(s["name"], s["priceCents"], s["priceVersion"], len(s["bands"])) for s in public] == [
         ("Society", 20000, 2, 2)]
     logged = (await v.gql("manager", CHANGES, {"u": v.unit}))["venueChanges"]
     assert [(c["entity"], c["action"]) for c in logged] == [
-        ("service", "updated"), ("service", "updated"), ("price_band", "updated"), ("service", "updated"),
-        ("service", "created")]
+        ("SERVICE", "UPDATED"), ("SERVICE", "UPDATED"), ("PRICE_BAND", "UPDATED"), ("SERVICE", "UPDATED"),
+        ("SERVICE", "CREATED")]
     assert logged[-1]["after"]["name"] == "Futebol society" and logged[-1]["after"]["paymentRule"] == "FULL"
     assert logged[-2]["before"] == {"name": "Futebol society", "durations": [1, 2]}
     assert logged[-2]["after"] == {"name": "Society", "durations": [1, 2, 3]}
@@ -163,7 +164,7 @@ async def test_refusals_name_the_field_and_write_nothing(venue: Venue, pool: Any
     for bands, field, code in (
         ([DAYTIME, {**PRIME, "from": "17:00"}], "bands[1]", "bands_overlap"),
         ([{**PRIME, "from": "18:30"}], "bands[0].from", "off_grid"),
-        ([{**PRIME, "weekdays": [7]}], "bands[0].weekdays", "invalid_weekday"),
+        ([{**PRIME, "weekdays": ["MONDAY", "MONDAY"]}], "bands[0].weekdays", "invalid_weekday"),
         ([{**PRIME, "to": "25:00"}], "bands[0].to", "invalid_time"),
         ([{**PRIME, "to": "6pm"}], "bands[0].to", "invalid_time"),
         ([{**PRIME, "depositPercent": None}], "bands[0].depositPercent", "invalid_price"),
@@ -224,19 +225,19 @@ async def test_prime_time_costs_more_and_its_deposit_is_paid_by_pix(venue: Venue
     bid = (await v.hold(sid, "Campo 1", 8, 20, 21, 1))["booking"]["id"]
     quote = (await v.gql("system", QUOTE, {"b": bid}))["booking"]["quote"]
     assert (quote["totalCents"], quote["dueNowCents"], quote["atVenueCents"], quote["paymentRule"],
-            quote["priceVersion"]) == (30000, 15000, 15000, "deposit_percent", 2)
+            quote["priceVersion"]) == (30000, 15000, 15000, "DEPOSIT_PERCENT", 2)
     assert quote["policySummary"].startswith("Campo 1, terça às 20h, 1 hora, R$ 300,00. Pagamento do sinal de 50% "
                                              "(R$ 150,00) agora e R$ 150,00 na arena.")
     done = (await v.gql("system", CONFIRM, {"b": bid}))["confirm"]
     assert done["booking"]["status"] == "PENDING_PAYMENT" and done["charge"]["amountCents"] == 15000
     assert done["booking"]["acceptance"]["dueNowCents"] == 15000
-    assert (await v.gql("system", PAY, {"t": done["charge"]["txid"]}))["sandboxPay"]["outcome"] == "confirmed"
+    assert (await v.gql("system", PAY, {"t": done["charge"]["txid"]}))["sandboxPay"]["outcome"] == "CONFIRMED"
     booking = (await v.gql("system", QUOTE, {"b": bid}))["booking"]
     assert (booking["status"], booking["paidCents"], booking["quote"]) == ("CONFIRMED", 15000, None)
     # Across bands, each slot at its own: 17h (daytime, full) + 18h and 19h (prime) = R$ 750, the first's rule.
     across = (await v.hold(sid, "Campo 2", 8, 17, 20, 2))["booking"]["id"]
     q = (await v.gql("system", QUOTE, {"b": across}))["booking"]["quote"]
-    assert (q["totalCents"], q["dueNowCents"], q["paymentRule"]) == (75000, 75000, "full")
+    assert (q["totalCents"], q["dueNowCents"], q["paymentRule"]) == (75000, 75000, "FULL")
     # Saturday is in no band: the base price and rule.
     weekend = (await v.hold(sid, "Campo 1", 12, 20, 21, 3))["booking"]["id"]
     q = (await v.gql("system", QUOTE, {"b": weekend}))["booking"]["quote"]
@@ -267,7 +268,7 @@ async def test_a_hold_keeps_the_price_version_it_was_made_at(venue: Venue) -> No
         4, 22000, [15000, 40000])
     latest = (await v.gql("manager", CHANGES, {"u": v.unit}))["venueChanges"][0]
     assert (latest["entity"], latest["entityId"], latest["before"]["priceVersion"], latest["after"]) == (
-        "service", sid, 3, {"priceVersion": 4, "priceCents": 22000, "paymentRule": "FULL", "depositPercent": None,
+        "SERVICE", sid, 3, {"priceVersion": 4, "priceCents": 22000, "paymentRule": "FULL", "depositPercent": None,
                             "depositCents": None})
 
 

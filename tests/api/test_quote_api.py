@@ -23,7 +23,7 @@ async def test_the_quote_is_what_accepting_records_and_only_while_held(api: Api,
                        ))["hold"]["booking"]["id"]
     quoted = (await api.gql(QUOTE, {"b": b}))["booking"]["quote"]
     assert (quoted["totalCents"], quoted["dueNowCents"], quoted["atVenueCents"]) == (20000, 10000, 10000)
-    assert quoted["paymentRule"] == "deposit_percent" and "Campo 1" in quoted["policySummary"]
+    assert quoted["paymentRule"] == "DEPOSIT_PERCENT" and "Campo 1" in quoted["policySummary"]
     accepted = (await api.gql(CONFIRM, {"b": b}))["confirm"]["booking"]["acceptance"]
     assert accepted == quoted
     assert (await api.gql(QUOTE, {"b": b}))["booking"]["quote"] is None  # accepted: nothing left to quote

@@ -27,7 +27,7 @@ async def test_a_cancelled_paid_booking_shows_its_refund_until_the_bank_sent_it(
     v = await paid_venue(pool)
     bid = await held(api, v)
     charge = (await api.gql(CONFIRM, {"id": bid}))["confirm"]["charge"]
-    assert (await api.gql(PAY, {"t": charge["txid"]}))["sandboxPay"]["outcome"] == "confirmed"
+    assert (await api.gql(PAY, {"t": charge["txid"]}))["sandboxPay"]["outcome"] == "CONFIRMED"
     async with pool.acquire() as conn:  # a newer policy (all back, always) must not apply to this booking
         await conn.execute("INSERT INTO cancellation_policies (unit_id, version, tiers) VALUES ($1, 2, $2)",
                            v.unit_id, [{"min_hours": 0, "percent": 100}])

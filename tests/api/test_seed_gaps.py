@@ -4,6 +4,7 @@ link that claims them."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
@@ -160,7 +161,7 @@ async def test_an_orphan_pix_is_listed_for_its_units_staff_until_linked(world: W
     refused = await world.post(outsider, ORPHANS, {"u": str(v.unit_id)})
     assert refused["errors"][0]["extensions"]["code"] == "forbidden", refused
     linked = (await world.gql(operator, LINK, {"b": bid, "p": listed[0]["id"]}))["linkPayment"]
-    assert linked == {"__typename": "PaymentOutcome", "outcome": "confirmed"}
+    assert linked == {"__typename": "PaymentOutcome", "outcome": "CONFIRMED"}
     assert (await world.gql(operator, ORPHANS, {"u": str(v.unit_id)}))["orphanPayments"] == []
 
 
@@ -209,6 +210,66 @@ async def test_an_orphan_without_a_payer_is_the_units_whose_customer_claims_that
         (again["endToEndId"], 13_337, None)]
 
 
+# Payments always belong to a unit (issue 21, migration 0022p): an orphan Pix no unit can be told for waits in
+# `unattributed_payments`, each bank payment id is claimed once in `received_pix`, and linking an unattributed Pix
+# makes it the linking unit's payment — or, refused, leaves it where it was.
+
+async def test_an_unattributed_pix_is_nobodys_until_a_unit_links_it(world: World, pool: Any) -> None:
+    api = Api(world.http)
+    world.http.headers["authorization"] = f"Bearer {world.system}"
+    v = await paid_venue(pool)
+    bid = await held(api, v, n=41)
+    await api.gql(CONFIRM, {"id": bid})
+    del world.http.headers["authorization"]
+    loose = {"endToEndId": "E12345678202612071210looseipix0001", "valor": "100.01",
+             "horario": "2026-12-07T12:10:00Z"}  # no payer, no "paguei" of that amount: nobody's
+    assert await webhook(world, loose) == ["orphan"]
+    row = await pool.fetchrow("SELECT id, amount_cents FROM unattributed_payments WHERE provider_payment_id = $1",
+                              loose["endToEndId"])
+    assert row is not None and row["amount_cents"] == 10001
+    assert await pool.fetchval("SELECT count(*) FROM payments WHERE provider_payment_id = $1",
+                               loose["endToEndId"]) == 0
+    assert await webhook(world, loose) == ["duplicate"]  # claimed once, whichever table holds it
+    operator = await world.staff(v)
+    assert (await world.gql(operator, ORPHANS, {"u": str(v.unit_id)}))["orphanPayments"] == []
+
+    # A refused link (a booking without a charge of its own) leaves it unattributed: nothing half-moved.
+    world.http.headers["authorization"] = f"Bearer {world.system}"
+    bare = await held(api, v, field="Campo 2", n=42)
+    del world.http.headers["authorization"]
+    refused = (await world.gql(operator, LINK, {"b": bare, "p": str(row["id"])}))["linkPayment"]
+    assert refused["__typename"] == "NotFound", refused
+    assert await pool.fetchval("SELECT count(*) FROM unattributed_payments WHERE id = $1", row["id"]) == 1
+
+    linked = (await world.gql(operator, LINK, {"b": bid, "p": str(row["id"])}))["linkPayment"]
+    assert linked == {"__typename": "PaymentOutcome", "outcome": "confirmed"}
+    moved = await pool.fetchrow("SELECT unit_id, outcome FROM payments WHERE id = $1", row["id"])
+    assert moved is not None and (moved["unit_id"], moved["outcome"]) == (v.unit_id, "confirmed")
+    assert await pool.fetchval("SELECT count(*) FROM unattributed_payments WHERE id = $1", row["id"]) == 0
+
+
+async def test_the_same_pix_delivered_at_once_many_times_is_recorded_once(world: World, pool: Any) -> None:
+    """Eight concurrent deliveries of one Pix of a known charge: one applies it, the others are duplicates."""
+    api = Api(world.http)
+    world.http.headers["authorization"] = f"Bearer {world.system}"
+    v = await paid_venue(pool)
+    bid = await held(api, v, n=43)
+    charge = (await api.gql(CONFIRM, {"id": bid}))["confirm"]["charge"]
+    del world.http.headers["authorization"]
+    pix = {"endToEndId": "E12345678202612071211concurrent001", "valor": "100.00", "txid": charge["txid"],
+           "horario": "2026-12-07T12:11:00Z"}
+    body = json.dumps({"pix": [pix]}).encode()
+    headers = {"content-type": "application/json", SIGNATURE_HEADER: sign("sandbox-secret", body)}
+    answers = await asyncio.gather(*(world.http.post("/webhooks/sandbox", content=body, headers=headers)
+                                     for _ in range(8)))
+    outcomes = sorted(o for r in answers for o in r.json()["outcomes"])
+    assert outcomes == ["confirmed"] + ["duplicate"] * 7, outcomes
+    assert await pool.fetchval("SELECT count(*) FROM payments WHERE provider_payment_id = $1",
+                               pix["endToEndId"]) == 1
+    assert await pool.fetchval("SELECT count(*) FROM received_pix WHERE provider_payment_id = $1",
+                               pix["endToEndId"]) == 1
+
+
 # --- claim links: the token of a message claims its offer (seed 003) -------------------------------------------
 
 WALK_IN = """mutation($u: ID!, $phone: String!) { addWalkIn(unitId: $u, area: "Salão", name: "Bia", phone: $phone,
@@ -234,17 +295,17 @@ async def open_link(world: World, text: str) -> tuple[str, str, str]:
 
 async def test_a_walk_in_claims_its_turn_from_the_link_in_its_message(world: World, pool: Any) -> None:
     v = await arena(pool)
-    phone = "+5511987650001"
+    phone = "+5511987659901"
     staff = await world.staff(v)
     wid = (await world.gql(staff, WALK_IN, {"u": str(v.unit_id), "phone": phone}))["addWalkIn"]["id"]
-    assert (await world.gql(staff, OFFER_WALK_IN, {"id": wid}))["offerWalkIn"]["status"] == "offered"
+    assert (await world.gql(staff, OFFER_WALK_IN, {"id": wid}))["offerWalkIn"]["status"] == "OFFERED"
     (sent,) = (await world.gql(world.system, SENT, {"to": phone}))["sandboxMessages"]
-    assert sent["kind"] == "walk_in_offer" and len(sent["text"]) <= 160, sent  # one short WhatsApp message
+    assert sent["kind"] == "WALK_IN_OFFER" and len(sent["text"]) <= 160, sent  # one short WhatsApp message
     page, unit, token = await open_link(world, sent["text"])
     assert unit == str(v.unit_id) and len(token) == 64
     assert "Bia" in page and "Salão" in page and "claimWalkIn" in page
     claimed = (await world.gql(None, CLAIM_WALK_IN, {"u": unit, "t": token}))["claimWalkIn"]
-    assert claimed == {"__typename": "WalkIn", "name": "Bia", "status": "claimed"}
+    assert claimed == {"__typename": "WalkIn", "name": "Bia", "status": "CLAIMED"}
     again = (await world.gql(None, CLAIM_WALK_IN, {"u": unit, "t": token}))["claimWalkIn"]
     assert again["__typename"] == "NotFound"  # once only
     assert (await world.http.get(f"/walk-in/claim/{token}")).status_code == 200  # the page says it was claimed
@@ -276,7 +337,7 @@ async def test_a_capacity_offer_is_claimed_from_the_link_in_its_message(
     _, session = await world.access.open_session(v.unit_id, v.tenant_id, customer, clock.now(), timedelta(days=1))
     joined = (await world.gql(session, JOIN_CLASS, {"u": str(v.unit_id), "r": str(aula), **when})
               )["joinCapacityWaitlist"]
-    assert joined["status"] == "waiting", joined
+    assert joined["status"] == "WAITING", joined
     await world.gql(world.system, "mutation($b: ID!) { cancel(bookingId: $b) { __typename } }",
                     {"b": full["booking"]["id"]})  # two places free: the line's first party is offered them
     row = await pool.fetchrow("SELECT topic, payload FROM outbox WHERE unit_id = $1 AND topic = 'notification' "

@@ -141,7 +141,7 @@ async def test_a_venue_built_from_nothing_by_the_cli_sells_prime_time_at_its_ban
     assert set(tokens) == {"Dono", "Recepção", "Gerência", "App da arena"}
     async with live_api(database_url, redis_url) as live:
         me = (await live.gql(tokens["Dono"], ME))["me"]
-        assert (me["kind"], me["role"]) == ("staff", "owner")
+        assert (me["kind"], me["role"]) == ("STAFF", "OWNER")
         unit = me["unitId"]
         services = (await live.gql(None, "query($u: ID!) { services(unitId: $u) { id name } }", {"u": unit}))
         society = next(s["id"] for s in services["services"] if s["name"] == "Futebol society")
@@ -161,10 +161,10 @@ async def test_a_venue_built_from_nothing_by_the_cli_sells_prime_time_at_its_ban
         assert held["hold"]["__typename"] == "BookingPayload", held
         bid = held["hold"]["booking"]["id"]
         quote = (await live.gql(tokens["App da arena"], QUOTE, {"b": bid}))["booking"]["quote"]
-        assert (quote["totalCents"], quote["dueNowCents"], quote["paymentRule"]) == (25000, 12500, "deposit_percent")
+        assert (quote["totalCents"], quote["dueNowCents"], quote["paymentRule"]) == (25000, 12500, "DEPOSIT_PERCENT")
         done = (await live.gql(tokens["App da arena"], CONFIRM, {"b": bid}))["confirm"]
         assert done["charge"]["amountCents"] == 12500, done
-        assert (await live.gql(None, PAY, {"t": done["charge"]["txid"]}))["sandboxPay"]["outcome"] == "confirmed"
+        assert (await live.gql(None, PAY, {"t": done["charge"]["txid"]}))["sandboxPay"]["outcome"] == "CONFIRMED"
         booking = (await live.gql(tokens["Recepção"], QUOTE, {"b": bid}))["booking"]
         assert (booking["status"], booking["paidCents"]) == ("CONFIRMED", 12500)
 

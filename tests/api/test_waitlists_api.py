@@ -24,7 +24,7 @@ async def test_customers_join_a_slot_line_and_staff_see_it_and_the_offer(api: Ap
     args = {"u": str(v.unit_id), "r": str(c1), "s": at(8, 20).isoformat(), "e": at(8, 21).isoformat()}
     a = (await api.gql(JOIN, {**args, "cpf": cpf(700_001)}))["joinSlotWaitlist"]
     b = (await api.gql(JOIN, {**args, "cpf": cpf(700_002)}))["joinSlotWaitlist"]
-    assert (a["status"], a["place"], b["place"]) == ("waiting", 1, 2)
+    assert (a["status"], a["place"], b["place"]) == ("WAITING", 1, 2)
     again = (await api.gql(JOIN, {**args, "cpf": cpf(700_001)}))["joinSlotWaitlist"]
     assert again["code"] == "already_waiting"
     no_cpf = (await api.gql(JOIN, {**args, "cpf": None}))["joinSlotWaitlist"]
@@ -33,11 +33,11 @@ async def test_customers_join_a_slot_line_and_staff_see_it_and_the_offer(api: Ap
                   {"id": taken["hold"]["booking"]["id"]})
     entry = await api.gql('query($id: ID!) { slotWaitlistEntry(id: $id) { ... on SlotWaitlistEntry { status '
                           'offerBookingId } } }', {"id": a["id"]})
-    assert entry["slotWaitlistEntry"]["status"] == "offered"
+    assert entry["slotWaitlistEntry"]["status"] == "OFFERED"
     lists = await api.gql('query($u: ID!) { waitlists(unitId: $u) { slots { id status place } } }',
                           {"u": str(v.unit_id)})
     assert [(s["id"], s["status"], s["place"]) for s in lists["waitlists"]["slots"]] == [
-        (a["id"], "offered", None), (b["id"], "waiting", 1)]
+        (a["id"], "OFFERED", None), (b["id"], "WAITING", 1)]
 
 
 async def test_staff_run_the_walk_in_queue(api: Api, pool: Any) -> None:
@@ -51,6 +51,6 @@ async def test_staff_run_the_walk_in_queue(api: Api, pool: Any) -> None:
     assert bad["addWalkIn"] == {"__typename": "InvalidInput", "field": "phone", "code": "invalid_phone"}
     offered = await api.gql('mutation($id: ID!) { offerWalkIn(entryId: $id) { ... on WalkIn { status } } }',
                             {"id": wid})
-    assert offered["offerWalkIn"]["status"] == "offered"
+    assert offered["offerWalkIn"]["status"] == "OFFERED"
     seated = await api.gql('mutation($id: ID!) { seatWalkIn(entryId: $id) { ... on WalkIn { status } } }', {"id": wid})
-    assert seated["seatWalkIn"]["status"] == "seated"
+    assert seated["seatWalkIn"]["status"] == "SEATED"

@@ -182,4 +182,4 @@ async def test_several_operations_without_operation_name_are_a_request_error(
         r = await http.post("/graphql", json={"query": "query A { me { kind } } fragment F on Me { name }"})
         assert r.status_code in (200, 400) and "operation_name_required" not in r.text, r.text
         r = await http.post("/graphql", json={"query": "query subscription { me { kind } }"})
-        assert r.status_code == 200 and r.json() == {"data": {"me": {"kind": "system"}}}, r.text
+        assert r.status_code == 200 and r.json() == {"data": {"me": {"kind": "SYSTEM"}}}, r.text

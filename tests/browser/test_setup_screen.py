@@ -74,7 +74,7 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
     assert await said(page, "hours-message") == "Opening hours saved: open 7 days a week."
     hours = await api(venue, "query($u: ID!) { unit(id: $u) { ... on Unit { openingHours { weekday closesMinute } } } "
                       "}", {"u": str(venue.unit_id)})
-    assert {w["closesMinute"] for w in hours["unit"]["openingHours"] if w["weekday"] == 6} == {20 * 60}
+    assert {w["closesMinute"] for w in hours["unit"]["openingHours"] if w["weekday"] == "SUNDAY"} == {20 * 60}
     assert await page.get_by_label("Sunday closes").input_value() == "20:00"
 
     # A holiday, the day after tomorrow.
@@ -162,7 +162,8 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
                        "paymentRule depositPercent } } }", {"u": str(venue.unit_id)})
     priced = next(s for s in served["services"] if s["id"] == global_id("Service", venue.service_id))["bands"]
     assert [(b["weekdays"], b["priceCents"], b["paymentRule"]) for b in priced] == [
-        ([0, 1, 2, 3, 4], 25000, "DEPOSIT_PERCENT"), ([5, 6], 22000, "FULL")]
+        (["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY"], 25000, "DEPOSIT_PERCENT"),
+        (["SATURDAY", "SUNDAY"], 22000, "FULL")]
 
     # A refusal a receptionist understands: Campo 3 has a booking tomorrow at 19:00.
     booked = await api(venue, """mutation($i: CounterBookingInput!) { counterBooking(input: $i) {

@@ -185,7 +185,7 @@ async def test_the_staff_queue_shows_a_paguei_at_once_and_clears_it_when_the_pix
     await customer.get_by_test_id("paguei").click()
     await customer.get_by_text("The staff are checking your payment").wait_for()
     claimed_at = monotonic_ms()
-    item = staff.locator('li.item[data-type="customer_says_paid"]')
+    item = staff.locator('li.item[data-type="CUSTOMER_SAYS_PAID"]')
     await item.wait_for(timeout=2000)
     assert monotonic_ms() - claimed_at < 2000
     assert "Cliente diz que pagou" in await item.inner_text()

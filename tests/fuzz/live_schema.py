@@ -12,11 +12,11 @@ query Fuzz {
     queryType { name } mutationType { name } subscriptionType { name }
     types {
       kind name
-      fields { name args { name defaultValue type { ...T } } type { ...T } }
+      fields(includeDeprecated: true) { name args { name defaultValue type { ...T } } type { ...T } }
       inputFields { name defaultValue type { ...T } }
       interfaces { name }
       possibleTypes { name }
-      enumValues { name }
+      enumValues(includeDeprecated: true) { name }
     }
   }
 }

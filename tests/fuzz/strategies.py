@@ -100,7 +100,7 @@ def integers(name: str) -> st.SearchStrategy[int]:
     return st.one_of(st.sampled_from(hints), st.sampled_from([2**31 - 1, -(2**31)]), st.integers(-(2**31), 2**31 - 1))
 
 
-STRING_HINTS: dict[str, list[str]] = {
+STRING_HINTS: dict[str, list[str]] = {  # closed vocabularies are enums: their values come from the schema
     "phone": ["+5511912345678", "+55 11 91234-5678", "11912345678", "+1", "+999999999999999999", "+5511"],
     "email": ["ana@example.com", "ANA@EXAMPLE.COM", "a@b", "@", "a" * 300 + "@example.com"],
     "token": ["a" * 64, "0" * 64, "t", "x" * 65],
@@ -109,13 +109,8 @@ STRING_HINTS: dict[str, list[str]] = {
     "url": ["https://hooks.example.com/b", "http://localhost:1/x", "http://127.0.0.1/x", "http://10.0.0.1/x",
             "https://[::1]/x", "ftp://example.com", "javascript:alert(1)", "https://", "https://x.com:99999/",
             "https://user:pass@example.com/", "file:///etc/passwd"],
-    "eventtypes": ["booking.held", "payment.paid", "waitlist.offered", "booking.nope", "*"],
-    "paymentrule": ["full", "deposit_percent", "deposit_cents", "FULL", "free"],
-    "channel": ["api", "whatsapp", "web", "counter", "bot", "sms"],
     "displaycolor": ["#112233", "#FFF", "red", "#GGGGGG", "#1122334"],
     "code": ["000000", "123456", "1", "abcdef", "0" * 7],
-    "statuses": ["open", "acknowledged", "resolved", "closed"],
-    "status": ["failed", "delivered", "pending", "cancelled", "bogus"],
     "contact": ["+5511912345678", "ana@example.com"],
     "to": ["+5511900000001", "ana@example.com"],
     "user": ["u1", "u9", ""],

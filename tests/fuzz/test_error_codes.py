@@ -115,7 +115,7 @@ async def test_publishing_a_full_price_checks_the_deposit_fields_too(fuzzer: Fuz
                                                                      field: str) -> None:
     # Found by the fuzzer: with rule "full" an out-of-range deposit reached the services CHECK (internal error).
     query = ("mutation($u: ID!, $s: ID!, $p: Int, $c: Int) { publishServicePrice(unitId: $u, serviceId: $s, "
-             'priceCents: 1000, paymentRule: "full", depositPercent: $p, depositCents: $c) { __typename '
+             'priceCents: 1000, paymentRule: FULL, depositPercent: $p, depositCents: $c) { __typename '
              "... on InvalidInput { code field } } }")
     variables = {"u": fuzzer.world.ids["unit"][0], "s": fuzzer.world.ids["service"][0],
                  "p": extra.get("depositPercent"), "c": extra.get("depositCents")}

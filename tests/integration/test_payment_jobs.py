@@ -123,10 +123,10 @@ async def test_the_staff_queue_is_live_on_a_subscription(
         (opened,) = await ws.collect(1)
         item = opened["queueChanged"]
         assert (item["kind"], item["type"], item["title"], item["priority"], item["bookingId"]) == (
-            "opened", "customer_says_paid", "Cliente diz que pagou", "critical", bid)
+            "OPENED", "CUSTOMER_SAYS_PAID", "Cliente diz que pagou", "CRITICAL", bid)
         await gql(port, 'mutation($id: ID!) { denyPaymentClaim(bookingId: $id) { __typename } }', {"id": bid})
         (resolved,) = await ws.collect(1)
-        assert (resolved["queueChanged"]["kind"], resolved["queueChanged"]["itemId"]) == ("resolved", item["itemId"])
+        assert (resolved["queueChanged"]["kind"], resolved["queueChanged"]["itemId"]) == ("RESOLVED", item["itemId"])
         await ws.close()
 
 
@@ -152,6 +152,6 @@ async def test_waitlist_changes_are_live(database_url: str, redis_url: str, pool
         await gql(port, 'mutation($id: ID!) { cancel(bookingId: $id) { __typename } }',
                   {"id": taken["hold"]["booking"]["id"]})
         events = [e["waitlistChanged"] for e in await ws.collect(2)]
-        assert [(e["kind"], e["entryId"]) for e in events] == [("joined", entry), ("offered", entry)]
+        assert [(e["kind"], e["entryId"]) for e in events] == [("JOINED", entry), ("OFFERED", entry)]
         assert events[1]["bookingId"] is not None
         await ws.close()

@@ -15,7 +15,7 @@ import asyncpg
 import pytest
 
 from slothold.cli.embedded.pgbouncer import PgBouncer, pgbouncer_bin, start_pgbouncer
-from store.db import create_pool
+from store.db import CONFIG_POOL_SIZE, create_pool
 from tests.integration.cluster import WsClient, cluster, gql
 from tests.integration.test_realtime import SLOTS, slot_seqs, tomorrow, window
 from tests.venues import arena, cpf
@@ -79,6 +79,7 @@ async def test_api_and_worker_through_pgbouncer_race_holds_and_relay_live_events
                 now = await server_backends(conn, before)
                 relay = now.pop("slothold-relay", 0)
                 peak["relay"] = max(peak.get("relay", 0), relay)
+                peak["config"] = max(peak.get("config", 0), now.pop("slothold-config", 0))
                 peak["pooled"] = max(peak.get("pooled", 0), sum(now.values()))
                 await asyncio.sleep(0.05)
 
@@ -132,6 +133,8 @@ async def test_api_and_worker_through_pgbouncer_race_holds_and_relay_live_events
         assert 0 < peak["pooled"] <= SERVER_CONNECTIONS, peak
         # The relays' sessions are direct: one per worker (one leads, the other waits for the lock).
         assert peak["relay"] == 2, peak
+        # So are the configuration pools' (store/uow.py): a few per process, never the pooler's server connections.
+        assert peak["config"] <= CONFIG_POOL_SIZE * 4, peak
         assert "prepared statement" not in logs and "session settings differ" not in logs, logs
         assert "Traceback" not in logs, logs
         async with pool.acquire() as conn:  # the session settings reach the pooled server connections

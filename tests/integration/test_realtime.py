@@ -76,13 +76,13 @@ async def test_two_apis_and_two_workers_share_events_and_expire_each_hold_once_a
         await asyncio.sleep(0.3)
         made = [await hold_on(port_b, v, f"Campo {1 + i % 4}", 9 + i // 4, i) for i in range(8)]
         held = await ws.collect(8, timeout=10)
-        assert [e["slotChanged"]["event"] for e in held] == ["booking.held"] * 8
+        assert [e["slotChanged"]["event"] for e in held] == ["BOOKING_HELD"] * 8
         assert {e["slotChanged"]["bookingId"] for e in held} == {m["id"] for m in made}
         seqs = [e["slotChanged"]["seq"] for e in held]
         assert seqs == (await slot_seqs(pool, v.unit_id))[:8]
         assert held[0]["slotChanged"]["state"] == "HELD" and held[0]["slotChanged"]["holdType"] == "CART"
         expired = await ws.collect(8, timeout=15)
-        assert {e["slotChanged"]["event"] for e in expired} == {"booking.expired"}
+        assert {e["slotChanged"]["event"] for e in expired} == {"BOOKING_EXPIRED"}
         assert [e["slotChanged"]["seq"] for e in expired] == (await slot_seqs(pool, v.unit_id, seqs[-1]))[:8]
         await ws.close()
     async with pool.acquire() as conn:

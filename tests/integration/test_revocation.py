@@ -172,7 +172,7 @@ async def test_a_revoked_staff_token_ends_its_live_subscriptions_on_every_api_pr
         await hold_on(port_a, v, "Campo 1", 9, 1)
         for ws in (*revoked, *kept):  # all four are live
             (event,) = await ws.collect(1)
-            assert event["slotChanged"]["event"] == "booking.held"
+            assert event["slotChanged"]["event"] == "BOOKING_HELD"
         assert await asyncio.to_thread(_revoke_with_cli, database_url, token_id) == 0
         revoked_at = time.monotonic()
         cuts = await asyncio.gather(*(_closed(ws, revoked_at) for ws in revoked))
@@ -183,7 +183,7 @@ async def test_a_revoked_staff_token_ends_its_live_subscriptions_on_every_api_pr
         await hold_on(port_b, v, "Campo 2", 9, 2)
         for ws in kept:
             (event,) = await ws.collect(1)
-            assert event["slotChanged"]["event"] == "booking.held"
+            assert event["slotChanged"]["event"] == "BOOKING_HELD"
         for port in (port_a, port_b):
             assert await _refused_at_connect(port, token) == 4403
         for ws in kept:
@@ -256,7 +256,7 @@ async def test_a_token_whose_reach_changes_is_cut(
         assert max(t for _, t in cuts) < CUT_WITHIN, cuts
         await hold_on(port_a, v, "Campo 3", 9, 3)
         (event,) = await kept.collect(1)
-        assert event["slotChanged"]["event"] == "booking.held"
+        assert event["slotChanged"]["event"] == "BOOKING_HELD"
         # Opened again with the token as it is now, it stays open.
         again = await _subscribed(port_a, token, SLOTS, window(v))
         await _still_open(again, 1.5)

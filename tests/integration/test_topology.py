@@ -14,6 +14,7 @@ from bench.topology import render_topology, run_topology
 from slothold.cli.embedded.pgbouncer import pgbouncer_bin
 from slothold.cli.embedded.replica import pg_bin_dir
 from slothold.cli.embedded.sentinel import system_redis
+from store.db import CONFIG_POOL_SIZE
 
 OPT_IN = "SLOTHOLD_TOPOLOGY_TEST"
 
@@ -40,4 +41,5 @@ async def test_a_short_storm_on_the_topology_with_its_faults_keeps_every_guarant
     assert figures.failover_seconds and figures.pgbouncer_down_seconds, text
     assert stats.outcomes[("hold", "BookingPayload")] >= 5, text  # (a machine busy with other work sells less)
     assert figures.lag_samples > 0, text  # the replica's lag was watched
-    assert stats.backends <= 6 + 2 + 2, text  # PgBouncer's cap + the relays (+ a moment's overlap)
+    # PgBouncer's cap + the relays + the configuration pools (2 APIs, 2 workers) (+ a moment's overlap)
+    assert stats.backends <= 6 + 2 + CONFIG_POOL_SIZE * 4 + 2, text

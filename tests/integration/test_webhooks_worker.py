@@ -33,7 +33,7 @@ async def test_the_worker_delivers_signed_webhooks_and_replays(
         with cluster(database_url, redis_url, tmp_path, apis=1, workers=1) as c:
             port = c.apis[0][1]
             made = (await gql(port, """mutation($u: ID!, $url: String!) { registerWebhook(unitId: $u, url: $url,
-                eventTypes: ["booking.held", "booking.cancelled"]) { ... on WebhookSecret { secret endpoint { id } } }
+                eventTypes: [BOOKING_HELD, BOOKING_CANCELLED]) { ... on WebhookSecret { secret endpoint { id } } }
                 }""", {"u": str(v.unit_id), "url": rx.url}))["registerWebhook"]
             held = await gql(port, """mutation($i: HoldInput!) { hold(input: $i) { ... on BookingPayload {
                 booking { id } } } }""", {"i": {
@@ -59,7 +59,7 @@ async def test_the_worker_delivers_signed_webhooks_and_replays(
             async def delivered() -> bool:
                 rows = (await gql(port, "query($e: ID!) { webhookDeliveries(endpointId: $e) { status } }",
                                   {"e": made["endpoint"]["id"]}))["webhookDeliveries"]
-                return [r["status"] for r in rows] == ["delivered"]
+                return [r["status"] for r in rows] == ["DELIVERED"]
 
             assert await wait_until(delivered, timeout=5), log
             delivery = log[0]["id"]

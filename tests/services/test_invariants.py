@@ -46,9 +46,11 @@ async def test_a_healthy_unit_has_no_violations_and_planted_ones_are_found(deps:
     await pool.execute("INSERT INTO allocations (unit_id, booking_id, resource_id, during, quantity, pooled, "
                        "occupies) SELECT unit_id, booking_id, resource_id, during, 1, true, true FROM allocations "
                        "WHERE resource_id = $1", v.resource_ids["Aula"])
+    bank_id = uuid4().hex
+    await pool.execute("INSERT INTO received_pix (provider, provider_payment_id) VALUES ('sandbox', $1)", bank_id)
     await pool.execute("INSERT INTO payments (id, unit_id, booking_id, provider, provider_payment_id, txid, "
                        "amount_cents, paid_at, outcome) VALUES ($1, $2, $3, 'sandbox', $4, 'x', 100, now(), "
-                       "'confirmed')", uuid4(), v.unit_id, lapsed.id, uuid4().hex)
+                       "'confirmed')", uuid4(), v.unit_id, lapsed.id, bank_id)
     found = await check(pool, v.unit_id)
     assert summary(found) == {"lapsed_hold": 1, "audit_replay": 1, "pooled_capacity": 1, "payment": 1}, found
     assert any(str(gone.id) in x.detail and "held" in x.detail for x in found if x.check == "audit_replay")

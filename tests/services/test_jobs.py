@@ -76,12 +76,13 @@ async def test_past_checked_in_bookings_complete_by_job(deps: Deps, pool: Any, c
     await checkout.confirm(deps, checkout.ConfirmCommand(r.booking.id))
     clock.set(at(7, 14, 5))
     await check_in(deps, ChangeCommand(r.booking.id, actor="staff"))
-    assert await complete_past(deps) == 0
+    await complete_past(deps)  # other tests' bookings, of every unit, that ended before now
+    status = "SELECT status FROM bookings WHERE id = $1"
+    assert await pool.fetchval(status, r.booking.id) == "checked_in"  # not before its end
     clock.set(at(7, 15))
-    assert await complete_past(deps) == 1
+    assert await complete_past(deps) >= 1
     assert await complete_past(deps) == 0
-    async with pool.acquire() as conn:
-        assert await conn.fetchval("SELECT status FROM bookings WHERE id = $1", r.booking.id) == "completed"
+    assert await pool.fetchval(status, r.booking.id) == "completed"
 
 
 async def test_a_refused_hold_leaves_nothing_in_the_outbox(deps: Deps, pool: Any) -> None:

@@ -163,8 +163,8 @@ async def test_past_started_or_settled_bookings_are_refused(deps: Deps, pool: An
     clock.advance(hours=1, minutes=30)  # 10:30: it has started
     with pytest.raises(InvalidTransition, match="already started"):
         await lifecycle.reschedule(deps, move(today, 12, 10, staff=True, actor="staff"))
-    later = await counter(deps, v.unit_id, c1, 7, 15)
-    await check_in(deps, ChangeCommand(later.id, actor="staff"))
+    later = await counter(deps, v.unit_id, c1, 7, 12)
+    await check_in(deps, ChangeCommand(later.id, actor="staff"))  # inside its window (2 h before the start)
     with pytest.raises(InvalidTransition) as refused:
         await lifecycle.reschedule(deps, move(later, 12, 10))
     assert refused.value.current_state == "checked_in"

@@ -32,19 +32,7 @@ REFERENCE = {
 }
 """Venue tables meant to be reference tables (replicated to every node), and why."""
 
-KNOWN_GAPS = {
-    "customer_credits_payment_id_fkey": "FK (unit_id, payment_id) → payments (unit_id, id), once payments always "
-                                        "have a unit (below)",
-    "notifications_delivery_id_fkey": "FK (unit_id, delivery_id) → notification_deliveries (unit_id, id) ON DELETE "
-                                      "SET NULL (delivery_id): a column list needs PostgreSQL ≥ 15 (README: ≥ 13)",
-    "payments_charge_id_fkey": "FK (unit_id, charge_id) → charges (unit_id, id), once payments always have a unit",
-    "payments_provider_provider_payment_id_key": "a bank's payment id is unique across units, and an orphan Pix has "
-                                                 "no unit (unit_id NULL, filled in when it is linked): a reference "
-                                                 "table of provider payment ids claimed first, payments keyed "
-                                                 "(unit_id, provider, id)",
-    "refunds_payment_id_fkey": "FK (unit_id, payment_id) → payments (unit_id, id), once payments always have a unit",
-    "refunds_payment_id_key": "UNIQUE (unit_id, payment_id), with the foreign key above",
-}
+KNOWN_GAPS: dict[str, str] = {}
 """Constraints of distributed tables without unit_id today, and the change each needs."""
 
 _TABLES = """

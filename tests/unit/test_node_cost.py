@@ -4,7 +4,7 @@ does: a hundred ids cannot cost as ten."""
 from graphql import parse, validate
 
 from api.graphql.limits import QueryLimits, query_limit_rules
-from resolvers.nodes import NODES_MAX
+from schema.nodes import NODES_MAX
 from slothold.schema import schema
 
 

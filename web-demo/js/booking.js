@@ -27,7 +27,7 @@ const SWAP = `mutation($b: ID!, $i: SwapInput!, $k: String) { swapHold(bookingId
   ... on SlotTaken { code message alternatives { resourceId startsAt endsAt } waitlist { resourceId startsAt endsAt } }
   ${ERR} } }`;
 const CONFIRM = `mutation($b: ID!, $k: String, $c: String) {
-  confirm(bookingId: $b, idempotencyKey: $k, channel: "web", contact: $c) {
+  confirm(bookingId: $b, idempotencyKey: $k, channel: WEB, contact: $c) {
     __typename ... on BookingPayload { booking { ${BOOKING_FIELDS} } charge { ${CHARGE_FIELDS} } } ${ERR} } }`;
 const CLAIM_PAID = `mutation($b: ID!) { claimPaid(bookingId: $b) {
   __typename ... on BookingPayload { booking { ${BOOKING_FIELDS} } } ${ERR} } }`;
@@ -103,7 +103,7 @@ export class BookingClient {
       try {
         const r = (await gql(REQUEST_CODE, {u: this.unit.id, p: phone.value.trim()})).requestLoginCode;
         if (r.__typename !== "LoginCodeSent") return this.error(resultError(r));
-        say(this.message, `We sent a 6-digit code by ${r.channel === "whatsapp" ? "WhatsApp" : r.channel}.`, "ok");
+        say(this.message, `We sent a 6-digit code by ${r.channel === "WHATSAPP" ? "WhatsApp" : "e-mail"}.`, "ok");
         codeRow.hidden = false;
         code.focus();
       } catch (e) {
@@ -202,7 +202,7 @@ export class BookingClient {
   async hold(slot) {
     this.clear();
     const input = {unitId: this.unit.id, startsAt: slot.startsAt, endsAt: slot.endsAt, resourceIds: [slot.resourceId],
-      customer: this.customerInput(), serviceId: session.serviceId || null, channel: "web",
+      customer: this.customerInput(), serviceId: session.serviceId || null, channel: "WEB",
       quantity: this.quantity || 1};
     try {
       const r = (await gql(HOLD, {i: input, k: crypto.randomUUID()}, this.token)).hold;
@@ -456,7 +456,7 @@ export class BookingClient {
 /** The newest sign-in code sent to `to`, read by staff through sandboxMessages (sandbox channel only). */
 async function sandboxCode(to) {
   const messages = (await gql(SANDBOX_MESSAGES, {t: to}, session.staffToken)).sandboxMessages;
-  const found = messages.filter((m) => m.kind === "login_code").map((m) => /\b(\d{6})\b/.exec(m.text)).find(Boolean);
+  const found = messages.filter((m) => m.kind === "LOGIN_CODE").map((m) => /\b(\d{6})\b/.exec(m.text)).find(Boolean);
   if (!found) throw new Error("No sign-in code was sent there yet.");
   return found[1];
 }

@@ -10,7 +10,8 @@ const claim = document.getElementById("claim");
 const form = document.getElementById("sign-in");
 const {kind, unit, token, mutation} = offer.dataset;
 const SESSION = "slothold.claim.session";
-const ERR = "... on Error { code message }";
+// The documents, as the page carries them (api/claim_pages.py): the same text a persisted query manifest lists.
+const DOCUMENTS = JSON.parse(document.getElementById("documents").textContent);
 
 function say(text, tone = "") {
   said.textContent = text;
@@ -19,9 +20,7 @@ function say(text, tone = "") {
 }
 
 async function claimIt(session) {
-  const query = kind === "walk_in"
-    ? `mutation($u: ID!, $t: String!) { claimWalkIn(unitId: $u, token: $t) { __typename ... on WalkIn { status } ${ERR} } }`
-    : `mutation($u: ID!, $t: String!) { claimWaitlistOffer(unitId: $u, token: $t) { __typename ... on Booking { id status } ${ERR} } }`;
+  const query = kind === "walk_in" ? DOCUMENTS.ClaimWalkIn : DOCUMENTS.ClaimWaitlistOffer;
   const r = (await gql(query, {u: unit, t: token}, session))[mutation];
   if (r.__typename === "WalkIn" || r.__typename === "Booking") {
     claim.hidden = true;
@@ -41,16 +40,14 @@ async function signIn(event) {
   const button = form.querySelector("button");
   try {
     if (code.hidden) {
-      const r = (await gql(`mutation($u: ID!, $p: String) { requestLoginCode(unitId: $u, phone: $p) { __typename ${ERR} } }`,
-        {u: unit, p: phone})).requestLoginCode;
+      const r = (await gql(DOCUMENTS.RequestLoginCode, {u: unit, p: phone})).requestLoginCode;
       if (r.__typename !== "LoginCodeSent") return say(resultError(r), "error");
       code.hidden = false;
       code.required = true;
       button.textContent = "Entrar e ficar com a vaga";
       return say("Enviamos um código para o seu WhatsApp.");
     }
-    const s = (await gql(`mutation($u: ID!, $p: String, $c: String!) { verifyLoginCode(unitId: $u, phone: $p, code: $c) {
-      __typename ... on CustomerSession { token } ${ERR} } }`, {u: unit, p: phone, c: code.value.trim()})).verifyLoginCode;
+    const s = (await gql(DOCUMENTS.VerifyLoginCode, {u: unit, p: phone, c: code.value.trim()})).verifyLoginCode;
     if (s.__typename !== "CustomerSession") return say(resultError(s), "error");
     sessionStorage.setItem(SESSION, s.token);
     await claimIt(s.token);

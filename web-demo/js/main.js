@@ -99,7 +99,7 @@ async function showWho() {
   if (session.staffToken) {
     try {
       const me = (await gql(ME, {}, session.staffToken)).me;
-      parts.push(h("span", {}, `Staff: ${me.name} (${me.role || me.kind}) `),
+      parts.push(h("span", {}, `Staff: ${me.name} (${(me.role || me.kind).toLowerCase()}) `),
         h("button", {class: "link", onclick: () => { session.staffToken = null; session.save(); route(); }}, "sign out"));
     } catch {
       // a stale token: the agenda says so
@@ -111,7 +111,7 @@ async function showWho() {
 async function agenda() {
   try {
     const me = (await gql(ME, {}, session.staffToken)).me;
-    if (me.kind !== "staff" && me.kind !== "system" && me.kind !== "client") {
+    if (me.kind !== "STAFF" && me.kind !== "SYSTEM" && me.kind !== "INTEGRATOR") {
       return main.replaceChildren(staffSignIn("That token is not a staff token."));
     }
   } catch (e) {

@@ -23,7 +23,7 @@ const ACTIONS = {
   checkIn: [`mutation($b: ID!) { r: checkIn(bookingId: $b) { ${BOOKING_RESULT} } }`, "Checked in."],
   markNoShow: [`mutation($b: ID!) { r: markNoShow(bookingId: $b) { ${BOOKING_RESULT} } }`, "Marked as no-show."],
 };
-const PRIORITY_ORDER = {critical: 0, high: 1, normal: 2};
+const PRIORITY_ORDER = {CRITICAL: 0, HIGH: 1, NORMAL: 2};
 
 export class StaffQueue {
   constructor(root, unit, live) {
@@ -54,7 +54,7 @@ export class StaffQueue {
   }
 
   onEvent(event) {
-    if (event.itemId && event.kind === "opened") this.fresh.add(event.itemId);
+    if (event.itemId && event.kind === "OPENED") this.fresh.add(event.itemId);
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.refresh(), 100);
   }
@@ -80,7 +80,7 @@ export class StaffQueue {
         const result = (await gql(query, variables, session.staffToken)).r;
         if (result.__typename === "QueueItem" || result.__typename === "BookingPayload"
           || result.__typename === "PaymentOutcome") {
-          say(message, result.outcome ? `${success} (${result.outcome})` : success, "ok");
+          say(message, result.outcome ? `${success} (${result.outcome.toLowerCase().replace("_", " ")})` : success, "ok");
           setTimeout(() => this.refresh(), 600);
         } else {
           say(message, resultError(result), "error");
@@ -91,24 +91,25 @@ export class StaffQueue {
     };
     const buttons = [];
     const b = item.bookingId;
-    if (item.type === "customer_says_paid" && b) {
+    if (item.type === "CUSTOMER_SAYS_PAID" && b) {
       buttons.push(h("button", {onclick: act("confirmPayment", {b})}, "Confirm payment"));
       buttons.push(h("button", {class: "danger", onclick: act("denyPaymentClaim", {b, r: "Pagamento não encontrado"})},
         "Deny claim"));
     }
-    if (item.type === "no_show_suggestion" && b) {
+    if (item.type === "NO_SHOW_SUGGESTION" && b) {
       buttons.push(h("button", {onclick: act("markNoShow", {b})}, "Mark no-show"));
       buttons.push(h("button", {onclick: act("checkIn", {b})}, "Check in"));
     }
-    if (item.status === "open") {
+    if (item.status === "OPEN") {
       buttons.push(h("button", {onclick: act("acknowledge", {i: item.id})}, "Registrar ciência"));
     }
     buttons.push(h("button", {onclick: act("resolve", {i: item.id, n: "Resolvido no painel"})}, "Resolve"));
-    return h("li", {class: `item ${item.priority} ${this.fresh.has(item.id) ? "fresh" : ""}`,
+    const priority = item.priority.toLowerCase();  // the CSS classes: critical, high, normal
+    return h("li", {class: `item ${priority} ${this.fresh.has(item.id) ? "fresh" : ""}`,
       dataset: {type: item.type, status: item.status, item: item.id}},
-    h("div", {class: "item-head"}, h("span", {class: `prio ${item.priority}`}, item.priority),
+    h("div", {class: "item-head"}, h("span", {class: `prio ${priority}`}, priority),
       h("strong", {}, item.title), h("span", {class: "muted"}, ` · ${hhmm(item.createdAt, this.unit.timezone)}`),
-      item.status === "acknowledged" ? h("span", {class: "muted"}, " · acknowledged") : null),
+      item.status === "ACKNOWLEDGED" ? h("span", {class: "muted"}, " · acknowledged") : null),
     b ? h("p", {class: "muted small"}, `Booking ${b}`) : null,
     h("div", {class: "actions"}, buttons), message);
   }

@@ -188,7 +188,7 @@ export class SeatMapView {
     this.actions.replaceChildren(...(ids.length ? [
       h("span", {}, `Selected: ${labels} `),
       h("label", {}, "Customer phone ", phone),
-      h("button", {onclick: () => run("lock", {i: {eventId: e, seatIds: ids, customer: customer(), channel: "web"},
+      h("button", {onclick: () => run("lock", {i: {eventId: e, seatIds: ids, customer: customer(), channel: "WEB"},
         k: crypto.randomUUID()})()}, "Lock"),
       session.staffToken ? [
         h("button", {onclick: () => run("sell", {i: {eventId: e, seatIds: ids, customer: customer()},

@@ -20,7 +20,8 @@ const VENUE_CHANGED = `subscription($u: ID!, $since: Int) { venueChanged(unitId:
   seq entity entityId action at } }`;
 
 /** Which part shows what a venueChanged `entity` names. */
-function partsFor(entity) {
+function partsFor(name) {
+  const entity = name.toLowerCase();  // a VenueEntity (RESOURCE, CLOSED_DAY...)
   if (entity.startsWith("resource")) return ["fields", "blocks", "prices"];
   if (entity === "opening_hours") return ["hours"];
   if (/exception|closed_day|special_hours/.test(entity)) return ["exceptions"];
@@ -50,8 +51,9 @@ export class SetupScreen {
     } catch {
       me = null;
     }
-    if (!me || !((me.kind === "staff" && me.role === "owner") || me.kind === "system")) {
-      const who = me ? `You are signed in as ${me.name} (${me.role || me.kind}).` : "You are not signed in as staff.";
+    if (!me || !((me.kind === "STAFF" && me.role === "OWNER") || me.kind === "SYSTEM")) {
+      const who = me ? `You are signed in as ${me.name} (${(me.role || me.kind).toLowerCase()}).`
+        : "You are not signed in as staff.";
       this.root.replaceChildren(h("div", {class: "card", "data-testid": "setup-owners-only"},
         h("h2", {}, "Set-up"),
         h("p", {}, `Set-up is for the venue's owners: fields, opening hours, holidays, blocks and prices. ${who}`),

@@ -49,7 +49,7 @@ export class HoursPart {
     if (live && this.dirty) return;  // the owner started typing meanwhile
     this.days = WEEKDAYS.map(() => []);
     for (const w of unit.openingHours) {
-      this.days[w.weekday].push({opens: clock(w.opensMinute), closes: clock(w.closesMinute)});
+      this.days[WEEKDAYS.indexOf(w.weekday)].push({opens: clock(w.opensMinute), closes: clock(w.closesMinute)});
     }
     this.dirty = false;
     this.render();

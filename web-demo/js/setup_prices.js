@@ -2,8 +2,8 @@
 // rule), published with setPriceBands (a new price version; holds made before keep theirs).
 
 import {h, say} from "./session.js";
-import {DAY_NAMES, DAY_SHORT, ERR_BASE, HHMM, ask, labelled, money, moneyInput, mutate, parseMoney, section,
-  statusLine} from "./setup_util.js";
+import {DAY_NAMES, DAY_SHORT, ERR_BASE, HHMM, WEEKDAYS, ask, labelled, money, moneyInput, mutate, parseMoney,
+  section, statusLine} from "./setup_util.js";
 
 const SERVICES = `query($u: ID!) { services(unitId: $u, includeInactive: true) {
   id name active durationMinutes priceVersion priceCents paymentRule depositPercent depositCents
@@ -52,7 +52,9 @@ export class PricesPart {
       return say(this.message, e.message, "error");
     }
     if (live && this.editing) return;  // the owner opened an editor meanwhile
-    this.services = services;
+    // The API names weekdays (MONDAY...); the editor counts them 0 (Monday) to 6.
+    this.services = services.map((s) => ({...s, bands: s.bands.map((b) => ({...b,
+      weekdays: b.weekdays.map((d) => WEEKDAYS.indexOf(d))}))}));
     this.render();
   }
 
@@ -148,7 +150,7 @@ export class PricesPart {
       }
       const price = b.priceText != null ? parseMoney(b.priceText) : b.priceCents;
       if (price == null) return say(this.message, `${at}: write the price as 250,00.`, "error");
-      const band = {weekdays: b.weekdays, from: b.from, to: b.to, priceCents: price, paymentRule: b.paymentRule};
+      const band = {weekdays: b.weekdays.map((k) => WEEKDAYS[k]), from: b.from, to: b.to, priceCents: price, paymentRule: b.paymentRule};
       if (b.paymentRule === "DEPOSIT_PERCENT") {
         const pct = Number(String(b.amountText).replace(",", "."));
         if (!Number.isInteger(pct) || pct < 1 || pct > 100) {
