@@ -22,6 +22,8 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from schema.ids import decode_id
+
 WEB_DEMO = Path(__file__).resolve().parents[1] / "web-demo"
 DEV_FLAG = "SLOTHOLD_WEB_DEMO_DEV"
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}
@@ -59,7 +61,7 @@ def web_demo_routes(state: dict[str, Any], data_dir: Path, demo_unit_id: UUID, d
             return JSONResponse({"error": "not found"}, status_code=404)
         to = (request.query_params.get("to") or "").strip()
         try:
-            unit = UUID(request.query_params.get("unit") or "")
+            unit = decode_id(request.query_params.get("unit") or "")[1]  # a unit's global id, or its raw UUID
         except ValueError:
             return JSONResponse({"error": "unit must be a unit id"}, status_code=400)
         to = to.lower() if "@" in to else to

@@ -20,6 +20,7 @@ from bench._rt_proc import WorkerProcess
 from bench._rt_redis import ChannelObserver
 from bench._rt_ws import Received
 from bench._server import ApiServer
+from schema.ids import decode_id
 
 
 @dataclass
@@ -169,6 +170,11 @@ async def wait_all_subscribed(cfg: Config, subs: Subscribers, driver: SqlDriver,
     await asyncio.sleep(1.0)
 
 
+def _db(booking_id: str | None) -> str | None:
+    """The database id of a booking id as the API answered it (a global id), as the outbox payload has it."""
+    return None if booking_id is None else str(decode_id(booking_id)[1])
+
+
 async def check_step(step: Step, url: str, unit_id: UUID, last_seq: int) -> None:
     """Every subscriber got every slot_changed event from its first one to the step's last, once each,
     in order, with the sequence number and booking the relay gave it (outbox)."""
@@ -197,7 +203,7 @@ async def check_step(step: Step, url: str, unit_id: UUID, last_seq: int) -> None
         c["duplicates"] += len(seqs) - len(set(seqs))
         c["missing"] += len(set(want) - set(seqs))
         c["out of order"] += sum(b <= a for a, b in itertools.pairwise(seqs))
-        c["wrong booking for seq"] += sum(booking_of.get(m.seq or 0) != m.booking_id for m in nexts)
+        c["wrong booking for seq"] += sum(booking_of.get(m.seq or 0) != _db(m.booking_id) for m in nexts)
         if (seqs != want) and len(step.check_samples) < 3:
             step.check_samples.append(f"subscriber {i}: got seqs {seqs[:5]}…{seqs[-3:]} ({len(seqs)}), "
                                       f"expected {want[:5]}…{want[-3:]} ({len(want)})")

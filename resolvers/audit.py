@@ -20,6 +20,7 @@ from schema.audit import (
     HoldConversion,
     HoldConversionResult,
 )
+from schema.ids import Kind, ref
 
 BucketArg = Annotated[AuditBucket, strawberry.argument(
     description="How to cut the range: DAY (the default) or WEEK (from Monday).")]
@@ -37,19 +38,19 @@ class AuditQuery:
                       "sold. E.g. \"what share of CART holds became sold last week\".")
     async def hold_conversion(self, info: Info, unit_id: UnitIdArg, from_: From, to: To,
                               hold_type: HoldType = None) -> HoldConversionResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         unit = await authorize_unit(info.context, uid, Action.READ)
         counts = await audit_reports.hold_conversion(info.context.stores.audit_reports, unit, from_, to, hold_type)
-        return HoldConversion.from_domain(str(uid), from_, to, hold_type, counts)
+        return HoldConversion.from_domain(uid, from_, to, hold_type, counts)
 
     @strawberry.field(description="Staff: the unit's holds born, sales, moves, expirations, no-shows and "
                       "cancellations over [from, to), per day or week (from Monday) of the unit's time zone.")
     async def audit_periods(self, info: Info, unit_id: UnitIdArg, from_: From, to: To,
                             bucket: BucketArg = audit_reports.AuditBucket.DAY,
                             hold_type: HoldType = None) -> AuditPeriodsResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         unit = await authorize_unit(info.context, uid, Action.READ)
         periods = await audit_reports.audit_periods(info.context.stores.audit_reports, unit, from_, to, bucket,
                                                     hold_type)
-        return AuditPeriods(unit_id=strawberry.ID(str(uid)), time_zone=unit.timezone, bucket=bucket,
+        return AuditPeriods(unit_id=ref(Kind.UNIT, uid), time_zone=unit.timezone, bucket=bucket,
                             hold_type=hold_type, periods=[AuditPeriod.from_domain(p) for p in periods])

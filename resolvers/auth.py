@@ -14,6 +14,7 @@ from domain.notifications import NotificationChannel, NotificationKind
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit, signed_in
 from schema.auth import CodeResult, CustomerSession, LoginCodeSent, Me, SandboxMessage, SessionResult
+from schema.ids import Kind, ref
 
 SignInUnitArg = Annotated[strawberry.ID, strawberry.argument(
     description="The unit (venue) the customer signs in at (its id as the API gave it).")]
@@ -36,7 +37,7 @@ class AuthMutation:
                          "to the e-mail (one of them). At most 3 codes per address per 15 minutes.")
     async def request_login_code(self, info: Info, unit_id: SignInUnitArg, phone: CodePhoneArg = None,
                                  email: CodeEmailArg = None) -> CodeResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.PUBLIC)
         sent = await login.request_code(info.context.deps, info.context.access, uid, phone, email)
         return LoginCodeSent(channel=NotificationChannel(sent.channel), expires_at=sent.expires_at)
@@ -45,10 +46,10 @@ class AuthMutation:
                          "codes close the code.")
     async def verify_login_code(self, info: Info, unit_id: SignInUnitArg, code: CodeArg, phone: SentPhoneArg = None,
                                 email: SentEmailArg = None) -> SessionResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.PUBLIC)
         s = await login.verify_code(info.context.deps, info.context.access, uid, phone, email, code)
-        return CustomerSession(token=s.token, customer_id=strawberry.ID(str(s.customer_id)),
+        return CustomerSession(token=s.token, customer_id=ref(Kind.CUSTOMER, s.customer_id),
                                expires_at=s.expires_at)
 
     @strawberry.mutation(description="Customers: end this session (its token stops working).")

@@ -13,6 +13,7 @@ from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
 from schema.args import RangeToArg, UnitIdArg
 from schema.availability import BookableSlot, BookableSlots, BookableSlotsResult, Grid, GridResult, GridRow
+from schema.ids import Kind, ref
 from schema.pages import page_description, page_size
 from schema.units import Resource
 
@@ -36,12 +37,12 @@ class AvailabilityQuery:
         self, info: Info, unit_id: UnitIdArg, from_: From, to: RangeToArg,
         resource_ids: GridResourcesArg = None,
     ) -> GridResult:
-        ids = [parse_id(r, "resourceIds") for r in resource_ids] if resource_ids is not None else None
-        uid = parse_id(unit_id, "unitId")
+        ids = [parse_id(r, "resourceIds", Kind.RESOURCE) for r in resource_ids] if resource_ids is not None else None
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)
         unit, rows = await queries.availability_grid(info.context.deps, uid, from_, to, ids)
         return Grid(
-            unit_id=strawberry.ID(str(unit.id)), starts_at=from_, ends_at=to, slot_minutes=unit.params.slot_minutes,
+            unit_id=ref(Kind.UNIT, unit.id), starts_at=from_, ends_at=to, slot_minutes=unit.params.slot_minutes,
             rows=[GridRow(resource=Resource.from_domain(r), rows=window_rows, hold_types=unit.hold_types)
                   for r, window_rows in rows],
         )
@@ -54,12 +55,12 @@ class AvailabilityQuery:
         first: Annotated[int, strawberry.argument(description=page_description(500) + " The earliest first.")] = 500,
     ) -> BookableSlotsResult:
         limit = page_size(first)
-        uid = parse_id(unit_id, "unitId")
-        rid = parse_id(resource_id, "resourceId") if resource_id is not None else None
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
+        rid = parse_id(resource_id, "resourceId", Kind.RESOURCE) if resource_id is not None else None
         await authorize_unit(info.context, uid, Action.PUBLIC)
         found = await queries.bookable(info.context.deps, uid, from_, to, rid, slots, quantity)
         return BookableSlots(
-            unit_id=strawberry.ID(str(uid)),
-            slots=[BookableSlot(resource_id=strawberry.ID(str(o.resource_id)), starts_at=o.starts_at,
+            unit_id=ref(Kind.UNIT, uid),
+            slots=[BookableSlot(resource_id=ref(Kind.RESOURCE, o.resource_id), starts_at=o.starts_at,
                                 ends_at=o.ends_at) for o in found[:limit]],
         )

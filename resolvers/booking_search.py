@@ -21,6 +21,7 @@ from resolvers.permissions import authorize_unit, signed_in
 from schema.booking_search import BookingFilter
 from schema.bookings import Booking, BookingHistoryEntry
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
+from schema.ids import Kind
 
 UnitId = Annotated[strawberry.ID | None, strawberry.argument(description=(
     "The unit whose bookings to search: required for staff and integrators; a customer may leave it out to search "
@@ -46,7 +47,7 @@ class BookingSearchQuery:
             own = OwnBookings(principal.customer_id, proved.phone if proved else None, proved.email if proved else None)
             tenant = principal.tenant_id
         if unit_id is not None:
-            uid = parse_id(unit_id, "unitId")
+            uid = parse_id(unit_id, "unitId", Kind.UNIT)
             tenant = (await authorize_unit(context, uid, Action.READ, hide=True, own_only=True)).tenant_id
         elif own is None:
             raise InvalidInput("unitId", "name the unit whose bookings you search", code=ErrorCode.UNIT_REQUIRED)
@@ -54,7 +55,8 @@ class BookingSearchQuery:
         f, who = filter or BookingFilter(), (filter.customer if filter else None)
         search = listings.booking_search(
             context.deps, tenant, uid, own, statuses=f.statuses, from_=f.from_, to=f.to,
-            resource_id=parse_id(f.resource_id, "filter.resourceId") if f.resource_id is not None else None,
+            resource_id=(parse_id(f.resource_id, "filter.resourceId", Kind.RESOURCE)
+                         if f.resource_id is not None else None),
             name=who.name if who else None, phone=who.phone if who else None, cpf=who.cpf if who else None)
         page = await listings.read(context.deps, lambda rows: rows.bookings(search, request))
         return connection(page.map(Booking.from_domain), listings.BOOKINGS)
@@ -65,7 +67,7 @@ class BookingSearchQuery:
         "(`slothold audit verify`)."))
     async def audit_entries(self, info: Info, unit_id: StaffUnitId, first: First = None, after: After = None,
                             last: Last = None, before: Before = None) -> Connection[BookingHistoryEntry]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ, hide=True)
         request = page_request(listings.UNIT_HISTORY, first, after, last, before)
         page = await listings.read(info.context.deps, lambda rows: rows.unit_history(uid, request))

@@ -25,6 +25,7 @@ from schema.bookings import (
     RescheduleInput,
     RescheduleResult,
 )
+from schema.ids import Kind
 from schema.payments import Charge
 
 HoldInputArg = Annotated[HoldInput, strawberry.argument(description="What to hold, for whom.")]
@@ -39,7 +40,7 @@ def _payload(result: services.BookingResult) -> BookingPayload:
 def _hold_command(info: Info, i: HoldInput | CounterBookingInput, key: str | None, counter: bool
                   ) -> HoldCommand | CounterCommand:
     principal = info.context.principal
-    resource_ids = (tuple(parse_id(r, "resourceIds") for r in i.resource_ids)
+    resource_ids = (tuple(parse_id(r, "resourceIds", Kind.RESOURCE) for r in i.resource_ids)
                     if i.resource_ids is not None else None)
     channel = "counter" if counter else getattr(i, "channel", "api")
     if not counter and channel == "counter":
@@ -47,10 +48,10 @@ def _hold_command(info: Info, i: HoldInput | CounterBookingInput, key: str | Non
                                  code=ErrorCode.INVALID_CHANNEL)
     command = CounterCommand if counter else HoldCommand
     return command(
-        unit_id=parse_id(i.unit_id, "unitId"), starts_at=i.starts_at, ends_at=i.ends_at,
+        unit_id=parse_id(i.unit_id, "unitId", Kind.UNIT), starts_at=i.starts_at, ends_at=i.ends_at,
         resource_ids=resource_ids, quantity=i.quantity,
         customer=customer_for(info.context, i.customer.for_caller(principal) if i.customer else None),
-        service_id=parse_id(i.service_id, "serviceId") if i.service_id else None,
+        service_id=parse_id(i.service_id, "serviceId", Kind.SERVICE) if i.service_id else None,
         hold_type=getattr(i, "hold_type", None), channel=channel,
         actor="staff" if counter else principal.actor, idempotency_key=info.context.idempotency_key(key),
         placed_by=principal.releaser,
@@ -69,7 +70,7 @@ async def _authorized_hold(info: Info, i: HoldInput | CounterBookingInput, key: 
 
 async def _change(info: Info, booking_id: strawberry.ID, action: Action, reason: str | None = None,
                   key: str | None = None) -> ChangeCommand:
-    bid = parse_id(booking_id, "bookingId")
+    bid = parse_id(booking_id, "bookingId", Kind.BOOKING)
     await authorize_booking(info.context, bid, action)
     actor = "staff" if action in (Action.DROP, Action.COUNTER) else info.context.principal.actor
     return ChangeCommand(booking_id=bid, actor=actor, reason=reason,
@@ -81,7 +82,7 @@ async def _change(info: Info, booking_id: strawberry.ID, action: Action, reason:
 class BookingQuery:
     @strawberry.field(description="One booking as it is now.")
     async def booking(self, info: Info, id: IdArg) -> BookingResult:
-        return Booking.from_domain(await authorize_booking(info.context, parse_id(id, "id"), Action.READ))
+        return Booking.from_domain(await authorize_booking(info.context, parse_id(id, "id", Kind.BOOKING), Action.READ))
 
 
 @strawberry.type
@@ -126,13 +127,13 @@ class RescheduleMutation:
     async def reschedule(self, info: Info, booking_id: BookingIdArg, input: RescheduleInputArg,
                          idempotency_key: IdempotencyKeyArg = None) -> RescheduleResult:
         deps = info.context.deps
-        old = await authorize_booking(info.context, parse_id(booking_id, "bookingId"), Action.BOOK)
+        old = await authorize_booking(info.context, parse_id(booking_id, "bookingId", Kind.BOOKING), Action.BOOK)
         identity = booking_customer(info.context, old, await queries.customer_identity(deps, old))
         staff = info.context.principal.is_staff
         await limit_holds(info, None if staff else identity)
         cmd = lifecycle.RescheduleCommand(
             booking_id=old.id, starts_at=input.starts_at, ends_at=input.ends_at,
-            resource_ids=tuple(parse_id(r, "resourceIds") for r in input.resource_ids)
+            resource_ids=tuple(parse_id(r, "resourceIds", Kind.RESOURCE) for r in input.resource_ids)
             if input.resource_ids is not None else None,
             quantity=input.quantity, actor=info.context.principal.actor, staff=staff, customer=identity,
             idempotency_key=info.context.idempotency_key(idempotency_key))
@@ -147,7 +148,7 @@ class NoShowMutation:
                          "booking becomes NO_SHOW, its resources are freed and its \"Possível falta\" queue item is "
                          "resolved.")
     async def mark_no_show(self, info: Info, booking_id: BookingIdArg) -> ChangeResult:
-        bid = parse_id(booking_id, "bookingId")
+        bid = parse_id(booking_id, "bookingId", Kind.BOOKING)
         await authorize_booking(info.context, bid, Action.COUNTER)
         result = await attendance.mark_no_show(info.context.deps, bid, "staff")
         return BookingPayload(booking=Booking.from_domain(result.booking), replayed=False)

@@ -12,6 +12,7 @@ from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
 from schema.args import ServiceIdArg, UnitIdArg
 from schema.catalog import PolicyResult, PolicyVersion, PriceResult, PriceVersion, TierInput
+from schema.ids import Kind, ref
 from schema.vocabulary import PaymentRule
 
 PriceCentsArg = Annotated[int, strawberry.argument(
@@ -33,19 +34,19 @@ class CatalogMutation:
         self, info: Info, unit_id: UnitIdArg, service_id: ServiceIdArg, price_cents: PriceCentsArg,
         payment_rule: RuleArg, deposit_percent: DepositPercentArg = None, deposit_cents: DepositCentsArg = None,
     ) -> PriceResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.CONFIGURE)
         p = await catalog.publish_price(info.context.deps, uid,
-                                        parse_id(service_id, "serviceId"), price_cents, payment_rule,
+                                        parse_id(service_id, "serviceId", Kind.SERVICE), price_cents, payment_rule,
                                         deposit_percent, deposit_cents, info.context.principal.key)
-        return PriceVersion(service_id=strawberry.ID(str(p.service_id)), version=p.version,
+        return PriceVersion(service_id=ref(Kind.SERVICE, p.service_id), version=p.version,
                             price_cents=p.price_cents, payment_rule=p.rule,
                             deposit_percent=p.deposit_percent, deposit_cents=p.deposit_cents)
 
     @strawberry.mutation(description="Owner: publish the unit's cancellation policy as its next version.")
     async def publish_cancellation_policy(self, info: Info, unit_id: UnitIdArg, tiers: TiersArg
                                           ) -> PolicyResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.CONFIGURE)
         p = await catalog.publish_policy(info.context.deps, uid,
                                          [(t.min_hours, t.percent) for t in tiers])

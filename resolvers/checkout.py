@@ -18,6 +18,7 @@ from schema.args import BookingIdArg, IdempotencyKeyArg, OptionalReasonArg, Unit
 from schema.bookings import Booking, BookingPayload
 from schema.checkout import CheckoutResult, PaymentResult, SwapInput, SwapResult
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
+from schema.ids import Kind, ref
 from schema.pages import page_description, page_size
 from schema.payments import Charge, OrphanPayment, PaymentOutcome
 from schema.vocabulary import Channel
@@ -42,7 +43,7 @@ class CheckoutMutation:
                          "when nothing is due, else pendingPayment with a Pix charge (SPEC §7).")
     async def confirm(self, info: Info, booking_id: BookingIdArg, idempotency_key: IdempotencyKeyArg = None,
                       contact: ContactArg = None, channel: AcceptChannelArg = Channel.API) -> CheckoutResult:
-        bid = parse_id(booking_id, "bookingId")
+        bid = parse_id(booking_id, "bookingId", Kind.BOOKING)
         await authorize_booking(info.context, bid, Action.BOOK)
         cmd = checkout.ConfirmCommand(bid, channel=channel, contact=contact,
                                       idempotency_key=info.context.idempotency_key(idempotency_key))
@@ -53,7 +54,7 @@ class CheckoutMutation:
     async def swap_hold(self, info: Info, booking_id: BookingIdArg, input: SwapInputArg,
                         idempotency_key: IdempotencyKeyArg = None) -> SwapResult:
         deps, principal = info.context.deps, info.context.principal
-        old = await authorize_booking(info.context, parse_id(booking_id, "bookingId"), Action.BOOK)
+        old = await authorize_booking(info.context, parse_id(booking_id, "bookingId", Kind.BOOKING), Action.BOOK)
         if input.customer is None and old.customer_id is None:
             raise InvalidInput("customer", "the hold has no customer; give one", code=ErrorCode.CUSTOMER_REQUIRED)
         identity = (customer_for(info.context, input.customer.for_caller(principal)) if input.customer
@@ -61,7 +62,7 @@ class CheckoutMutation:
         await limit_holds(info, identity)
         hold = HoldCommand(
             unit_id=old.unit_id, starts_at=input.starts_at, ends_at=input.ends_at,
-            resource_ids=tuple(parse_id(r, "resourceIds") for r in input.resource_ids)
+            resource_ids=tuple(parse_id(r, "resourceIds", Kind.RESOURCE) for r in input.resource_ids)
             if input.resource_ids is not None else None,
             quantity=input.quantity, customer=identity, service_id=old.service_id,
             hold_type=None if old.hold_type in INTERNAL else old.hold_type, channel=old.channel,
@@ -73,29 +74,30 @@ class CheckoutMutation:
     @strawberry.mutation(description="\"Paguei\": the customer says they paid; the slot is frozen while staff check "
                          "(RN-HLD-06). A receipt never confirms anything.")
     async def claim_paid(self, info: Info, booking_id: BookingIdArg) -> CheckoutResult:
-        bid = parse_id(booking_id, "bookingId")
+        bid = parse_id(booking_id, "bookingId", Kind.BOOKING)
         await authorize_booking(info.context, bid, Action.BOOK)
         b = await checkout.claim_paid(info.context.deps, bid)
         return BookingPayload(booking=Booking.from_domain(b), replayed=False)
 
     @strawberry.mutation(description="Staff: confirm a claimed payment — only if the provider finds the Pix.")
     async def confirm_payment(self, info: Info, booking_id: BookingIdArg) -> PaymentResult:
-        bid = parse_id(booking_id, "bookingId")
+        bid = parse_id(booking_id, "bookingId", Kind.BOOKING)
         await authorize_booking(info.context, bid, Action.COUNTER)
         outcome = await settlement.staff_confirm_payment(info.context.deps, bid, "staff")
-        return PaymentOutcome(outcome=outcome, booking_id=strawberry.ID(str(bid)))
+        return PaymentOutcome(outcome=outcome, booking_id=ref(Kind.BOOKING, bid))
 
     @strawberry.mutation(description="Staff: apply an orphan Pix (one that matched no charge) to this booking.")
     async def link_payment(self, info: Info, booking_id: BookingIdArg, payment_id: PaymentIdArg) -> PaymentResult:
-        bid = parse_id(booking_id, "bookingId")
+        bid = parse_id(booking_id, "bookingId", Kind.BOOKING)
         await authorize_booking(info.context, bid, Action.COUNTER)
-        outcome = await settlement.link_payment(info.context.deps, bid, parse_id(payment_id, "paymentId"), "staff")
-        return PaymentOutcome(outcome=outcome, booking_id=strawberry.ID(str(bid)))
+        pid = parse_id(payment_id, "paymentId", Kind.ORPHAN_PAYMENT)
+        outcome = await settlement.link_payment(info.context.deps, bid, pid, "staff")
+        return PaymentOutcome(outcome=outcome, booking_id=ref(Kind.BOOKING, bid))
 
     @strawberry.mutation(description="Staff: deny a payment claim; the hold expires and the slot is free.")
     async def deny_payment_claim(self, info: Info, booking_id: BookingIdArg, reason: OptionalReasonArg = None
                                  ) -> CheckoutResult:
-        bid = parse_id(booking_id, "bookingId")
+        bid = parse_id(booking_id, "bookingId", Kind.BOOKING)
         await authorize_booking(info.context, bid, Action.COUNTER)
         b = await settlement.deny_claim(info.context.deps, bid, "staff", reason)
         return BookingPayload(booking=Booking.from_domain(b), replayed=False)
@@ -117,7 +119,7 @@ class CheckoutQuery:
     async def charges(self, info: Info, booking_id: BookingIdArg,
                       first: Annotated[int, strawberry.argument(description=page_description(50))] = 50
                       ) -> list[Charge]:
-        bid = parse_id(booking_id, "bookingId")
+        bid = parse_id(booking_id, "bookingId", Kind.BOOKING)
         await authorize_booking(info.context, bid, Action.READ)
         found = await queries.charges_of(info.context.deps, bid, page_size(first))
         return [Charge.from_domain(c, info.context.qr) for c in found]
@@ -128,7 +130,7 @@ class CheckoutQuery:
                                      description="The booking whose charges.")], first: First = None,
                                  after: After = None, last: Last = None, before: Before = None
                                  ) -> Connection[Charge]:
-        bid = parse_id(booking_id, "bookingId")
+        bid = parse_id(booking_id, "bookingId", Kind.BOOKING)
         await authorize_booking(info.context, bid, Action.READ, hide=True)
         request = page_request(listings.CHARGES, first, after, last, before)
         page = await listings.read(info.context.deps, lambda rows: rows.charges(bid, request))
@@ -139,7 +141,7 @@ class CheckoutQuery:
     async def orphan_payments(self, info: Info, unit_id: UnitIdArg,
                               first: Annotated[int, strawberry.argument(description=page_description(50))] = 50
                               ) -> list[OrphanPayment]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.COUNTER)
         found = await orphans.orphan_payments(info.context.deps, uid, page_size(first))
         return [OrphanPayment.from_domain(o) for o in found]

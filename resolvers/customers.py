@@ -11,6 +11,7 @@ from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
 from schema.args import UnitIdArg
 from schema.customers import BlacklistResult, Customer, CustomerBlacklistPayload, CustomerInput
+from schema.ids import Kind
 
 BlacklistCustomerArg = Annotated[CustomerInput, strawberry.argument(
     description="The customer, by CPF and/or phone: every record with either is changed.")]
@@ -25,7 +26,7 @@ class CustomerMutation:
     async def set_customer_blacklisted(self, info: Info, unit_id: UnitIdArg, customer: BlacklistCustomerArg,
                                        blacklisted: BlacklistedArg, reason: BlacklistReasonArg = None
                                        ) -> BlacklistResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, "manage")
         records = await fraud.set_blacklisted(info.context.deps, uid, customer.to_domain(), blacklisted, reason,
                                               actor=info.context.principal.key)

@@ -21,6 +21,7 @@ from schema.hold_types import (
     HoldTypeScope,
     HoldTypesResult,
 )
+from schema.ids import Kind, ref
 
 ScopeArg = Annotated[HoldTypeScope, strawberry.argument(
     description="Where the definition is written: the unit's ORGANIZATION or its TENANT.")]
@@ -34,12 +35,12 @@ RemoveScopeArg = Annotated[HoldTypeScope, strawberry.argument(
 
 async def _catalog(ctx: Context, unit_id: UUID) -> HoldTypeList:
     unit = await queries.unit(ctx.deps, unit_id)
-    return HoldTypeList(unit_id=strawberry.ID(str(unit.id)),
+    return HoldTypeList(unit_id=ref(Kind.UNIT, unit.id),
                         hold_types=[HoldTypeDefinition.from_domain(ht) for ht in unit.hold_types.all()])
 
 
 async def _configure(ctx: Context, unit_id: strawberry.ID, scope: HoldTypeScope) -> tuple[UUID, dh.Level]:
-    uid = parse_id(unit_id, "unitId")
+    uid = parse_id(unit_id, "unitId", Kind.UNIT)
     await authorize_unit(ctx, uid, Action.CONFIGURE)
     level = dh.Level(scope.value)
     if level is dh.Level.TENANT and ctx.principal.kind != "system" and ctx.principal.unit_id is not None:
@@ -52,7 +53,7 @@ class HoldTypeQuery:
     @strawberry.field(description="The hold types the unit's organization may use, merged organization → tenant → "
                       "platform: names, rules and display colours (for legends).")
     async def hold_types(self, info: Info, unit_id: UnitIdArg) -> HoldTypesResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.PUBLIC)
         return await _catalog(info.context, uid)
 

@@ -19,6 +19,7 @@ from domain.units import ResourceKind
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
 from schema.args import IdArg, RangeToArg, ResourceIdArg, UnitIdArg
+from schema.ids import Kind, opt_ref, ref
 from schema.layout import (
     CreateResourceInput,
     GridBlock,
@@ -63,11 +64,13 @@ BlockIdArg = Annotated[strawberry.ID, strawberry.argument(description="The block
 From = Annotated[datetime, strawberry.argument(name="from", description="Start of the range (inclusive), with a "
                                                "UTC offset.")]
 FromDate = Annotated[date, strawberry.argument(name="from", description="The first local date (inclusive).")]
+_KINDS: dict[LayoutRow, Kind] = {"resource": Kind.RESOURCE, "group": Kind.RESOURCE_GROUP,
+                                 "hours_exception": Kind.HOURS_EXCEPTION, "block": Kind.GRID_BLOCK}
 
 
 async def _authorize_row(info: Info, kind: LayoutRow, raw: strawberry.ID, field: str, action: Action) -> UUID:
     """The row's id, once the caller may `action` its unit."""
-    row_id = parse_id(raw, field)
+    row_id = parse_id(raw, field, _KINDS[kind])
     unit_id = await unit_of(info.context.deps, kind, row_id)
     if unit_id is None:
         raise NotFound(field.removesuffix("Id"), row_id, field=field)
@@ -78,7 +81,8 @@ async def _authorize_row(info: Info, kind: LayoutRow, raw: strawberry.ID, field:
 def _group(g: ResourceGroupInput | None) -> resources.GroupChoice | None:
     if g is None:
         return None
-    return resources.GroupChoice(parse_id(g.id, "input.group.id") if g.id is not None else None, g.name)
+    gid = parse_id(g.id, "input.group.id", Kind.RESOURCE_GROUP) if g.id is not None else None
+    return resources.GroupChoice(gid, g.name)
 
 
 def _session(info: Info) -> str:
@@ -89,7 +93,7 @@ def _session(info: Info) -> str:
 class LayoutQuery:
     @strawberry.field(description="Staff: the unit's grid resources, active and inactive, with groups and order.")
     async def venue_resources(self, info: Info, unit_id: UnitIdArg) -> list[VenueResource]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)
         return [VenueResource.from_domain(r) for r in await resources.rows(info.context.deps, uid)]
 
@@ -97,13 +101,13 @@ class LayoutQuery:
                       "from one local date to another (at most 400 days).")
     async def hours_exceptions(self, info: Info, unit_id: UnitIdArg, from_: FromDate, to: ToDateArg
                                ) -> list[HoursException]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)
         return [HoursException.from_domain(e) for e in await hours.exceptions(info.context.deps, uid, from_, to)]
 
     @strawberry.field(description="Staff: the unit's grid blocks that overlap [from, to) (at most 400 days).")
     async def grid_blocks(self, info: Info, unit_id: UnitIdArg, from_: From, to: RangeToArg) -> list[GridBlock]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)
         return [GridBlock.from_domain(b) for b in await blocks.blocks(info.context.deps, uid, from_, to)]
 
@@ -114,7 +118,7 @@ class LayoutMutation:
                          "in the unit (name_taken).")
     async def create_resource(self, info: Info, unit_id: UnitIdArg, input: CreateResourceArg
                               ) -> ResourceResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.CONFIGURE)
         cmd = resources.NewResource(uid, input.name, ResourceKind(input.kind.value), _session(info), input.capacity,
                                     _group(input.group), input.sort)
@@ -133,16 +137,16 @@ class LayoutMutation:
     @strawberry.mutation(description="Owner: the listed resources first, in that order; the others after them.")
     async def reorder_resources(self, info: Info, unit_id: UnitIdArg, resource_ids: OrderArg
                                 ) -> ResourceOrderResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.CONFIGURE)
-        ids = [parse_id(r, "resourceIds") for r in resource_ids]
+        ids = [parse_id(r, "resourceIds", Kind.RESOURCE) for r in resource_ids]
         rows = await resources.reorder(info.context.deps, uid, ids, _session(info))
         return ResourceOrder(resources=[VenueResource.from_domain(r) for r in rows])
 
     @strawberry.mutation(description="Owner: a new group of resources.")
     async def create_resource_group(self, info: Info, unit_id: UnitIdArg, name: GroupNameArg, sort: GroupSortArg = None
                                     ) -> ResourceGroupResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.CONFIGURE)
         return ResourceGroup.from_domain(await resources.create_group(info.context.deps, uid, name, sort,
                                                                       _session(info)))
@@ -168,21 +172,21 @@ class LayoutMutation:
                          "(bookings_in_the_way). This API process applies it at once, others within 5 s.")
     async def set_opening_hours(self, info: Info, unit_id: UnitIdArg, windows: WeeklyWindowsArg,
                                 resource_id: HoursResourceArg = None) -> OpeningHoursResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.CONFIGURE)
-        rid = parse_id(resource_id, "resourceId") if resource_id is not None else None
+        rid = parse_id(resource_id, "resourceId", Kind.RESOURCE) if resource_id is not None else None
         specs = [hours.WindowSpec(w.opens, w.closes, w.weekday.value) for w in windows]
         done = await hours.set_opening_hours(info.context.deps, uid, rid, specs, _session(info))
-        return OpeningHours(unit_id=strawberry.ID(str(uid)), resource_id=resource_id,
+        return OpeningHours(unit_id=ref(Kind.UNIT, uid), resource_id=opt_ref(Kind.RESOURCE, rid),
                             windows=[WeeklyWindow.from_domain(w) for w in done])
 
     @strawberry.mutation(description="Owner: close a local date (a holiday), unit-wide or for one resource; replaces "
                          "that date's special hours. Refused over live bookings (bookings_in_the_way).")
     async def add_closed_day(self, info: Info, unit_id: UnitIdArg, date: DateArg,
                              resource_id: HoursResourceArg = None, reason: NoteArg = "") -> HoursExceptionResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.CONFIGURE)
-        rid = parse_id(resource_id, "resourceId") if resource_id is not None else None
+        rid = parse_id(resource_id, "resourceId", Kind.RESOURCE) if resource_id is not None else None
         return HoursException.from_domain(await hours.close_day(info.context.deps, uid, date, rid, reason,
                                                                 _session(info)))
 
@@ -190,9 +194,9 @@ class LayoutMutation:
                          "resource; replaces that date's exception. Refused over live bookings outside them.")
     async def set_special_hours(self, info: Info, unit_id: UnitIdArg, date: DateArg, windows: DateWindowsArg,
                                 resource_id: HoursResourceArg = None, reason: NoteArg = "") -> HoursExceptionResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.CONFIGURE)
-        rid = parse_id(resource_id, "resourceId") if resource_id is not None else None
+        rid = parse_id(resource_id, "resourceId", Kind.RESOURCE) if resource_id is not None else None
         specs = [hours.WindowSpec(w.opens, w.closes) for w in windows]
         return HoursException.from_domain(await hours.special_hours(info.context.deps, uid, date, rid, specs, reason,
                                                                     _session(info)))

@@ -20,6 +20,7 @@ from resolvers.feed import unit_events
 from resolvers.permissions import authorize_unit, signed_in
 from schema.args import SinceArg
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
+from schema.ids import Kind, refs
 from schema.notifications import Notification, NotificationAdded
 from schema.pages import page_description, page_size
 
@@ -36,7 +37,7 @@ async def _whose(context: Context, unit_id: strawberry.ID | None, hide: bool = F
     unit beyond the caller's reach is answered as a missing one."""
     signed_in(context, Action.READ, "notifications are a customer's own, or a unit's for its staff")
     if unit_id is not None:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(context, uid, Action.READ, hide=hide)
         return None, uid
     p = context.principal
@@ -93,10 +94,10 @@ class NotificationMutation:
         customer, unit = await _whose(info.context, unit_id)
         if len(ids) > 500:
             raise InvalidInput("ids", "at most 500 ids at a time", code=ErrorCode.TOO_MANY_IDS)
-        wanted = [parse_id(i, "ids") for i in ids]
+        wanted = [parse_id(i, "ids", Kind.NOTIFICATION) for i in ids]
         done = await info.context.stores.notifications.mark_read(wanted, info.context.deps.clock.now(),
                                                                 customer_id=customer, unit_id=unit)
-        return [strawberry.ID(str(i)) for i in done]
+        return refs(Kind.NOTIFICATION, done)
 
 
 @strawberry.type

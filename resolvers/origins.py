@@ -11,6 +11,7 @@ from domain.access import Action
 from domain.errors import NotFound
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
+from schema.ids import Kind
 from schema.origins import AllowedOrigin, AllowedOrigins, SetAllowedOriginsResult
 
 UnitId = Annotated[strawberry.ID, strawberry.argument(description="The unit, as the API gave its id.")]
@@ -21,7 +22,7 @@ class OriginQuery:
     @strawberry.field(description="Managers and owners: the web origins (sites) allowed to call the API from a "
                       "browser for this unit (setAllowedOrigins), alphabetically.")
     async def allowed_origins(self, info: Info, unit_id: UnitId) -> list[AllowedOrigin]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.MANAGE)
         return [AllowedOrigin.from_domain(o) for o in await allowed.allowed_origins(info.context.deps, uid)]
 
@@ -38,7 +39,7 @@ class OriginMutation:
                                   origins: Annotated[list[str], strawberry.argument(
                                       description="Every origin to allow, e.g. [\"https://www.example.com\"]; "
                                       "those left out are no longer allowed.")]) -> SetAllowedOriginsResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.CONFIGURE)
         found = await allowed.set_allowed_origins(info.context.deps, uid, origins, info.context.principal.key)
         if found is None:

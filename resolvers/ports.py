@@ -12,6 +12,8 @@ from domain.access import Principal
 from domain.audit_reports import AuditReportStore
 from domain.customers import CustomerIdentity
 from domain.hold_types import Level
+from domain.manual_payments import ManualPayment
+from domain.orphans import OrphanPayment
 from domain.pages import Page, PageRequest
 from domain.ports import LoginAccess
 
@@ -77,6 +79,8 @@ class WebhookStore(Protocol):
         """A page of the endpoint's delivery log, newest first (domain/listings.py WEBHOOK_DELIVERIES)."""
         ...
 
+    async def delivery(self, delivery_id: UUID) -> Row | None: ...
+
 
 class NotificationStore(Protocol):
     """In-app notifications, for their readers (store/notifications.py)."""
@@ -118,6 +122,33 @@ class UnitParameters(Protocol):
         ...
 
 
+class NodeRows(Protocol):
+    """The rows node(id) fetches by id that no other store reads one at a time (store/nodes.py); None: no such
+    row (an orphan payment: none once it is applied to a booking)."""
+
+    async def customer(self, customer_id: UUID) -> Row | None:
+        """A customer record with its tenant_id (the columns Customer.from_row reads)."""
+        ...
+
+    async def notification(self, notification_id: UUID) -> Row | None:
+        """An in-app notification with its customer_id."""
+        ...
+
+    async def webhook_endpoint(self, endpoint_id: UUID) -> Row | None: ...
+
+    async def manual_payment(self, payment_id: UUID) -> ManualPayment | None: ...
+
+    async def orphan_payment(self, payment_id: UUID) -> OrphanPayment | None: ...
+
+    async def tenant(self, tenant_id: UUID) -> Row | None: ...
+
+    async def organization(self, organization_id: UUID) -> Row | None: ...
+
+    async def resource_unit(self, resource_id: UUID) -> UUID | None:
+        """The unit of a resource, on the grid or a seat."""
+        ...
+
+
 class Stores(Protocol):
     """The stores whose every call commits on its own (store/stores.py)."""
 
@@ -135,3 +166,6 @@ class Stores(Protocol):
 
     @property
     def unit_parameters(self) -> UnitParameters: ...
+
+    @property
+    def nodes(self) -> NodeRows: ...

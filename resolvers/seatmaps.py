@@ -17,6 +17,7 @@ from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_unit, customer_for
 from schema.args import EventIdArg, IdempotencyKeyArg, OptionalReasonArg, SeatIdsArg, UnitIdArg
 from schema.bookings import Booking, BookingPayload
+from schema.ids import Kind
 from schema.seatmaps import (
     LockSeatsInput,
     LockSeatsResult,
@@ -47,8 +48,8 @@ SellArg = Annotated[SellSeatsInput, strawberry.argument(description="The event, 
 async def _command(ctx: Context, event_id: strawberry.ID, seat_ids: list[strawberry.ID], action: Action, *,
                    hold_type: str | None = None, customer: CustomerIdentity | None = None, channel: str = "api",
                    reason: str = "", idempotency_key: str | None = None) -> seatmaps.SeatCommand:
-    eid = parse_id(event_id, "eventId")
-    seats = tuple(parse_id(s, "seatIds") for s in seat_ids)
+    eid = parse_id(event_id, "eventId", Kind.SEAT_EVENT)
+    seats = tuple(parse_id(s, "seatIds", Kind.RESOURCE) for s in seat_ids)
     await authorize_unit(ctx, await seatmaps.event_unit(ctx.deps, eid), action)
     principal = ctx.principal
     owns = (lambda cid: ctx.access.is_same_person(principal, cid)) if principal.is_customer else None
@@ -68,7 +69,7 @@ class SeatMapQuery:
                       "hold types and display colours. Public; booking ids only for staff and 'read' integrators.")
     async def seat_map(self, info: Info, event_id: EventIdArg) -> SeatMapViewResult:
         ctx = info.context
-        eid = parse_id(event_id, "eventId")
+        eid = parse_id(event_id, "eventId", Kind.SEAT_EVENT)
         unit = await authorize_unit(ctx, await seatmaps.event_unit(ctx.deps, eid), Action.PUBLIC)
         try:
             await authorize_unit(ctx, unit.id, Action.READ)
@@ -80,7 +81,7 @@ class SeatMapQuery:
 
     @strawberry.field(description="The unit's seat events that are not over, soonest first (at most 500).")
     async def seat_events(self, info: Info, unit_id: UnitIdArg) -> list[SeatEvent]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.PUBLIC)
         return [SeatEvent.from_domain(e) for e in await seatmaps.events_of(info.context.deps, uid)]
 
@@ -90,7 +91,7 @@ class SeatMapMutation:
     @strawberry.mutation(description="Owner: draw a seat map (sections → rows → seat labels). Its seats are exclusive "
                          "resources of the unit, off the slot grid.")
     async def create_seat_map(self, info: Info, input: SeatMapArg) -> SeatMapResult:
-        uid = parse_id(input.unit_id, "unitId")
+        uid = parse_id(input.unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.CONFIGURE)
         return SeatMap.from_domain(await seatmaps.create_seat_map(info.context.deps, uid, input.name,
                                                                   input.specs()))
@@ -98,7 +99,7 @@ class SeatMapMutation:
     @strawberry.mutation(description="Owner: an event (a performance) of a seat map over [startsAt, endsAt).")
     async def create_seat_event(self, info: Info, seat_map_id: SeatMapIdArg, name: EventNameArg,
                                 starts_at: EventStartArg, ends_at: EventEndArg) -> SeatEventResult:
-        mid = parse_id(seat_map_id, "seatMapId")
+        mid = parse_id(seat_map_id, "seatMapId", Kind.SEAT_MAP)
         await authorize_unit(info.context, await seatmaps.seat_map_unit(info.context.deps, mid), Action.CONFIGURE)
         return SeatEvent.from_domain(await seatmaps.create_event(info.context.deps, mid, name, starts_at,
                                                                  ends_at))

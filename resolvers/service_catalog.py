@@ -13,6 +13,7 @@ from domain.units import Unit
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit, signed_in
 from schema.args import ServiceIdArg, UnitIdArg
+from schema.ids import Kind
 from schema.service_catalog import PriceBandInput, Service, ServiceInput, ServiceResult, ServiceUpdateInput
 
 InactiveArg = Annotated[bool, strawberry.argument(description="Also the services not sold now (default false).")]
@@ -23,12 +24,12 @@ BandsArg = Annotated[list[PriceBandInput], strawberry.argument(
 
 
 def _ids(values: list[strawberry.ID], field: str) -> tuple[UUID, ...]:
-    return tuple(parse_id(v, field) for v in values)
+    return tuple(parse_id(v, field, Kind.RESOURCE) for v in values)
 
 
 async def _owned(info: Info, service_id: strawberry.ID) -> tuple[UUID, Unit]:
     """The service's id and unit, once the caller may configure that unit."""
-    sid = parse_id(service_id, "serviceId")
+    sid = parse_id(service_id, "serviceId", Kind.SERVICE)
     signed_in(info.context, Action.CONFIGURE)  # an anonymous caller learns nothing of which ids exist
     unit_id = await service_catalog.unit_of(info.context.deps, sid)
     return sid, await authorize_unit(info.context, unit_id, Action.CONFIGURE)
@@ -39,7 +40,7 @@ class ServiceCatalogQuery:
     @strawberry.field(description="The unit's services with their lengths, resources, current price and price "
                       "bands (public: customers see the prices). includeInactive: also those not sold now.")
     async def services(self, info: Info, unit_id: UnitIdArg, include_inactive: InactiveArg = False) -> list[Service]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         unit = await authorize_unit(info.context, uid, Action.PUBLIC)
         found = await service_catalog.services(info.context.deps, uid, include_inactive)
         return [Service.from_domain(s, unit.params.slot_minutes) for s in found]
@@ -49,7 +50,7 @@ class ServiceCatalogQuery:
 class ServiceCatalogMutation:
     @strawberry.mutation(description="Owner: add a service to the unit (its first price version).")
     async def create_service(self, info: Info, unit_id: UnitIdArg, input: ServiceArg) -> ServiceResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         unit = await authorize_unit(info.context, uid, Action.CONFIGURE)
         s = await service_catalog.create_service(info.context.deps, uid,
                                                  input.draft(_ids(input.resource_ids, "resourceIds")),

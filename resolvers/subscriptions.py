@@ -20,6 +20,7 @@ from resolvers.feed import unit_events
 from resolvers.permissions import authorize_booking, authorize_unit
 from schema.args import BookingIdArg, RangeFromArg, RangeToArg, SinceArg, UnitIdArg
 from schema.events import QueueChange, SlotChange
+from schema.ids import Kind
 
 SLOT_TOPICS = frozenset({BookingChanged.TOPIC, SeatsBlockChanged.TOPIC})
 """Bookings' changes, and seat and grid blocks (domain/seatmaps.py, domain/layout/blocks.py), shown on the grid."""
@@ -51,7 +52,7 @@ class Subscription:
         self, info: Info, unit_id: UnitIdArg, from_: RangeFromArg,
         to: RangeToArg, since: SinceArg = None,
     ) -> AsyncGenerator[SlotChange, None]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         require_aware(from_, "from")
         require_aware(to, "to")
         if to <= from_:
@@ -67,7 +68,7 @@ class Subscription:
     async def booking_changed(
         self, info: Info, booking_id: BookingIdArg, since: SinceArg = None
     ) -> AsyncGenerator[SlotChange, None]:
-        booking = await authorize_booking(info.context, parse_id(booking_id, "bookingId"), Action.READ)
+        booking = await authorize_booking(info.context, parse_id(booking_id, "bookingId", Kind.BOOKING), Action.READ)
         async for event in unit_events(info.context.deps, info.context.hub, booking.unit_id, since):
             if event.topic == BookingChanged.TOPIC and isinstance(fact := event.fact, BookingChanged) \
                     and fact.booking_id == booking.id:
@@ -77,7 +78,7 @@ class Subscription:
     async def queue_changed(
         self, info: Info, unit_id: UnitIdArg, since: SinceArg = None
     ) -> AsyncGenerator[QueueChange, None]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):
             if event.topic == QueueItemChanged.TOPIC and isinstance(fact := event.fact, QueueItemChanged):

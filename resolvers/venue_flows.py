@@ -17,6 +17,7 @@ from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_booking, authorize_unit, customer_for, limit_holds, signed_in
 from schema.args import BookingIdArg, IdempotencyKeyArg, UnitIdArg
 from schema.bookings import Booking, BookingPayload
+from schema.ids import Kind, ref
 from schema.payments import Charge
 from schema.venue_flows import (
     CheckoutInput,
@@ -53,7 +54,7 @@ class VenueFlowsMutation:
                          "where the venue turned it off (manualPaymentsEnabled).")
     async def record_manual_payment(self, info: Info, booking_id: BookingIdArg, input: ManualPaymentArg
                                     ) -> RecordManualPaymentResult:
-        bid = parse_id(booking_id, "bookingId")
+        bid = parse_id(booking_id, "bookingId", Kind.BOOKING)
         await authorize_booking(info.context, bid, Action.RECORD_PAYMENT)
         principal = info.context.principal
         cmd = manual_payments.RecordManualPayment(bid, input.method, input.amount_cents, input.reason,
@@ -70,14 +71,16 @@ class VenueFlowsMutation:
             raise InvalidInput("resourceId", "give exactly one of resourceId and seatEventId",
                                code=ErrorCode.REQUIRED)
         target = "resource" if resource_id is not None else "seat_event"
-        tid = parse_id(resource_id or seat_event_id or "", waitlist_switch.TARGETS[target])
+        kind = Kind.RESOURCE if target == "resource" else Kind.SEAT_EVENT
+        tid = parse_id(resource_id or seat_event_id or "", waitlist_switch.TARGETS[target], kind)
         deps = info.context.deps
         signed_in(info.context, Action.CONFIGURE)
         unit_id = await waitlist_switch.unit_of(deps, target, tid)
         await authorize_unit(info.context, unit_id, Action.CONFIGURE)
         value = await waitlist_switch.set_waitlist_enabled(deps, waitlist_switch.WaitlistSwitch(
             unit_id, target, tid, enabled, info.context.principal.key))
-        return WaitlistSetting(resource_id=resource_id, seat_event_id=seat_event_id, waitlist_enabled=value)
+        return WaitlistSetting(resource_id=ref(kind, tid) if target == "resource" else None,
+                               seat_event_id=ref(kind, tid) if target != "resource" else None, waitlist_enabled=value)
 
     @strawberry.mutation(description="One-step checkout for app clients: hold, accept the summary and open the Pix "
                          "charge in one call, all or nothing (if the charge cannot be opened no hold is left), "
@@ -87,11 +90,11 @@ class VenueFlowsMutation:
                        ) -> OneStepCheckoutResult:
         principal = info.context.principal
         hold = HoldCommand(
-            unit_id=parse_id(input.unit_id, "unitId"), starts_at=input.starts_at, ends_at=input.ends_at,
-            resource_ids=tuple(parse_id(r, "resourceIds") for r in input.resource_ids)
+            unit_id=parse_id(input.unit_id, "unitId", Kind.UNIT), starts_at=input.starts_at, ends_at=input.ends_at,
+            resource_ids=tuple(parse_id(r, "resourceIds", Kind.RESOURCE) for r in input.resource_ids)
             if input.resource_ids is not None else None, quantity=input.quantity,
             customer=customer_for(info.context, input.customer.for_caller(principal)),
-            service_id=parse_id(input.service_id, "serviceId") if input.service_id else None,
+            service_id=parse_id(input.service_id, "serviceId", Kind.SERVICE) if input.service_id else None,
             hold_type=input.hold_type, channel=input.channel, actor=principal.actor, placed_by=principal.releaser)
         if input.channel == "counter":
             raise InvalidInput("input.channel", "the counter channel is for counterBooking",
@@ -110,8 +113,8 @@ class VenueFlowsQuery:
                       "from them the payments recorded by hand, by method.")
     async def payments_summary(self, info: Info, unit_id: UnitIdArg, from_: From, to: To
                                ) -> PaymentsSummaryResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)
         start, end = check_range(from_, to)
         summary = await manual_payments.payments_summary(info.context.deps, uid, start, end)
-        return PaymentsSummary.from_domain(str(uid), from_, to, summary)
+        return PaymentsSummary.from_domain(uid, from_, to, summary)

@@ -15,6 +15,7 @@ from resolvers.context import Info, parse_id
 from resolvers.feed import unit_events
 from resolvers.permissions import authorize_unit
 from schema.args import SinceArg, UnitIdArg
+from schema.ids import Kind
 from schema.pages import page_description, page_size
 from schema.venue_log import VenueChange, VenueChangeEvent
 
@@ -30,7 +31,7 @@ class VenueLogQuery:
     async def venue_changes(self, info: Info, unit_id: UnitIdArg, before: BeforeArg = None,
                             first: Annotated[int, strawberry.argument(description=page_description(100))] = 100
                             ) -> list[VenueChange]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.MANAGE)
         before_id = None if before is None else _change_id(before)
         rows = await venue_log.recent(info.context.deps, uid, page_size(first), before_id)
@@ -44,11 +45,11 @@ class VenueLogSubscription:
                              "seq you saw.")
     async def venue_changed(self, info: Info, unit_id: UnitIdArg, since: SinceArg = None
                             ) -> AsyncGenerator[VenueChangeEvent, None]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)
         async for event in unit_events(info.context.deps, info.context.hub, uid, since):
             if event.topic == VenueChanged.TOPIC and isinstance(fact := event.fact, VenueChanged):
-                yield VenueChangeEvent.from_event(event.seq, fact)
+                yield VenueChangeEvent.from_event(event.seq, uid, fact)
 
 
 def _change_id(raw: strawberry.ID) -> int:

@@ -18,6 +18,7 @@ from resolvers.permissions import authorize_unit, signed_in
 from resolvers.ports import WebhookStore
 from schema.args import EndpointIdArg, UnitIdArg
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
+from schema.ids import Kind
 from schema.pages import page_description, page_size
 from schema.webhooks import (
     ReplayResult,
@@ -70,7 +71,7 @@ async def _authorize_row(context: Context, kind: str, row_id: UUID, field: str, 
 class WebhookQuery:
     @strawberry.field(description="The unit's webhook endpoints (never their secrets).")
     async def webhooks(self, info: Info, unit_id: UnitIdArg) -> list[WebhookEndpoint]:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.WEBHOOKS)
         return [WebhookEndpoint.from_row(r) for r in await _store(info.context).endpoints(uid)]
 
@@ -82,7 +83,7 @@ class WebhookQuery:
         first: Annotated[int, strawberry.argument(description=page_description(50))] = 50,
         status: DeliveryStatusArg = None,
     ) -> list[WebhookDelivery]:
-        eid = parse_id(endpoint_id, "endpointId")
+        eid = parse_id(endpoint_id, "endpointId", Kind.WEBHOOK_ENDPOINT)
         await _authorize_row(info.context, "webhook", eid, "endpointId")
         rows = await _store(info.context).deliveries(eid, page_size(first), status)
         return [WebhookDelivery.from_row(r) for r in rows]
@@ -96,7 +97,7 @@ class WebhookQuery:
             description="Only deliveries in this status.")] = None,
         first: First = None, after: After = None, last: Last = None, before: Before = None,
     ) -> Connection[WebhookDelivery]:
-        eid = parse_id(endpoint_id, "endpointId")
+        eid = parse_id(endpoint_id, "endpointId", Kind.WEBHOOK_ENDPOINT)
         request = page_request(listings.WEBHOOK_DELIVERIES, first, after, last, before)
         await _authorize_row(info.context, "webhook", eid, "endpointId", hide=True)
         page = await _store(info.context).deliveries_page(eid, status.name.lower() if status else None, request)
@@ -109,7 +110,7 @@ class WebhookMutation:
                          "127.0.0.1). Returns the signing secret, shown this once. " + _TYPES)
     async def register_webhook(self, info: Info, unit_id: UnitIdArg, url: UrlArg, event_types: EventTypesArg,
                                description: NoteTextArg = None) -> WebhookSecretResult:
-        uid = parse_id(unit_id, "unitId")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.WEBHOOKS)
         checked_url, types = wh.check_url(url), wh.check_event_types(event_types)
         row, secret = await _store(info.context).register(
@@ -121,7 +122,7 @@ class WebhookMutation:
     async def update_webhook(self, info: Info, endpoint_id: EndpointIdArg, url: NewUrlArg = None,
                              event_types: NewEventTypesArg = None, enabled: EnableArg = None,
                              description: NoteTextArg = None) -> WebhookResult:
-        eid = parse_id(endpoint_id, "endpointId")
+        eid = parse_id(endpoint_id, "endpointId", Kind.WEBHOOK_ENDPOINT)
         await _authorize_row(info.context, "webhook", eid, "endpointId")
         row = await _store(info.context).update(
             eid, info.context.deps.clock.now(), url=wh.check_url(url) if url is not None else None,
@@ -134,7 +135,7 @@ class WebhookMutation:
     @strawberry.mutation(description="Stop sending to an endpoint; its deliveries still waiting are cancelled. "
                          "updateWebhook(enabled: true) starts it again (for new events).")
     async def disable_webhook(self, info: Info, endpoint_id: EndpointIdArg) -> WebhookResult:
-        eid = parse_id(endpoint_id, "endpointId")
+        eid = parse_id(endpoint_id, "endpointId", Kind.WEBHOOK_ENDPOINT)
         await _authorize_row(info.context, "webhook", eid, "endpointId")
         row = await _store(info.context).update(eid, info.context.deps.clock.now(), enabled=False)
         if row is None:
@@ -144,7 +145,7 @@ class WebhookMutation:
     @strawberry.mutation(description="A new signing secret, shown this once. For 24 h deliveries carry a second "
                          "v1= signature made with the previous secret, so receivers can switch without losing any.")
     async def rotate_webhook_secret(self, info: Info, endpoint_id: EndpointIdArg) -> WebhookSecretResult:
-        eid = parse_id(endpoint_id, "endpointId")
+        eid = parse_id(endpoint_id, "endpointId", Kind.WEBHOOK_ENDPOINT)
         await _authorize_row(info.context, "webhook", eid, "endpointId")
         found = await _store(info.context).rotate(eid, info.context.deps.clock.now())
         if found is None:
@@ -154,7 +155,7 @@ class WebhookMutation:
     @strawberry.mutation(description="Send a delivery again now, by hand (a new round of attempts with retries; the "
                          "same X-Slothold-Delivery id, so receivers can drop what they already have).")
     async def replay_webhook_delivery(self, info: Info, delivery_id: DeliveryIdArg) -> ReplayResult:
-        did = parse_id(delivery_id, "deliveryId")
+        did = parse_id(delivery_id, "deliveryId", Kind.WEBHOOK_DELIVERY)
         await _authorize_row(info.context, "delivery", did, "deliveryId")
         row = await _store(info.context).replay(did, info.context.deps.clock.now())
         return WebhookDelivery.from_row(row)

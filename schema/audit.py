@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from typing import Annotated
+from uuid import UUID
 
 import strawberry
 
@@ -11,6 +12,7 @@ from domain import audit_reports as da
 from schema import docs
 from schema.enums import described_enum
 from schema.errors import InvalidInput, NotFound
+from schema.ids import Kind, ref
 
 AuditBucket = da.AuditBucket
 described_enum(AuditBucket, description="How a per-period report cuts its range: the unit's local calendar DAYs, or "
@@ -39,9 +41,9 @@ class HoldConversion:
                                                 "created.")
 
     @classmethod
-    def from_domain(cls, unit_id: str, start: datetime, end: datetime, hold_type: str | None,
+    def from_domain(cls, unit_id: UUID, start: datetime, end: datetime, hold_type: str | None,
                     c: da.HoldConversion) -> HoldConversion:
-        return cls(unit_id=strawberry.ID(unit_id), from_=start, to=end, hold_type=hold_type, created=c.created,
+        return cls(unit_id=ref(Kind.UNIT, unit_id), from_=start, to=end, hold_type=hold_type, created=c.created,
                    sold=c.sold, expired=c.expired, cancelled=c.cancelled, open=c.open, sold_share=c.sold_share)
 
 

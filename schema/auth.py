@@ -11,6 +11,7 @@ from domain.access import CallerKind, Principal, Scope
 from domain.notifications import NotificationChannel, NotificationKind
 from schema.enums import described_enum
 from schema.errors import InvalidInput, NotFound, TooManyAttempts, WrongCode
+from schema.ids import Kind, opt_ref
 from schema.setup import StaffRole
 
 described_enum(CallerKind, description="Who is calling, by the credential of the request.", values={
@@ -74,7 +75,8 @@ class Me:
     @classmethod
     def from_domain(cls, p: Principal) -> Me:
         return cls(kind=CallerKind(p.kind), role=p.role, scopes=[Scope(s) for s in sorted(p.scopes)],
-                   tenant_id=_id(p.tenant_id), unit_id=_id(p.unit_id), customer_id=_id(p.customer_id), name=p.name)
+                   tenant_id=opt_ref(Kind.TENANT, p.tenant_id), unit_id=opt_ref(Kind.UNIT, p.unit_id),
+                   customer_id=opt_ref(Kind.CUSTOMER, p.customer_id), name=p.name)
 
 
 @strawberry.type(description="A message the sandbox notification channel would have delivered.")
@@ -95,7 +97,3 @@ SessionResult = Annotated[CustomerSession | InvalidInput | NotFound | TooManyAtt
                               "CustomerSessionResult", description=(
                               "What verifyLoginCode answers: CustomerSession, or the refusal (an Error) that stopped "
                               "it."))]
-
-
-def _id(value: object | None) -> strawberry.ID | None:
-    return strawberry.ID(str(value)) if value is not None else None

@@ -13,6 +13,7 @@ from domain.hold_types import PLATFORM_CATALOG, HoldTypeCatalog
 from schema import docs
 from schema.enums import described_enum
 from schema.errors import InvalidInput, NotFound
+from schema.ids import Kind, opt_ref
 from schema.units import Resource
 from schema.vocabulary import BookingStatus
 
@@ -50,7 +51,7 @@ class GridSegment:
         return cls(
             starts_at=s.starts_at, ends_at=s.ends_at, state=SlotState(s.state.value), slots=s.slots,
             available=s.available,
-            booking_id=strawberry.ID(str(o.booking_id)) if o and o.booking_id else None,
+            booking_id=opt_ref(Kind.BOOKING, o.booking_id) if o else None,
             status=BookingStatus(o.status.value) if o and o.status else None,
             hold_type=hold_type, hold_type_name=name,
             hold_expires_at=o.hold_expires_at if o else None,

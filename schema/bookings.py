@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated
-from uuid import UUID
 
 import strawberry
 
@@ -27,6 +26,8 @@ from schema.errors import (
     PaymentUnavailable,
     SlotTaken,
 )
+from schema.ids import Kind, db_id, opt_ref, ref
+from schema.nodes import Node
 from schema.pages import page_size
 from schema.payments import Acceptance, Charge, Refund
 from schema.vocabulary import BookingStatus, Channel
@@ -38,6 +39,11 @@ class Allocation:
     starts_at: datetime = strawberry.field(description=docs.STARTS_AT)
     ends_at: datetime = strawberry.field(description=docs.ENDS_AT)
     quantity: int = strawberry.field(description=docs.QUANTITY)
+
+    @classmethod
+    def from_domain(cls, a: db.Allocation) -> Allocation:
+        return cls(resource_id=ref(Kind.RESOURCE, a.resource_id), starts_at=a.starts_at, ends_at=a.ends_at,
+                   quantity=a.quantity)
 
 
 @strawberry.type(description="One row of a booking's audit trail (SPEC §15): a status change, who made it and how.")
@@ -63,13 +69,12 @@ class BookingHistoryEntry:
             at=e.at, old_status=BookingStatus(e.old_status.value) if e.old_status else None,
             new_status=BookingStatus(e.new_status.value), hold_type=e.hold_type, actor=e.actor,
             channel=Channel(e.channel), reason=e.reason, session=e.session,
-            booking_id=strawberry.ID(str(e.booking_id)) if e.booking_id else None,
-            allocations=[Allocation(resource_id=strawberry.ID(str(a.resource_id)), starts_at=a.starts_at,
-                                    ends_at=a.ends_at, quantity=a.quantity) for a in e.allocations])
+            booking_id=opt_ref(Kind.BOOKING, e.booking_id),
+            allocations=[Allocation.from_domain(a) for a in e.allocations])
 
 
 @strawberry.type(description="One customer's claim on one or more resources over a time range.")
-class Booking:
+class Booking(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
     status: BookingStatus = strawberry.field(description="Where it is in its lifecycle now.")
@@ -99,13 +104,13 @@ class Booking:
     async def refunds(self, info: strawberry.Info) -> list[Refund]:
         from domain.refunds import refunds_of
 
-        return [Refund.from_domain(r) for r in await refunds_of(info.context.deps, UUID(str(self.id)))]
+        return [Refund.from_domain(r) for r in await refunds_of(info.context.deps, db_id(self.id))]
 
     @strawberry.field(description="What refunds have sent back so far (succeeded ones); paidCents stays what was paid.")
     async def refunded_cents(self, info: strawberry.Info) -> int:
         from domain.refunds import RefundStatus, refunds_of
 
-        found = await refunds_of(info.context.deps, UUID(str(self.id)))
+        found = await refunds_of(info.context.deps, db_id(self.id))
         return sum(r.amount_cents for r in found if r.status is RefundStatus.SUCCEEDED)
 
     @strawberry.field(description="While the booking is held: the summary accepting it now would record — price "
@@ -114,7 +119,7 @@ class Booking:
     async def quote(self, info: strawberry.Info) -> Acceptance | None:
         from domain.checkout import quote
 
-        terms = await quote(info.context.deps, UUID(str(self.id)))
+        terms = await quote(info.context.deps, db_id(self.id))
         return Acceptance.from_json(terms.as_json()) if terms is not None else None
 
     @strawberry.field(description="The booking's audit trail, oldest first: its first `first` rows (1 to 500). "
@@ -125,7 +130,7 @@ class Booking:
                       ) -> list[BookingHistoryEntry]:
         from domain.services import HISTORY_MAX, booking_history
 
-        found = await booking_history(info.context.deps, UUID(str(self.id)), page_size(first, HISTORY_MAX))
+        found = await booking_history(info.context.deps, db_id(self.id), page_size(first, HISTORY_MAX))
         return [BookingHistoryEntry.from_domain(e) for e in found]
 
     @strawberry.field(description="The booking's audit trail, oldest first (by the audit row's sequence), a page "
@@ -135,24 +140,23 @@ class Booking:
         from domain import listings
 
         request = page_request(listings.BOOKING_HISTORY, first, after, last, before)
-        page = await listings.read(info.context.deps, lambda rows: rows.booking_history(UUID(str(self.id)), request))
+        page = await listings.read(info.context.deps, lambda rows: rows.booking_history(db_id(self.id), request))
         return connection(page.map(BookingHistoryEntry.from_domain), listings.BOOKING_HISTORY)
 
     @classmethod
     def from_domain(cls, b: db.Booking) -> Booking:
         return cls(
-            id=strawberry.ID(str(b.id)), unit_id=strawberry.ID(str(b.unit_id)), status=BookingStatus(b.status.value),
+            id=ref(Kind.BOOKING, b.id), unit_id=ref(Kind.UNIT, b.unit_id), status=BookingStatus(b.status.value),
             hold_type=b.hold_type, channel=Channel(b.channel), starts_at=b.starts_at, ends_at=b.ends_at,
             hold_expires_at=b.hold_expires_at, created_at=b.created_at,
-            customer_id=strawberry.ID(str(b.customer_id)) if b.customer_id else None,
-            allocations=[Allocation(resource_id=strawberry.ID(str(a.resource_id)), starts_at=a.starts_at,
-                                    ends_at=a.ends_at, quantity=a.quantity) for a in b.allocations],
+            customer_id=opt_ref(Kind.CUSTOMER, b.customer_id),
+            allocations=[Allocation.from_domain(a) for a in b.allocations],
             due_now_cents=b.due_now_cents, paid_cents=b.paid_cents,
             acceptance=Acceptance.from_json(b.acceptance) if b.acceptance else None,
-            swapped_from=strawberry.ID(str(b.swapped_from)) if b.swapped_from else None,
-            swapped_to=strawberry.ID(str(b.swapped_to)) if b.swapped_to else None,
-            rescheduled_from=strawberry.ID(str(b.rescheduled_from)) if b.rescheduled_from else None,
-            rescheduled_to=strawberry.ID(str(b.rescheduled_to)) if b.rescheduled_to else None,
+            swapped_from=opt_ref(Kind.BOOKING, b.swapped_from),
+            swapped_to=opt_ref(Kind.BOOKING, b.swapped_to),
+            rescheduled_from=opt_ref(Kind.BOOKING, b.rescheduled_from),
+            rescheduled_to=opt_ref(Kind.BOOKING, b.rescheduled_to),
         )
 
 

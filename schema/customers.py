@@ -11,6 +11,8 @@ from domain.access import Principal
 from domain.customers import CustomerIdentity
 from schema import docs
 from schema.errors import InvalidInput, NotFound
+from schema.ids import Kind, ref
+from schema.nodes import Node
 
 
 @strawberry.input(description="Who the booking is for: a CPF (with check digits) and/or an E.164 phone.")
@@ -31,7 +33,7 @@ class CustomerInput:
 
 
 @strawberry.type(description="A customer record of the tenant (one CPF and/or phone).")
-class Customer:
+class Customer(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     cpf: str | None = strawberry.field(description="The CPF (11 digits); null when unknown.")
     phone: str | None = strawberry.field(description="The phone (E.164); null when unknown.")
@@ -43,7 +45,7 @@ class Customer:
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> Customer:
-        return cls(id=strawberry.ID(str(r["id"])), cpf=r["cpf"], phone=r["phone"], name=r["name"],
+        return cls(id=ref(Kind.CUSTOMER, r["id"]), cpf=r["cpf"], phone=r["phone"], name=r["name"],
                    blacklisted=r["blacklisted"], blacklist_reason=r["blacklist_reason"],
                    blacklist_changed_at=r["blacklist_changed_at"])
 

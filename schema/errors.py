@@ -16,6 +16,7 @@ from domain.error_codes import DESCRIPTIONS
 from domain.errors import ErrorCode
 from schema import docs
 from schema.enums import described_enum
+from schema.ids import Kind, opt_ref, ref, refs
 
 described_enum(ErrorCode, name="ErrorCode", graphql_name_from="value", description=(
     "Every stable code a client can meet: `code` of a refusal in a result union, and `extensions.code` of a "
@@ -44,7 +45,7 @@ class SlotOption:
 
     @classmethod
     def from_domain(cls, o: de.SlotOption) -> SlotOption:
-        return cls(resource_id=strawberry.ID(str(o.resource_id)), starts_at=o.starts_at, ends_at=o.ends_at)
+        return cls(resource_id=ref(Kind.RESOURCE, o.resource_id), starts_at=o.starts_at, ends_at=o.ends_at)
 
 
 @strawberry.type(description="The waitlist of a taken slot: join it to be offered the slot if it frees.")
@@ -73,12 +74,12 @@ class SlotTaken(Error):
     def from_domain(cls, e: de.SlotTaken) -> SlotTaken:
         return cls(
             code=e.code, message=e.message,
-            resource_ids=[strawberry.ID(str(r)) for r in e.resource_ids],
+            resource_ids=refs(Kind.RESOURCE, e.resource_ids),
             starts_at=e.starts_at, ends_at=e.ends_at,
             alternatives=[SlotOption.from_domain(a) for a in e.alternatives],
-            waitlist=[WaitlistOption(resource_id=strawberry.ID(str(w.resource_id)), starts_at=w.starts_at,
+            waitlist=[WaitlistOption(resource_id=ref(Kind.RESOURCE, w.resource_id), starts_at=w.starts_at,
                                      ends_at=w.ends_at) for w in e.waitlist],
-            held_booking_id=strawberry.ID(str(e.booking_id)) if isinstance(e, de.SlotHeld) else None,
+            held_booking_id=ref(Kind.BOOKING, e.booking_id) if isinstance(e, de.SlotHeld) else None,
         )
 
 
@@ -157,7 +158,7 @@ class HoldLimitReached(Error):
     @classmethod
     def from_domain(cls, e: de.HoldLimitReached) -> HoldLimitReached:
         return cls(code=e.code, message=e.message, message_pt=e.message_pt,
-                   booking_id=strawberry.ID(str(e.booking_id)) if e.booking_id else None,
+                   booking_id=opt_ref(Kind.BOOKING, e.booking_id),
                    swap_available=e.swap_available)
 
 

@@ -15,6 +15,7 @@ from schema import docs
 from schema.availability import SlotState
 from schema.enums import described_enum
 from schema.hold_types import SeatState
+from schema.ids import Kind, opt_ref, ref
 from schema.queue import QueueChangeKind, QueueItemType, QueuePriority
 from schema.vocabulary import BookingStatus
 
@@ -78,14 +79,14 @@ class SlotChange:
         # A seat's state comes from the status (a completed booking's seat stays sold; its grid slot is free).
         seat = seat_state(b.status) if b else dh.SeatState.BLOCKED if e.state == "blocked" else dh.SeatState.ACTIVE
         return cls(
-            seq=seq, unit_id=strawberry.ID(str(e.unit_id)), event=SlotEvent(e.name),
-            booking_id=strawberry.ID(str(b.booking_id)) if b else None,
+            seq=seq, unit_id=ref(Kind.UNIT, e.unit_id), event=SlotEvent(e.name),
+            booking_id=ref(Kind.BOOKING, b.booking_id) if b else None,
             status=BookingStatus(b.status) if b else None,
             seat_state=seat,
             old_status=BookingStatus(b.old_status) if b and b.old_status else None,
             state=SlotState(e.state), hold_type=hold_type, hold_type_name=name, display_color=color,
             hold_expires_at=b.hold_expires_at if b else None, at=e.at,
-            slots=[SlotRange(resource_id=strawberry.ID(str(a.resource_id)), starts_at=a.starts_at,
+            slots=[SlotRange(resource_id=ref(Kind.RESOURCE, a.resource_id), starts_at=a.starts_at,
                              ends_at=a.ends_at, quantity=a.quantity) for a in e.allocations],
         )
 
@@ -103,7 +104,6 @@ class QueueChange:
 
     @classmethod
     def from_event(cls, seq: int, unit_id: UUID, e: QueueItemChanged) -> QueueChange:
-        return cls(seq=seq, unit_id=strawberry.ID(str(unit_id)), kind=QueueChangeKind(e.kind),
-                   item_id=strawberry.ID(str(e.item_id)), type=QueueItemType(e.type), title=e.title,
-                   priority=QueuePriority(e.priority),
-                   booking_id=strawberry.ID(str(e.booking_id)) if e.booking_id else None)
+        return cls(seq=seq, unit_id=ref(Kind.UNIT, unit_id), kind=QueueChangeKind(e.kind),
+                   item_id=ref(Kind.QUEUE_ITEM, e.item_id), type=QueueItemType(e.type), title=e.title,
+                   priority=QueuePriority(e.priority), booking_id=opt_ref(Kind.BOOKING, e.booking_id))

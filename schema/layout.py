@@ -16,6 +16,8 @@ from domain.units import HoursException as DomainException
 from domain.units import OpeningWindow
 from schema import docs
 from schema.errors import Busy, Error, InvalidInput, NotFound
+from schema.ids import Kind, opt_ref, ref, refs
+from schema.nodes import Node
 from schema.units import ResourceKind
 from schema.vocabulary import Weekday
 
@@ -31,7 +33,7 @@ class BookingsInTheWay(Error):
     @classmethod
     def from_domain(cls, e: le.BookingsInTheWay) -> BookingsInTheWay:
         return cls(code=e.code, message=e.message, field=e.field,
-                   booking_ids=[strawberry.ID(str(b)) for b in e.booking_ids], count=e.count, at=e.at)
+                   booking_ids=refs(Kind.BOOKING, e.booking_ids), count=e.count, at=e.at)
 
 
 @strawberry.type(description="Open from `opens` to `closes` (local time, HH:MM; closes may be 24:00).")
@@ -80,9 +82,9 @@ class VenueResource:
 
     @classmethod
     def from_domain(cls, r: ResourceRow) -> VenueResource:
-        return cls(id=strawberry.ID(str(r.id)), unit_id=strawberry.ID(str(r.unit_id)), name=r.name,
+        return cls(id=ref(Kind.RESOURCE, r.id), unit_id=ref(Kind.UNIT, r.unit_id), name=r.name,
                    kind=ResourceKind(r.kind.value), capacity=r.capacity,
-                   group_id=strawberry.ID(str(r.group_id)) if r.group_id else None, group_name=r.group_name,
+                   group_id=opt_ref(Kind.RESOURCE_GROUP, r.group_id), group_name=r.group_name,
                    sort=r.sort, active=r.active, opening_hours=[WeeklyWindow.from_domain(w) for w in r.hours])
 
 
@@ -92,7 +94,7 @@ class ResourceOrder:
 
 
 @strawberry.type(description="A group of resources, shown together on the grid.")
-class ResourceGroup:
+class ResourceGroup(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
     name: str = strawberry.field(description="Its name, unique in the unit.")
@@ -100,7 +102,7 @@ class ResourceGroup:
 
     @classmethod
     def from_domain(cls, g: GroupRow) -> ResourceGroup:
-        return cls(id=strawberry.ID(str(g.id)), unit_id=strawberry.ID(str(g.unit_id)), name=g.name, sort=g.sort)
+        return cls(id=ref(Kind.RESOURCE_GROUP, g.id), unit_id=ref(Kind.UNIT, g.unit_id), name=g.name, sort=g.sort)
 
 
 @strawberry.input(description="A group by id, or by name (made when the unit has no group of that name).")
@@ -138,7 +140,7 @@ class OpeningHours:
 
 @strawberry.type(description="A dated exception to the weekly hours: a closed day (no windows) or special hours, "
                  "unit-wide (resourceId null) or for one resource. A resource's own exception wins over the unit's.")
-class HoursException:
+class HoursException(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     date: date = strawberry.field(description="The local date (the unit's time zone).")
     resource_id: strawberry.ID | None = strawberry.field(description="The resource; null: unit-wide.")
@@ -149,13 +151,13 @@ class HoursException:
 
     @classmethod
     def from_domain(cls, e: DomainException) -> HoursException:
-        return cls(id=strawberry.ID(str(e.id)), date=e.day,
-                   resource_id=strawberry.ID(str(e.resource_id)) if e.resource_id else None, closed=e.closed,
+        return cls(id=ref(Kind.HOURS_EXCEPTION, e.id), date=e.day,
+                   resource_id=opt_ref(Kind.RESOURCE, e.resource_id), closed=e.closed,
                    windows=[TimeWindow(opens=hhmm(o), closes=hhmm(c)) for o, c in e.windows], reason=e.reason)
 
 
 @strawberry.type(description="A resource out of sale over [from, to): BLOCKED on the grid, not bookable.")
-class GridBlock:
+class GridBlock(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
     resource_id: strawberry.ID = strawberry.field(description="The resource taken out of sale.")
@@ -167,8 +169,8 @@ class GridBlock:
 
     @classmethod
     def from_domain(cls, b: DomainBlock) -> GridBlock:
-        return cls(id=strawberry.ID(str(b.id)), unit_id=strawberry.ID(str(b.unit_id)),
-                   resource_id=strawberry.ID(str(b.resource_id)), from_=b.starts_at, to=b.ends_at, reason=b.reason,
+        return cls(id=ref(Kind.GRID_BLOCK, b.id), unit_id=ref(Kind.UNIT, b.unit_id),
+                   resource_id=ref(Kind.RESOURCE, b.resource_id), from_=b.starts_at, to=b.ends_at, reason=b.reason,
                    created_by=b.created_by, created_at=b.created_at)
 
 

@@ -12,6 +12,8 @@ from domain import events
 from domain.notifications import Audience, NotificationKind
 from schema import docs
 from schema.enums import described_enum
+from schema.ids import Kind, opt_ref, ref
+from schema.nodes import Node
 
 described_enum(Audience, name="NotificationAudience", description="Whom an in-app notification is for.", values={
     "CUSTOMER": "A customer: their own feed (a customer session reads it).",
@@ -20,7 +22,7 @@ described_enum(Audience, name="NotificationAudience", description="Whom an in-ap
 
 
 @strawberry.type(description="An in-app notification, to a customer or to a unit's staff.")
-class Notification:
+class Notification(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
     audience: Audience = strawberry.field(description="Whom it is for.")
@@ -33,17 +35,17 @@ class Notification:
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> Notification:
-        return cls(id=strawberry.ID(str(r["id"])), unit_id=strawberry.ID(str(r["unit_id"])),
+        return cls(id=ref(Kind.NOTIFICATION, r["id"]), unit_id=ref(Kind.UNIT, r["unit_id"]),
                    audience=Audience(r["audience"]), kind=NotificationKind(r["kind"]),
-                   booking_id=strawberry.ID(str(r["booking_id"])) if r.get("booking_id") else None,
+                   booking_id=opt_ref(Kind.BOOKING, r.get("booking_id")),
                    title=r["title"], body=r["body"], created_at=r["created_at"], read_at=r.get("read_at"))
 
     @classmethod
     def from_event(cls, unit_id: UUID, n: events.NotificationAdded) -> Notification:
         """A notification as it was just added (unread)."""
-        return cls(id=strawberry.ID(str(n.notification_id)), unit_id=strawberry.ID(str(unit_id)),
+        return cls(id=ref(Kind.NOTIFICATION, n.notification_id), unit_id=ref(Kind.UNIT, unit_id),
                    audience=Audience(n.audience), kind=NotificationKind(n.kind),
-                   booking_id=strawberry.ID(str(n.booking_id)) if n.booking_id else None, title=n.title,
+                   booking_id=opt_ref(Kind.BOOKING, n.booking_id), title=n.title,
                    body=n.body, created_at=n.created_at, read_at=None)
 
 

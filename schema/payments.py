@@ -15,6 +15,8 @@ from domain import refunds as dr
 from domain import settlement as ds
 from schema import docs
 from schema.enums import described_enum
+from schema.ids import Kind, ref
+from schema.nodes import Node
 from schema.vocabulary import Channel, PaymentRule
 
 
@@ -57,7 +59,7 @@ described_enum(Outcome, name="PaymentOutcomeKind", description="What a received 
 
 @strawberry.type(description="Money back for one payment of a cancelled booking, by the cancellation policy version "
                  "the customer accepted and the hours left before the start (SPEC §7 \"Refunds\").")
-class Refund:
+class Refund(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     payment_id: strawberry.ID = strawberry.field(description="The payment it gives money back for.")
     paid_cents: int = strawberry.field(description="What that payment brought in.")
@@ -77,7 +79,7 @@ class Refund:
 
     @classmethod
     def from_domain(cls, r: dr.Refund) -> Refund:
-        return cls(id=strawberry.ID(str(r.id)), payment_id=strawberry.ID(str(r.payment_id)), paid_cents=r.paid_cents,
+        return cls(id=ref(Kind.REFUND, r.id), payment_id=strawberry.ID(str(r.payment_id)), paid_cents=r.paid_cents,
                    amount_cents=r.amount_cents, percent=r.percent, policy_version=r.policy_version,
                    hours_before_start=r.hours_before_start, status=RefundStatus(r.status.value),
                    provider=r.provider, provider_ref=r.provider_ref, attempts=r.attempts, error=r.error,
@@ -85,7 +87,7 @@ class Refund:
 
 
 @strawberry.type(description="A Pix charge of a fixed amount: pay it with the copia-e-cola code or the QR image.")
-class Charge:
+class Charge(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     txid: str = strawberry.field(description="The Pix transaction id the bank knows it by (sandboxPay takes it).")
     provider: str = strawberry.field(description="The payment provider that opened it: the adapter's name (sandbox, "
@@ -99,7 +101,7 @@ class Charge:
 
     @classmethod
     def from_domain(cls, c: dp.Charge, qr: Callable[[str], str] | None = None) -> Charge:
-        return cls(id=strawberry.ID(str(c.id)), txid=c.txid, provider=c.provider, amount_cents=c.amount_cents,
+        return cls(id=ref(Kind.CHARGE, c.id), txid=c.txid, provider=c.provider, amount_cents=c.amount_cents,
                    status=ChargeStatus(c.status.value), copia_e_cola=c.brcode, expires_at=c.expires_at,
                    qr_code_png=qr(c.brcode) if qr and c.brcode else None)
 
@@ -138,7 +140,7 @@ class PaymentOutcome:
 
 @strawberry.type(description="A Pix of the unit that matched no charge (paid by hand to the key, without our txid), "
                  "waiting for staff to apply it with linkPayment (RN-HLD-06 \"Vincular pagamento\").")
-class OrphanPayment:
+class OrphanPayment(Node):
     id: strawberry.ID = strawberry.field(description="The paymentId that linkPayment takes.")
     amount_cents: int = strawberry.field(description="What was paid, in cents.")
     payer_name: str | None = strawberry.field(description="The payer's name, when the bank sends it.")
@@ -150,6 +152,6 @@ class OrphanPayment:
 
     @classmethod
     def from_domain(cls, o: do.OrphanPayment) -> OrphanPayment:
-        return cls(id=strawberry.ID(str(o.id)), amount_cents=o.amount_cents, payer_name=o.payer_name,
+        return cls(id=ref(Kind.ORPHAN_PAYMENT, o.id), amount_cents=o.amount_cents, payer_name=o.payer_name,
                    payer_document=o.payer_document, txid=o.txid, end_to_end_id=o.end_to_end_id,
                    received_at=o.received_at)

@@ -12,6 +12,8 @@ from domain import staff_queue as dq
 from schema import docs
 from schema.enums import described_enum
 from schema.errors import InvalidInput, InvalidTransition, NotFound
+from schema.ids import Kind, opt_ref, ref
+from schema.nodes import Node
 
 QueueItemType = dq.QueueItemType
 described_enum(QueueItemType, description="What a staff queue item is about (SPEC §12); each has "
@@ -52,7 +54,7 @@ described_enum(QueueChangeKind, name="QueueChangeKind", description="What happen
 
 
 @strawberry.type(description="An item of the staff queue (Tratativas).")
-class QueueItem:
+class QueueItem(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
     type: QueueItemType = strawberry.field(description="What it is about.")
@@ -71,9 +73,9 @@ class QueueItem:
 
     @classmethod
     def from_domain(cls, q: dq.QueueItem) -> QueueItem:
-        return cls(id=strawberry.ID(str(q.id)), unit_id=strawberry.ID(str(q.unit_id)), type=q.type,
+        return cls(id=ref(Kind.QUEUE_ITEM, q.id), unit_id=ref(Kind.UNIT, q.unit_id), type=q.type,
                    title=q.title, priority=q.priority, status=q.status,
-                   booking_id=strawberry.ID(str(q.booking_id)) if q.booking_id else None, payload=JSON(q.payload),
+                   booking_id=opt_ref(Kind.BOOKING, q.booking_id), payload=JSON(q.payload),
                    created_at=q.created_at, acknowledged_by=q.acknowledged_by, acknowledged_at=q.acknowledged_at,
                    resolved_by=q.resolved_by, resolved_at=q.resolved_at)
 

@@ -24,11 +24,13 @@ from schema.errors import (
     NotFound,
 )
 from schema.hold_types import SeatState
+from schema.ids import Kind, opt_ref, ref
+from schema.nodes import Node
 from schema.vocabulary import Channel
 
 
 @strawberry.type(description="A seat map: numbered seats in sections and rows, each an exclusive resource.")
-class SeatMap:
+class SeatMap(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
     name: str = strawberry.field(description=docs.NAME)
@@ -36,12 +38,12 @@ class SeatMap:
 
     @classmethod
     def from_domain(cls, m: ds.SeatMap) -> SeatMap:
-        return cls(id=strawberry.ID(str(m.id)), unit_id=strawberry.ID(str(m.unit_id)), name=m.name,
+        return cls(id=ref(Kind.SEAT_MAP, m.id), unit_id=ref(Kind.UNIT, m.unit_id), name=m.name,
                    seat_count=len(m.seats))
 
 
 @strawberry.type(description="A performance of a seat map: its seats are sold for [startsAt, endsAt).")
-class SeatEvent:
+class SeatEvent(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
     seat_map_id: strawberry.ID = strawberry.field(description="Its seat map.")
@@ -52,8 +54,8 @@ class SeatEvent:
 
     @classmethod
     def from_domain(cls, e: ds.SeatEvent) -> SeatEvent:
-        return cls(id=strawberry.ID(str(e.id)), unit_id=strawberry.ID(str(e.unit_id)),
-                   seat_map_id=strawberry.ID(str(e.seat_map_id)), name=e.name, starts_at=e.starts_at,
+        return cls(id=ref(Kind.SEAT_EVENT, e.id), unit_id=ref(Kind.UNIT, e.unit_id),
+                   seat_map_id=ref(Kind.SEAT_MAP, e.seat_map_id), name=e.name, starts_at=e.starts_at,
                    ends_at=e.ends_at)
 
 
@@ -79,10 +81,10 @@ class Seat:
         slot = ("blocked" if v.state is SeatState.BLOCKED else slot_state(o.status, seat=True) if o else "free")
         hold_type = o.hold_type if o else None
         name, color = catalog.display(slot, hold_type)
-        return cls(id=strawberry.ID(str(v.seat.id)), section=v.seat.section, row=v.seat.row, label=v.seat.label,
+        return cls(id=ref(Kind.RESOURCE, v.seat.id), section=v.seat.section, row=v.seat.row, label=v.seat.label,
                    state=v.state, hold_type=hold_type, hold_type_name=name, display_color=color,
                    hold_expires_at=o.hold_expires_at if o and v.state is SeatState.LOCKED else None,
-                   booking_id=strawberry.ID(str(o.booking_id)) if show_booking and o and o.booking_id else None)
+                   booking_id=opt_ref(Kind.BOOKING, o.booking_id) if show_booking and o else None)
 
 
 @strawberry.type(description="A row of a section, its seats in display order.")
@@ -143,7 +145,7 @@ class SeatsUnavailable(Error):
     @classmethod
     def from_domain(cls, e: de.SeatsUnavailable) -> SeatsUnavailable:
         return cls(code=e.code, message=e.message,
-                   seats=[SeatConflict(seat_id=strawberry.ID(str(s.seat_id)), label=s.label,
+                   seats=[SeatConflict(seat_id=ref(Kind.RESOURCE, s.seat_id), label=s.label,
                                        state=SeatState(s.state)) for s in e.seats])
 
 

@@ -12,6 +12,8 @@ from domain import pricing
 from domain.service_catalog import ServiceChanges, ServiceDraft
 from schema import docs
 from schema.errors import InvalidInput, NotFound
+from schema.ids import Kind, ref, refs
+from schema.nodes import Node
 from schema.vocabulary import PaymentRule, Weekday
 
 
@@ -36,7 +38,7 @@ class PriceBand:
 @strawberry.type(description="What a unit sells: its lengths in slots, the resources it runs on and its current "
                  "price version. Prices are per slot and per place; a slot in a band costs the band's price, any "
                  "other slot the base price; the rule is the one of the band the booking starts in.")
-class Service:
+class Service(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
     name: str = strawberry.field(description="Its name, unique in the unit.")
@@ -57,10 +59,10 @@ class Service:
     @classmethod
     def from_domain(cls, s: pricing.Service, slot_minutes: int) -> Service:
         p = s.table.base
-        return cls(id=strawberry.ID(str(s.id)), unit_id=strawberry.ID(str(s.unit_id)), name=s.name, active=s.active,
+        return cls(id=ref(Kind.SERVICE, s.id), unit_id=ref(Kind.UNIT, s.unit_id), name=s.name, active=s.active,
                    durations=list(s.durations) if s.durations is not None else None,
                    duration_minutes=[d * slot_minutes for d in s.durations] if s.durations is not None else None,
-                   resource_ids=[strawberry.ID(str(r)) for r in s.resource_ids], price_version=p.version,
+                   resource_ids=refs(Kind.RESOURCE, s.resource_ids), price_version=p.version,
                    price_cents=p.price_cents, payment_rule=p.rule, deposit_percent=p.deposit_percent,
                    deposit_cents=p.deposit_cents, bands=[PriceBand.from_domain(b) for b in s.table.bands])
 

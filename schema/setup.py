@@ -15,24 +15,26 @@ from domain.access import Role, Scope
 from schema import docs
 from schema.enums import described_enum
 from schema.errors import InvalidInput, NotFound
+from schema.ids import Kind, opt_ref, ref
+from schema.nodes import Node
 from schema.units import Unit
 
 
 @strawberry.type(description="A tenant: the business that owns venues.")
-class Tenant:
+class Tenant(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     name: str = strawberry.field(description=docs.NAME)
 
 
 @strawberry.type(description="An organization of a tenant (its units share hold types).")
-class Organization:
+class Organization(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     tenant_id: strawberry.ID = strawberry.field(description="The tenant it belongs to.")
     name: str = strawberry.field(description=docs.NAME)
 
     @classmethod
     def from_domain(cls, o: ds.Created) -> Organization:
-        return cls(id=strawberry.ID(str(o.id)), tenant_id=strawberry.ID(str(o.tenant_id)), name=o.name)
+        return cls(id=ref(Kind.ORGANIZATION, o.id), tenant_id=ref(Kind.TENANT, o.tenant_id), name=o.name)
 
 
 class StaffTokenKind(Enum):
@@ -66,7 +68,7 @@ described_enum(Scope, name="Scope", description="What an integrator token may do
 
 
 @strawberry.type(description="A staff or integrator token as listed: never its secret.")
-class StaffToken:
+class StaffToken(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     name: str = strawberry.field(description="Who or what holds it (shown in lists and logs).")
     kind: StaffTokenKind = strawberry.field(description="A staff member's or an integrator's.")
@@ -82,8 +84,8 @@ class StaffToken:
 
     @classmethod
     def from_domain(cls, t: dt.StaffToken) -> StaffToken:
-        return cls(id=strawberry.ID(str(t.id)), name=t.name, kind=StaffTokenKind(t.kind.value), role=t.role,
-                   scopes=[Scope(s) for s in t.scopes], unit_id=strawberry.ID(str(t.unit_id)) if t.unit_id else None,
+        return cls(id=ref(Kind.STAFF_TOKEN, t.id), name=t.name, kind=StaffTokenKind(t.kind.value), role=t.role,
+                   scopes=[Scope(s) for s in t.scopes], unit_id=opt_ref(Kind.UNIT, t.unit_id),
                    tenant_wide=t.unit_id is None, created_at=t.created_at, last_used_at=t.last_used_at,
                    expires_at=t.expires_at, revoked_at=t.revoked_at)
 

@@ -15,6 +15,8 @@ from domain.unit_settings import PARAMETERS
 from schema import docs
 from schema.enums import described_enum
 from schema.errors import InvalidInput, NotFound
+from schema.ids import Kind, opt_ref, ref
+from schema.nodes import Node
 from schema.vocabulary import PaymentRule, Weekday
 
 ResourceKind = du.ResourceKind  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
@@ -37,7 +39,7 @@ described_enum(Locale, name="NotificationLocale", description="The language of a
 
 
 @strawberry.type(description="Something bookable in a unit.")
-class Resource:
+class Resource(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     name: str = strawberry.field(description="Its name, unique in the unit (e.g. Campo 1).")
     kind: ResourceKind = strawberry.field(description="EXCLUSIVE (one at a time) or POOLED (capacity at a time).")
@@ -46,8 +48,8 @@ class Resource:
 
     @classmethod
     def from_domain(cls, r: du.Resource) -> Resource:
-        return cls(id=strawberry.ID(str(r.id)), name=r.name, kind=ResourceKind(r.kind.value), capacity=r.capacity,
-                   group_id=strawberry.ID(str(r.group_id)) if r.group_id else None)
+        return cls(id=ref(Kind.RESOURCE, r.id), name=r.name, kind=ResourceKind(r.kind.value), capacity=r.capacity,
+                   group_id=opt_ref(Kind.RESOURCE_GROUP, r.group_id))
 
 
 @strawberry.type(description="Opening window: weekday 0 = Monday, minutes after local midnight.")
@@ -137,7 +139,7 @@ class UnitContacts:
 
 
 @strawberry.type(description="One venue with its clock, hours, parameters and resources.")
-class Unit:
+class Unit(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     name: str = strawberry.field(description=docs.NAME)
     timezone: str = strawberry.field(description="Its IANA time zone (e.g. America/Sao_Paulo): it decides \"today\", "
@@ -160,7 +162,7 @@ class Unit:
     @classmethod
     def from_domain(cls, u: du.Unit, resources: list[du.Resource]) -> Unit:
         return cls(
-            id=strawberry.ID(str(u.id)), name=u.name, timezone=u.timezone, currency=u.currency,
+            id=ref(Kind.UNIT, u.id), name=u.name, timezone=u.timezone, currency=u.currency,
             parameters=UnitParameters.from_domain(u.params),
             opening_hours=[OpeningWindow(weekday=Weekday(w.weekday), opens_minute=w.opens, closes_minute=w.closes)
                            for w in u.hours],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated
+from uuid import UUID
 
 import strawberry
 
@@ -27,6 +28,8 @@ from schema.errors import (
     PaymentUnavailable,
     SlotTaken,
 )
+from schema.ids import Kind, ref
+from schema.nodes import Node
 from schema.vocabulary import Channel
 
 ManualPaymentMethod = dm.ManualMethod  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
@@ -44,7 +47,7 @@ class ManualPaymentInput:
 
 
 @strawberry.type(description="A payment recorded by hand (kept apart from Pix payments), with who and when.")
-class ManualPayment:
+class ManualPayment(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     booking_id: strawberry.ID = strawberry.field(description=docs.BOOKING_ID)
     method: ManualPaymentMethod = strawberry.field(description="How it was taken.")
@@ -56,7 +59,7 @@ class ManualPayment:
 
     @classmethod
     def from_domain(cls, p: dm.ManualPayment) -> ManualPayment:
-        return cls(id=strawberry.ID(str(p.id)), booking_id=strawberry.ID(str(p.booking_id)), method=p.method,
+        return cls(id=ref(Kind.MANUAL_PAYMENT, p.id), booking_id=ref(Kind.BOOKING, p.booking_id), method=p.method,
                    amount_cents=p.amount_cents, reason=p.reason, actor=p.actor, session=p.session,
                    recorded_at=p.recorded_at)
 
@@ -86,8 +89,8 @@ class PaymentsSummary:
     manual_cents: int = strawberry.field(description="Their sum, in cents.")
 
     @classmethod
-    def from_domain(cls, unit_id: str, start: datetime, end: datetime, s: dm.PaymentsSummary) -> PaymentsSummary:
-        return cls(unit_id=strawberry.ID(unit_id), from_=start, to=end, pix_count=s.pix_count, pix_cents=s.pix_cents,
+    def from_domain(cls, unit_id: UUID, start: datetime, end: datetime, s: dm.PaymentsSummary) -> PaymentsSummary:
+        return cls(unit_id=ref(Kind.UNIT, unit_id), from_=start, to=end, pix_count=s.pix_count, pix_cents=s.pix_cents,
                    manual=[ManualPaymentTotal(method=m, count=n, total_cents=c) for m, n, c in s.manual],
                    manual_cents=sum(c for _, _, c in s.manual))
 

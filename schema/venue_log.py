@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from uuid import UUID
 
 import strawberry
 from strawberry.scalars import JSON
@@ -10,6 +11,7 @@ from strawberry.scalars import JSON
 from domain.events import VenueChanged
 from domain.venue_log import ChangeAction, LoggedChange, VenueEntity
 from schema.enums import described_enum
+from schema.ids import Kind, ref
 
 described_enum(VenueEntity, description="What a set-up change is about: refetch it.", values={
     "UNIT": "The unit itself (created).",
@@ -34,6 +36,24 @@ described_enum(ChangeAction, name="VenueChangeAction", description="What a set-u
     "REMOVED": "Removed it (`after` is null).",
 })
 
+_ENTITY_KINDS = {
+    "unit": Kind.UNIT, "parameters": Kind.UNIT, "contacts": Kind.UNIT, "resource_order": Kind.UNIT,
+    "allowed_origins": Kind.UNIT, "resource": Kind.RESOURCE, "resource_group": Kind.RESOURCE_GROUP,
+    "closed_day": Kind.HOURS_EXCEPTION, "special_hours": Kind.HOURS_EXCEPTION, "block": Kind.GRID_BLOCK,
+    "service": Kind.SERVICE, "price_band": Kind.SERVICE, "staff_token": Kind.STAFF_TOKEN,
+    "seat_event": Kind.SEAT_EVENT,
+}
+"""The type of the object a change names (a price band's change names its service; a weekly-hours change its
+resource, or the unit)."""
+
+
+def entity_ref(entity: str, entity_id: str, unit_id: UUID) -> strawberry.ID:
+    """The global id of the object a venue change names (its raw id when the entity has no type of its own)."""
+    kind = _ENTITY_KINDS.get(str(entity))
+    if entity == "hours":
+        kind = Kind.UNIT if entity_id == str(unit_id) else Kind.RESOURCE
+    return ref(kind, entity_id) if kind is not None else strawberry.ID(entity_id)
+
 
 @strawberry.type(description="One change to the venue's set-up, as the log keeps it (appended only).")
 class VenueChange:
@@ -51,7 +71,7 @@ class VenueChange:
     def from_domain(cls, c: LoggedChange) -> VenueChange:
         ch = c.change
         return cls(id=strawberry.ID(str(c.id)), entity=VenueEntity(ch.entity),
-                   entity_id=strawberry.ID(ch.entity_id), action=ch.action,
+                   entity_id=entity_ref(ch.entity, ch.entity_id, c.unit_id), action=ch.action,
                    before=None if ch.before is None else JSON(dict(ch.before)),
                    after=None if ch.after is None else JSON(dict(ch.after)), session=ch.session, at=c.at)
 
@@ -66,7 +86,7 @@ class VenueChangeEvent:
     at: datetime = strawberry.field(description="When it was made.")
 
     @classmethod
-    def from_event(cls, seq: int, e: VenueChanged) -> VenueChangeEvent:
-        return cls(seq=seq, entity=VenueEntity(e.entity), entity_id=strawberry.ID(e.entity_id),
+    def from_event(cls, seq: int, unit_id: UUID, e: VenueChanged) -> VenueChangeEvent:
+        return cls(seq=seq, entity=VenueEntity(e.entity), entity_id=entity_ref(e.entity, e.entity_id, unit_id),
                    action=ChangeAction(e.action),
                    session=e.session, at=e.at)

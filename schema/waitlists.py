@@ -10,13 +10,23 @@ from uuid import UUID
 import strawberry
 
 from domain import listings
-from domain.events import CapacityOffered, SlotOffered, WaitlistChangeKind, WaitlistClosed, WaitlistFact
+from domain.events import (
+    CapacityOffered,
+    SlotOffered,
+    WaitlistChangeKind,
+    WaitlistClosed,
+    WaitlistFact,
+    WaitlistJoined,
+    WalkInAdded,
+)
 from domain.waitlist_states import CapacityEntryStatus, SlotEntryStatus, WalkInStatus
 from schema import docs
 from schema.bookings import Booking
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.enums import described_enum
 from schema.errors import CooldownActive, CustomerBlacklisted, InvalidInput, InvalidTransition, NotFound
+from schema.ids import Kind, opt_ref, ref
+from schema.nodes import Node
 
 described_enum(SlotEntryStatus, name="SlotWaitlistStatus", description="Where a place in a slot's line is.", values={
     "WAITING": "In line (place says where).",
@@ -51,7 +61,7 @@ described_enum(WaitlistChangeKind, description="What happened in a unit's waitli
 
 
 @strawberry.type(description="A place in the line of one resource and slot (RN-ATD-08).")
-class SlotWaitlistEntry:
+class SlotWaitlistEntry(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
     resource_id: strawberry.ID = strawberry.field(description=docs.RESOURCE_ID)
@@ -64,15 +74,15 @@ class SlotWaitlistEntry:
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> SlotWaitlistEntry:
-        return cls(id=strawberry.ID(str(r["id"])), unit_id=strawberry.ID(str(r["unit_id"])),
-                   resource_id=strawberry.ID(str(r["resource_id"])), starts_at=r["starts_at"], ends_at=r["ends_at"],
+        return cls(id=ref(Kind.SLOT_WAITLIST_ENTRY, r["id"]), unit_id=ref(Kind.UNIT, r["unit_id"]),
+                   resource_id=ref(Kind.RESOURCE, r["resource_id"]), starts_at=r["starts_at"], ends_at=r["ends_at"],
                    status=SlotEntryStatus(r["status"]), place=r.get("place") if r["status"] == "waiting" else None,
-                   offer_booking_id=strawberry.ID(str(r["offer_booking_id"])) if r.get("offer_booking_id") else None,
+                   offer_booking_id=opt_ref(Kind.BOOKING, r.get("offer_booking_id")),
                    joined_at=r["joined_at"])
 
 
 @strawberry.type(description="A party in the line for places of a sold-out class or event.")
-class CapacityWaitlistEntry:
+class CapacityWaitlistEntry(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     resource_id: strawberry.ID = strawberry.field(description="The pooled resource (class, event) waited for.")
     starts_at: datetime = strawberry.field(description="Start of the range waited for (inclusive).")
@@ -91,17 +101,17 @@ class CapacityWaitlistEntry:
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> CapacityWaitlistEntry:
-        return cls(id=strawberry.ID(str(r["id"])), resource_id=strawberry.ID(str(r["resource_id"])),
+        return cls(id=ref(Kind.CAPACITY_WAITLIST_ENTRY, r["id"]), resource_id=ref(Kind.RESOURCE, r["resource_id"]),
                    starts_at=r["starts_at"], ends_at=r["ends_at"], party_size=r["party_size"],
                    status=CapacityEntryStatus(r["status"]),
                    place=r.get("place") if r["status"] == "waiting" else None,
                    offer_expires_at=r.get("offer_expires_at"),
-                   booking_id=strawberry.ID(str(r["booking_id"])) if r.get("booking_id") else None,
+                   booking_id=opt_ref(Kind.BOOKING, r.get("booking_id")),
                    offer_token=r.get("token") if r["status"] == "offered" else None)
 
 
 @strawberry.type(description="A walk-in party (name and phone, no account) waiting in an area.")
-class WalkIn:
+class WalkIn(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     area: str = strawberry.field(description="The area it waits in (the venue's own words, e.g. Salão).")
     name: str = strawberry.field(description="The party's name.")
@@ -112,7 +122,7 @@ class WalkIn:
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> WalkIn:
-        return cls(id=strawberry.ID(str(r["id"])), area=r["area"], name=r["name"], phone=r["phone"],
+        return cls(id=ref(Kind.WALK_IN, r["id"]), area=r["area"], name=r["name"], phone=r["phone"],
                    party_size=r["party_size"], status=WalkInStatus(r["status"]), joined_at=r["joined_at"])
 
 
@@ -172,8 +182,14 @@ class WaitlistChange:
     def from_event(cls, seq: int, e: WaitlistFact) -> WaitlistChange:
         entry = None if isinstance(e, WaitlistClosed) else e.entry_id
         booking = e.booking_id if isinstance(e, SlotOffered | CapacityOffered) else None
-        return cls(seq=seq, kind=WaitlistChangeKind(str(e.KIND)), entry_id=strawberry.ID(str(entry)) if entry else None,
-                   booking_id=strawberry.ID(str(booking)) if booking else None)
+        return cls(seq=seq, kind=WaitlistChangeKind(str(e.KIND)), entry_id=opt_ref(_ENTRY_KINDS[type(e)], entry),
+                   booking_id=opt_ref(Kind.BOOKING, booking))
+
+
+_ENTRY_KINDS: dict[type, Kind] = {
+    WaitlistJoined: Kind.SLOT_WAITLIST_ENTRY, SlotOffered: Kind.SLOT_WAITLIST_ENTRY,
+    WaitlistClosed: Kind.SLOT_WAITLIST_ENTRY, CapacityOffered: Kind.CAPACITY_WAITLIST_ENTRY, WalkInAdded: Kind.WALK_IN}
+"""The type of the entry a waitlist fact names."""
 
 
 SlotEntryResult = Annotated[SlotWaitlistEntry | InvalidInput | NotFound | CooldownActive | CustomerBlacklisted,

@@ -11,6 +11,8 @@ from domain.webhooks_out import DeliveryStatus, WebhookEventType
 from schema import docs
 from schema.enums import described_enum
 from schema.errors import InvalidInput, NotFound
+from schema.ids import Kind, ref
+from schema.nodes import Node
 
 described_enum(WebhookEventType, description="The events an endpoint may subscribe to; a delivery's body carries the "
                "wire name (its `type` and the X-Slothold-Event header: booking.held, payment.paid...).", values={
@@ -39,7 +41,7 @@ WebhookDeliveryStatus = DeliveryStatus
 
 @strawberry.type(description="Where the unit's events are POSTed (README \"Outgoing webhooks\"). Its secret is shown "
                  "only by registerWebhook and rotateWebhookSecret.")
-class WebhookEndpoint:
+class WebhookEndpoint(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
     url: str = strawberry.field(description="Where events are POSTed (https; http only to localhost).")
@@ -51,7 +53,7 @@ class WebhookEndpoint:
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> WebhookEndpoint:
-        return cls(id=strawberry.ID(str(r["id"])), unit_id=strawberry.ID(str(r["unit_id"])), url=r["url"],
+        return cls(id=ref(Kind.WEBHOOK_ENDPOINT, r["id"]), unit_id=ref(Kind.UNIT, r["unit_id"]), url=r["url"],
                    event_types=[WebhookEventType(t) for t in r["event_types"]], enabled=r["enabled"],
                    description=r["description"],
                    created_at=r["created_at"], updated_at=r["updated_at"])
@@ -65,8 +67,10 @@ class WebhookSecret:
 
 
 @strawberry.type(description="One event sent (or to be sent) to one endpoint: the delivery log.")
-class WebhookDelivery:
-    id: strawberry.ID = strawberry.field(description="Also sent as X-Slothold-Delivery, on every attempt and replay.")
+class WebhookDelivery(Node):
+    id: strawberry.ID = strawberry.field(description="Its global id. X-Slothold-Delivery carries the delivery's "
+                                         "database UUID, the same on every attempt and replay (deliveryId takes "
+                                         "either).")
     endpoint_id: strawberry.ID = strawberry.field(description="The endpoint it goes to.")
     event_id: strawberry.ID = strawberry.field(description="The body's `id`: the same for every endpoint.")
     event_type: WebhookEventType = strawberry.field(description="The event it carries.")
@@ -87,7 +91,7 @@ class WebhookDelivery:
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> WebhookDelivery:
         waiting = r["status"] in ("pending", "retrying", "sending")
-        return cls(id=strawberry.ID(str(r["id"])), endpoint_id=strawberry.ID(str(r["endpoint_id"])),
+        return cls(id=ref(Kind.WEBHOOK_DELIVERY, r["id"]), endpoint_id=ref(Kind.WEBHOOK_ENDPOINT, r["endpoint_id"]),
                    event_id=strawberry.ID(str(r["event_id"])), event_type=WebhookEventType(r["event_type"]),
                    seq=r["seq"], status=DeliveryStatus(r["status"]), attempts=r["attempts"],
                    response_code=r["response_code"],

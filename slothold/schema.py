@@ -28,6 +28,7 @@ from resolvers.checkout import CheckoutMutation, CheckoutQuery
 from resolvers.customers import CustomerMutation
 from resolvers.hold_types import HoldTypeMutation, HoldTypeQuery
 from resolvers.layout import LayoutMutation, LayoutQuery
+from resolvers.nodes import NodeQuery
 from resolvers.notifications import NotificationMutation, NotificationQuery, NotificationSubscription
 from resolvers.origins import OriginMutation, OriginQuery
 from resolvers.queue import QueueMutation, QueueQuery
@@ -146,7 +147,7 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
                                     AuditQuery,
                                     HoldTypeQuery, SeatMapQuery, VenueLogQuery, VenueFlowsQuery,
                                     StaffTokenQuery, ServiceCatalogQuery,
-                                    LayoutQuery, OriginQuery)),
+                                    LayoutQuery, OriginQuery, NodeQuery)),
         mutation=merge_types("Mutation", (BookingMutation, CheckoutMutation, QueueMutation, CatalogMutation,
                                           WaitlistMutation, AuthMutation, CustomerMutation, UnitSettingsMutation,
                                           WebhookMutation, RescheduleMutation, NotificationMutation, NoShowMutation,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 from domain.orphans import OrphanPayment
@@ -24,11 +25,18 @@ WHERE b.status = 'verifying' AND ch.amount_cents = $1
 LIMIT 2
 """
 
-_OF_UNIT = """
-SELECT id, unit_id, amount_cents, payer_name, payer_document, txid, provider_payment_id, paid_at FROM payments
+ORPHAN_COLUMNS = "id, unit_id, amount_cents, payer_name, payer_document, txid, provider_payment_id, paid_at"
+_OF_UNIT = f"""
+SELECT {ORPHAN_COLUMNS} FROM payments
 WHERE unit_id = $1 AND outcome = 'orphan' AND charge_id IS NULL
 ORDER BY paid_at DESC, id LIMIT $2
 """
+
+
+def orphan_payment(r: Any) -> OrphanPayment:
+    """An orphan payment from its row (ORPHAN_COLUMNS)."""
+    return OrphanPayment(r["id"], r["unit_id"], r["amount_cents"], r["payer_name"], r["payer_document"], r["txid"],
+                         r["provider_payment_id"], r["paid_at"])
 
 
 class PgOrphanPayments:
@@ -62,6 +70,4 @@ class PgOrphanPayments:
 
     async def of_unit(self, unit_id: UUID, limit: int) -> list[OrphanPayment]:
         conn = await self._conn()
-        return [OrphanPayment(r["id"], r["unit_id"], r["amount_cents"], r["payer_name"], r["payer_document"],
-                              r["txid"], r["provider_payment_id"], r["paid_at"])
-                for r in await conn.fetch(_OF_UNIT, unit_id, limit)]
+        return [orphan_payment(r) for r in await conn.fetch(_OF_UNIT, unit_id, limit)]

@@ -10,6 +10,7 @@ import asyncpg
 
 from store.audit_reports import PgAuditReports
 from store.hold_types import PgHoldTypeLayers
+from store.nodes import PgNodeRows
 from store.notifications import PgNotifications
 from store.unit_settings import PgUnitParameters
 from store.webhooks_out import PgWebhooks
@@ -40,3 +41,7 @@ class PgStores:
     @cached_property
     def unit_parameters(self) -> PgUnitParameters:
         return PgUnitParameters(self._pool)
+
+    @cached_property
+    def nodes(self) -> PgNodeRows:
+        return PgNodeRows(self._pool)

@@ -38,6 +38,7 @@ from graphql import (
     GraphQLSchema,
     InlineFragmentNode,
     IntValueNode,
+    ListValueNode,
     OperationDefinitionNode,
     SelectionSetNode,
     ValidationContext,
@@ -51,6 +52,7 @@ from strawberry.extensions import SchemaExtension
 from domain.customers import CustomerIdentity, normalize_cpf, normalize_phone
 from domain.errors import DomainError, ErrorCode
 from domain.services import IDEMPOTENCY_RETENTION, fingerprint
+from schema.nodes import NODES_MAX
 from schema.pages import MAX_PAGE_SIZE as MAX_PAGE_SIZE
 from schema.pages import PAGE_ARGUMENT
 
@@ -63,6 +65,8 @@ log = logging.getLogger("slothold.limits")
 
 DEFAULT_LIST_SIZE: Final = 10
 """How many items the cost estimate assumes for a list without a page-size argument (e.g. a grid's rows)."""
+IDS_ARGUMENT: Final = "ids"
+"""A list argument of ids (nodes): the list it answers has one item per id."""
 RETRY_RETENTION: Final = IDEMPOTENCY_RETENTION
 """How long a request sent under an idempotency key is known as counted: as long as the key's result is kept."""
 CODES: Final = frozenset({ErrorCode.QUERY_TOO_DEEP, ErrorCode.QUERY_TOO_COSTLY, ErrorCode.TOO_MANY_ALIASES,
@@ -119,7 +123,7 @@ def _page_argument(node: FieldNode, field: GraphQLField) -> int | None:
     document is validated), the argument's default when absent; None when the field takes no `first`."""
     argument = field.args.get(PAGE_ARGUMENT)
     if argument is None:
-        return None
+        return _ids_count(node, field)
     for given in node.arguments or ():
         if given.name.value == PAGE_ARGUMENT:
             if isinstance(given.value, IntValueNode):
@@ -127,6 +131,17 @@ def _page_argument(node: FieldNode, field: GraphQLField) -> int | None:
             return MAX_PAGE_SIZE
     default = argument.default_value
     return default if isinstance(default, int) else MAX_PAGE_SIZE
+
+
+def _ids_count(node: FieldNode, field: GraphQLField) -> int | None:
+    """A field that takes a list of ids (nodes(ids:)) answers one item per id: the literal list's length,
+    NODES_MAX for a variable; None when the field takes no `ids`."""
+    if IDS_ARGUMENT not in field.args:
+        return None
+    for given in node.arguments or ():
+        if given.name.value == IDS_ARGUMENT:
+            return len(given.value.values) if isinstance(given.value, ListValueNode) else NODES_MAX
+    return None
 
 
 class _Shape:

@@ -24,6 +24,10 @@ class QueueRepository(Protocol):
 
     async def list(self, unit_id: UUID, statuses: list[str], limit: int = 200) -> list[QueueItem]: ...
 
+    async def get(self, item_id: UUID) -> QueueItem:
+        """One item (NotFound when there is none)."""
+        ...
+
     async def unit_of(self, item_id: UUID) -> UUID | None:
         """The unit of a queue item (None: there is no such item)."""
         ...

@@ -28,6 +28,7 @@ from domain.layout import blocks as layout_blocks
 from domain.layout import hours as layout_hours
 from domain.payments import PaymentRule
 from domain.services import Deps
+from schema.ids import decode_id
 from slothold.app import create_app
 from slothold.settings import Settings
 from store.access import PgAccess
@@ -74,6 +75,8 @@ class World:
     staff_token: UUID | None = None
     service: UUID | None = None
     layout: dict[str, str] | None = None
+    booking_node: str = ""
+    """The booking's id as the API answered it (a global id)."""
 
     async def gql(self, caller: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         token = self.tokens[caller]
@@ -156,8 +159,9 @@ async def world(database_url: str, redis_url: str, clock: MutableClock, pool: An
                 "INSERT INTO capacity_waitlist (id, unit_id, resource_id, during, party_size, user_ref, joined_at) "
                 "VALUES ($1, $2, $3, tstzrange($4, $5), 2, 'u9', now())", capacity_entry, v.unit_id,
                 v.resource_ids["Aula"], at(8, 9), at(8, 10))
-            w = World(client, tokens, v.unit_id, list(v.resource_ids.values()), UUID(booking), UUID(walk_in), item,
-                      UUID(slot_entry), capacity_entry, pool, phone)
+            w = World(client, tokens, v.unit_id, list(v.resource_ids.values()), decode_id(booking)[1],
+                      decode_id(walk_in)[1], item, decode_id(slot_entry)[1], capacity_entry, pool, phone)
+            w.booking_node = booking
             w.webhook, w.delivery = await _webhook_rows(pool, v.unit_id)
             w.seat_map, w.seat_event, w.seats = await _seat_map(pool, clock, v.unit_id)
             w.staff_token = (await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "to revoke"))[0]
@@ -219,8 +223,10 @@ def _hold_input(unit: UUID, resource: UUID, hour: int, who: str, phone: str | No
 BOOKING_LEVEL = {"booking", "charges", "chargesConnection", "cancel", "confirm", "swapHold", "claimPaid",
                  "confirmPayment", "linkPayment",
                  "denyPaymentClaim", "drop", "checkIn", "complete", "slotWaitlistEntry", "capacityWaitlistEntry",
-                 "reschedule", "markNoShow", "unlockSeats"}
+                 "reschedule", "markNoShow", "unlockSeats", "node", "nodes"}
 """Operations on one existing booking or entry: a customer may run them only on their own (here: not theirs)."""
+NULL_WHEN_REFUSED = {"node", "nodes"}
+"""node(id) and nodes(ids) answer a refused caller as if the object did not exist: null, no error."""
 AS_SOMEONE_ELSE = {"joinCapacityWaitlist", "claimWaitlistOffer", "declineWaitlistOffer"}
 """The matrix names a `user`: a customer may act only as themselves (tested without `user` below)."""
 CUSTOMER_OWN = {"bookings"}
@@ -395,6 +401,8 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("allowedOrigins", Action.MANAGE, "query($u: ID!) { allowedOrigins(unitId: $u) { origin } }", {"u": u}),
         ("setAllowedOrigins", Action.CONFIGURE, 'mutation($u: ID!) { setAllowedOrigins(unitId: $u, origins: '
          '["https://matrix.example"]) { __typename } }', {"u": u}),
+        ("node", Action.READ, "query($i: ID!) { node(id: $i) { id } }", {"i": w.booking_node}),
+        ("nodes", Action.READ, "query($i: [ID!]!) { nodes(ids: $i) { id } }", {"i": [w.booking_node, w.booking_node]}),
         *_connection_operations(w),
         *_layout_operations(w),
     ]
@@ -479,7 +487,10 @@ async def test_every_operation_against_every_kind_of_caller(world: World) -> Non
             refused = refused_codes.get(caller, "forbidden")
             if name in HIDDEN and (caller == "stranger" or (caller == "customer" and name in BOOKING_LEVEL)):
                 refused = "not_found"
-            if allowed:
+            if name in NULL_WHEN_REFUSED:
+                got = body["data"][name] if isinstance(body["data"][name], list) else [body["data"][name]]
+                assert not errors and got and all((x is not None) == allowed for x in got), (name, caller, body)
+            elif allowed:
                 assert not {"unauthenticated", "forbidden"} & set(codes), (name, caller, body)
                 assert body.get("data") and body["data"].get(name) is not None, (name, caller, body)
                 if name == "sandboxMessages" and caller == "stranger":

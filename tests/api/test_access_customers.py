@@ -4,8 +4,8 @@ waitlists as themselves, and signing out ends the session. The world is the acce
 from __future__ import annotations
 
 import asyncio
-from uuid import UUID
 
+from schema.ids import decode_id
 from tests.api.test_access import HOLD, World, _hold_input, world  # noqa: F401 (fixtures)
 from tests.venues import at, cpf
 
@@ -29,7 +29,7 @@ async def test_customers_see_and_change_only_their_own_bookings(world: World) ->
     done = await world.gql("customer", cancel, {"b": booking["id"]})
     assert done["data"]["cancel"]["booking"]["status"] == "CANCELLED", done
     actor = await world.pool.fetchval("SELECT actor FROM booking_events WHERE booking_id = $1 AND new_status = "
-                                      "'cancelled'", UUID(booking["id"]))
+                                      "'cancelled'", decode_id(booking["id"])[1])
     assert actor == "customer"
     # Capacity waitlists: a customer is themselves, without naming a user.
     join = await world.gql("customer", "mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!) { "

@@ -8,6 +8,7 @@ from uuid import uuid4
 
 import pytest
 
+from schema.ids import global_id
 from tests.api.conftest import Api
 from tests.api.test_reschedule_api import counter
 from tests.conftest import T0, MutableClock
@@ -53,7 +54,7 @@ async def test_what_share_of_cart_holds_became_sold(api: Api, pool: Any, clock: 
 
     monday = {"u": str(v.unit_id), "from": at(7, 0).isoformat(), "to": at(8, 0).isoformat()}
     cart = (await api.gql(CONVERSION, {**monday, "t": "CART"}))["holdConversion"]
-    assert cart == {"__typename": "HoldConversion", "unitId": str(v.unit_id), "from": monday["from"],
+    assert cart == {"__typename": "HoldConversion", "unitId": global_id("Unit", v.unit_id), "from": monday["from"],
                     "to": monday["to"], "holdType": "CART", "created": 2, "sold": 1, "expired": 0, "cancelled": 1,
                     "open": 0, "soldShare": 0.5}
     every = (await api.gql(CONVERSION, {**monday, "t": None}))["holdConversion"]

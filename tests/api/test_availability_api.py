@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from schema.ids import decode_id
 from tests.api.conftest import Api
 from tests.api.test_hold_api import GRID, HOLD, hold_input
 from tests.venues import arena, at
@@ -43,7 +44,7 @@ async def test_any_resource_and_consecutive_slots(api: Api, pool: Any, clock: An
     await api.gql(HOLD, {"input": hold_input(v.unit_id, [c1], at(8, 21), at(8, 22))})
     data = await api.gql(BOOKABLE, {"unit": str(v.unit_id), "from": at(8, 0).isoformat(),
                                     "to": at(9, 0).isoformat(), "slots": 2})
-    pairs = [(s["resourceId"], s["startsAt"], s["endsAt"]) for s in data["bookableSlots"]["slots"]]
+    pairs = [(str(decode_id(s["resourceId"])[1]), s["startsAt"], s["endsAt"]) for s in data["bookableSlots"]["slots"]]
     assert (str(c1), at(8, 19).isoformat(), at(8, 21).isoformat()) in pairs
     assert (str(c1), at(8, 20).isoformat(), at(8, 22).isoformat()) not in pairs  # crosses the held 21:00
     assert (str(c2), at(8, 21).isoformat(), at(8, 23).isoformat()) in pairs  # until closing at 23:00

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import uuid4
 
 import pytest
 
 from domain.services import CounterCommand, Deps, complete_past, counter_booking
+from schema.ids import decode_id, global_id
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 from tests.conftest import MutableClock
 from tests.live import live_api
@@ -81,7 +82,7 @@ async def test_a_payment_recorded_by_hand_confirms_is_audited_and_reported_apart
     _, operator = await staff(live, v, "operator")
     _, stranger = await live.access.issue_token(other.tenant_id, None, "staff", "owner", [], "elsewhere")
     bid, txid, customer_id = await pending(live, system, v, 19, 1)
-    _, own = await live.access.open_session(v.unit_id, v.tenant_id, UUID(customer_id), clock.now(),
+    _, own = await live.access.open_session(v.unit_id, v.tenant_id, decode_id(customer_id)[1], clock.now(),
                                             timedelta(hours=1))
     # The customer says they paid: that never confirms (seed 001), and they cannot record a payment, even their own.
     claimed = await live.gql(own, "mutation($b: ID!) { claimPaid(bookingId: $b) { ... on BookingPayload { booking "
@@ -113,7 +114,8 @@ async def test_a_payment_recorded_by_hand_confirms_is_audited_and_reported_apart
     # A Pix paid late on that cancelled charge does not confirm twice: it becomes the customer's credit.
     assert (await live.gql(system, PAY, {"t": txid}))["sandboxPay"]["outcome"] == "CREDITED"
     assert (await live.gql(manager, BOOKING, {"b": bid}))["booking"]["paidCents"] == 10000
-    assert await pool.fetchval("SELECT count(*) FROM customer_credits WHERE customer_id = $1", UUID(customer_id)) == 1
+    assert await pool.fetchval("SELECT count(*) FROM customer_credits WHERE customer_id = $1",
+                               decode_id(customer_id)[1]) == 1
     again = (await live.gql(manager, RECORD, {"b": bid, "i": CASH}))["recordManualPayment"]
     assert again == {"__typename": "InvalidTransition", "code": "invalid_transition", "currentState": "confirmed"}
     # Another booking paid by Pix, one by card: the summary keeps Pix apart from payments by hand, by method.
@@ -132,7 +134,7 @@ async def test_a_payment_recorded_by_hand_confirms_is_audited_and_reported_apart
     assert body["errors"][0]["extensions"]["code"] == "forbidden"
     # The record is kept as given.
     with pytest.raises(Exception, match="append-only"):
-        await pool.execute("UPDATE manual_payments SET amount_cents = 1 WHERE booking_id = $1", UUID(bid))
+        await pool.execute("UPDATE manual_payments SET amount_cents = 1 WHERE booking_id = $1", decode_id(bid)[1])
 
 
 async def test_a_venue_turns_payments_by_hand_off_logged_and_live(live: Any, pool: Any) -> None:
@@ -197,7 +199,8 @@ async def test_without_check_in_confirmed_bookings_complete_after_their_end_live
         change = (await slots.next())["slotChanged"]
         while change["oldStatus"] is None:  # the booking's birth, if the relay published it only now
             change = (await slots.next())["slotChanged"]
-        assert change == {"bookingId": str(booked[without.unit_id]), "status": "COMPLETED", "oldStatus": "CONFIRMED"}
+        assert change == {"bookingId": global_id("Booking", booked[without.unit_id]), "status": "COMPLETED",
+                          "oldStatus": "CONFIRMED"}
     await suggest_no_shows({"deps": deps, "attendance": PgAttendance(pool)})
     status = {k: await pool.fetchval("SELECT status FROM bookings WHERE id = $1", b) for k, b in booked.items()}
     assert status == {with_check_in.unit_id: "confirmed", without.unit_id: "completed"}

@@ -10,6 +10,7 @@ import pytest
 
 from domain.services import ChangeCommand, CounterCommand, Deps, cancel, counter_booking
 from domain.waitlist import sweep_waitlists
+from schema.ids import decode_id, global_id
 from store.uow import PgUnitOfWork
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 from tests.conftest import MutableClock
@@ -76,7 +77,7 @@ async def test_one_step_checkout_holds_accepts_and_charges_at_once_and_replays(l
     assert again["replayed"] is True and again["booking"]["id"] == booking["id"]
     assert again["charge"]["txid"] == charge["txid"]
     assert len(await bookings_of(pool, v)) == 1
-    assert await pool.fetchval("SELECT count(*) FROM charges WHERE booking_id = $1", UUID(booking["id"])) == 1
+    assert await pool.fetchval("SELECT count(*) FROM charges WHERE booking_id = $1", decode_id(booking["id"])[1]) == 1
     # The same slot, taken: refused, nothing left behind.
     taken = (await live.gql(system, CHECKOUT, {"i": checkout_input(v, 19, 2), "k": "app-2"}))["checkout"]
     assert taken == {"__typename": "SlotTaken", "code": "slot_taken"}
@@ -132,9 +133,9 @@ async def test_a_waitlist_turned_off_refuses_joins_and_makes_no_offers(
     async with live.subscribe(manager, "subscription($u: ID!) { venueChanged(unitId: $u) { entity entityId "
                                        "session } }", {"u": u}) as feed:
         off = (await live.gql(owner, SWITCH, {"r": field, "on": False}))["setWaitlistEnabled"]
-        assert off == {"__typename": "WaitlistSetting", "resourceId": field, "seatEventId": None,
+        assert off == {"__typename": "WaitlistSetting", "resourceId": global_id("Resource", field), "seatEventId": None,
                        "waitlistEnabled": False}
-        assert (await feed.next())["venueChanged"] == {"entity": "RESOURCE", "entityId": field,
+        assert (await feed.next())["venueChanged"] == {"entity": "RESOURCE", "entityId": global_id("Resource", field),
                                                        "session": f"staff:{owner_id}"}
     logged = (await live.gql(manager, CHANGES, {"u": u}))["venueChanges"][0]
     assert (logged["before"], logged["after"]) == ({"waitlistEnabled": True}, {"waitlistEnabled": False})
@@ -144,10 +145,10 @@ async def test_a_waitlist_turned_off_refuses_joins_and_makes_no_offers(
     await cancel(deps, ChangeCommand(taken.booking.id, actor="staff", reason="desistiu"))
     await sweep_waitlists(deps)
     status = "SELECT status FROM slot_waitlist WHERE id = $1"
-    assert await pool.fetchval(status, UUID(waiting["id"])) == "waiting"
+    assert await pool.fetchval(status, decode_id(waiting["id"])[1]) == "waiting"
     await live.gql(owner, SWITCH, {"r": field, "on": True})
     await sweep_waitlists(deps)
-    assert await pool.fetchval(status, UUID(waiting["id"])) == "offered"
+    assert await pool.fetchval(status, decode_id(waiting["id"])[1]) == "offered"
     # The capacity waitlist of a pooled resource follows its switch too.
     await live.gql(owner, SWITCH, {"r": aula, "on": False})
     capacity = {"u": u, "r": aula, "s": at(12, 19).isoformat(), "e": at(12, 20).isoformat()}
@@ -170,11 +171,11 @@ async def test_a_seat_events_waitlist_switch_is_kept_and_logged(live: Any, pool:
     e = await seatmaps.create_event(deps, m.id, "Show", at(10, 20), at(10, 22))
     owner_id, owner = await live.access.issue_token(v.tenant_id, v.unit_id, "staff", "owner", [], "owner")
     r = (await live.gql(owner, SWITCH, {"e": str(e.id), "on": False}))["setWaitlistEnabled"]
-    assert r == {"__typename": "WaitlistSetting", "resourceId": None, "seatEventId": str(e.id),
+    assert r == {"__typename": "WaitlistSetting", "resourceId": None, "seatEventId": global_id("SeatEvent", e.id),
                  "waitlistEnabled": False}
     assert await pool.fetchval("SELECT waitlist_enabled FROM seat_events WHERE id = $1", e.id) is False
     logged = (await live.gql(owner, CHANGES, {"u": str(v.unit_id)}))["venueChanges"][0]
-    assert (logged["entity"], logged["entityId"], logged["session"]) == ("SEAT_EVENT", str(e.id),
+    assert (logged["entity"], logged["entityId"], logged["session"]) == ("SEAT_EVENT", global_id("SeatEvent", e.id),
                                                                          f"staff:{owner_id}")
     missing = (await live.gql(owner, SWITCH, {"e": str(uuid4()), "on": False}))["setWaitlistEnabled"]
     assert missing == {"__typename": "NotFound", "field": "seatEventId"}

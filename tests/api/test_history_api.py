@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from schema.ids import global_id
 from tests.api.conftest import Api
 from tests.api.test_reschedule_api import RESCHEDULE, counter, slot
 from tests.venues import arena, at
@@ -30,7 +31,7 @@ async def test_history_lists_the_bookings_events_oldest_first(api: Api, pool: An
     assert all(h["actor"] and h["channel"] for h in history)
     assert all(h["session"].startswith("system:") for h in history)  # the api fixture's system token
     first = history[0]
-    assert [a["resourceId"] for a in first["allocations"]] == [str(c1)]
+    assert [a["resourceId"] for a in first["allocations"]] == [global_id("Resource", c1)]
     assert datetime.fromisoformat(first["allocations"][0]["startsAt"]) == at(14, 19)
     assert datetime.fromisoformat(history[0]["at"]) <= datetime.fromisoformat(history[1]["at"])
     # Paged: the first row only.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from schema.ids import global_id
 from tests.api.conftest import Api
 from tests.venues import arena, at, cpf
 
@@ -55,7 +56,7 @@ async def test_fifty_concurrent_holds_through_the_api_make_one_booking(api: Api,
         if r["hold"]["__typename"] == "SlotTaken":
             assert r["hold"]["code"] == "slot_taken"
             assert len(r["hold"]["alternatives"]) == 3
-            assert r["hold"]["waitlist"] == [{"resourceId": str(c1)}]
+            assert r["hold"]["waitlist"] == [{"resourceId": global_id("Resource", c1)}]
     assert await bookings_of(pool, v.unit_id) == 1
 
 

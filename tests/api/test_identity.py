@@ -20,6 +20,7 @@ import pytest
 from domain import services
 from domain.customers import CustomerIdentity, Proof
 from domain.services import Deps, HoldCommand
+from schema.ids import decode_id, global_id
 from slothold.app import create_app
 from slothold.settings import Settings
 from store.uow import PgUnitOfWork
@@ -125,7 +126,7 @@ async def _make_b(w: World, kind: str, n: int) -> Party:
                                                                            "name": b.name}}})
         booking = r["data"]["hold"]["booking"]
     assert booking, r
-    b.customer_id, b.bookings = UUID(booking["customerId"]), [UUID(booking["id"])]
+    b.customer_id, b.bookings = decode_id(booking["customerId"])[1], [decode_id(booking["id"])[1]]
     if kind != "other_tenant":
         offered = (await w.gql(w.system, COUNTER, {"i": {**_slot(w, 12), "resourceIds": [str(w.aula)],
                                                          "customer": {"cpf": b.cpf}}}))["data"]["counterBooking"]
@@ -133,8 +134,8 @@ async def _make_b(w: World, kind: str, n: int) -> Party:
             "INSERT INTO capacity_waitlist (id, unit_id, resource_id, during, party_size, user_ref, customer_id, "
             "status, token, booking_id, offer_expires_at, joined_at) VALUES (gen_random_uuid(), $1, $2, "
             "tstzrange($3, $4), 1, $5, $6, 'offered', $7, $8, $9, now())", w.unit, w.aula, at(8, 12), at(8, 13),
-            f"b-user-{n}", b.customer_id, f"offer-{b.cpf}", UUID(offered["booking"]["id"]), at(8, 11))
-        b.bookings.append(UUID(offered["booking"]["id"]))
+            f"b-user-{n}", b.customer_id, f"offer-{b.cpf}", decode_id(offered["booking"]["id"])[1], at(8, 11))
+        b.bookings.append(decode_id(offered["booking"]["id"])[1])
     return b
 
 
@@ -236,7 +237,7 @@ async def test_a_customer_naming_another_changes_nothing_of_theirs_and_learns_no
     if kind != "other_tenant":
         b_token = b.token or await w.sign_in(b.phone)
         mine = await w.gql(b_token, BOOKING, {"b": str(b.bookings[0])})
-        assert mine["data"]["booking"]["customerId"] == str(b.customer_id), mine
+        assert mine["data"]["booking"]["customerId"] == global_id("Customer", b.customer_id), mine
 
 
 async def test_the_takeover_of_issue_16_is_refused_at_each_step(world: World) -> None:
@@ -252,7 +253,8 @@ async def test_the_takeover_of_issue_16_is_refused_at_each_step(world: World) ->
         or r["data"]["hold"]["code"] == "identity_conflict", r
     assert v_booking["id"] not in json.dumps(r) and v_booking["customerId"] not in json.dumps(r)
     # 4. V's record keeps V's phone; the attacker can neither read nor cancel V's booking
-    assert await w.pool.fetchval("SELECT phone FROM customers WHERE id = $1", UUID(v_booking["customerId"])) == v.phone
+    assert await w.pool.fetchval("SELECT phone FROM customers WHERE id = $1",
+                                 decode_id(v_booking["customerId"])[1]) == v.phone
     assert (await w.gql(attacker, BOOKING, {"b": v_booking["id"]}))["errors"][0]["extensions"]["code"] == "forbidden"
     r = await w.gql(attacker, "mutation($b: ID!) { cancel(bookingId: $b) { __typename } }", {"b": v_booking["id"]})
     assert r["errors"][0]["extensions"]["code"] == "forbidden"
@@ -284,7 +286,7 @@ async def test_a_signed_in_customer_giving_their_cpf_and_email_keeps_one_record(
     booking = r["data"]["hold"]["booking"]
     rows = await w.pool.fetch("SELECT id, cpf::text AS cpf, phone, email, phone_proved_at IS NOT NULL AS proved "
                               "FROM customers WHERE tenant_id = $1 AND (phone = $2 OR cpf = $3)", w.tenant, phone, me)
-    assert [(str(x["id"]), x["cpf"], x["email"], x["proved"]) for x in rows] == \
+    assert [(global_id("Customer", x["id"]), x["cpf"], x["email"], x["proved"]) for x in rows] == \
         [(booking["customerId"], me, "ana@example.com", True)]
     # the booking is the session's own record: its in-app notifications (by customer) and e-mails (the record's
     # address) reach the person who signed in

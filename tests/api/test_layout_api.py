@@ -12,6 +12,7 @@ from uuid import UUID
 import httpx
 import pytest
 
+from schema.ids import decode_id, global_id
 from slothold.app import create_app
 from slothold.settings import Settings
 from tests.api.conftest import system_token
@@ -233,13 +234,13 @@ async def test_opening_hours_are_checked_and_refused_over_live_bookings(venue: V
     # One resource with hours of its own; [] gives it the unit's again.
     own = await v.one("owner", HOURS, {"u": u, "r": c1, "w": [{"weekday": "WEDNESDAY", "opens": "18:00",
                                                               "closes": "20:00"}]})
-    assert own["resourceId"] == c1
+    assert own["resourceId"] == global_id("Resource", c1)
     slots = (await v.gql("owner", BOOKABLE, {"u": u, "f": at(9, 0).isoformat(), "t": at(10, 0).isoformat(),
                                              "r": c1}))["bookableSlots"]["slots"]
     assert [s["startsAt"] for s in slots] == [at(9, 18).isoformat(), at(9, 19).isoformat()]
     assert (await v.one("owner", HOURS, {"u": u, "r": c1, "w": []}))["windows"] == []
     logged = [c for c in (await v.gql("owner", CHANGES, {"u": u}))["venueChanges"] if c["entity"] == "HOURS"]
-    assert len(logged) == 3 and logged[-1]["entityId"] == u
+    assert len(logged) == 3 and logged[-1]["entityId"] == global_id("Unit", u)
     assert logged[-1]["before"]["windows"][0] == {"weekday": "MONDAY", "opens": "08:00", "closes": "23:00"}
 
 
@@ -263,7 +264,7 @@ async def test_the_grid_and_bookable_slots_follow_a_holiday_special_hours_and_a_
     assert (at(24, 10).isoformat(), at(24, 12).isoformat(), "BLOCKED") in c2_row
     slots = (await v.gql("owner", BOOKABLE, {"u": u, "f": at(24, 0).isoformat(),
                                              "t": at(26, 0).isoformat()}))["bookableSlots"]["slots"]
-    taken = {(s["resourceId"], s["startsAt"]) for s in slots}
+    taken = {(str(decode_id(s["resourceId"])[1]), s["startsAt"]) for s in slots}
     assert (c1, at(24, 13).isoformat()) in taken and (c1, at(24, 14).isoformat()) not in taken
     assert (c2, at(24, 10).isoformat()) not in taken and (c2, at(24, 12).isoformat()) in taken
     assert not [s for s in slots if s["startsAt"] >= at(25, 0).isoformat()]
@@ -297,7 +298,7 @@ async def test_closing_a_day_over_a_booking_is_refused_and_a_day_replaces_its_ex
     refused = await v.one("owner", SPECIAL, {"u": u, "d": "2026-12-12", "w": [{"opens": "08:00", "closes": "18:00"}]})
     assert refused["bookingIds"] == [booking]
     other = await v.one("owner", CLOSE, {"u": u, "d": "2026-12-12", "r": str(v.resources["Campo 1"])})
-    assert other["resourceId"] == str(v.resources["Campo 1"])  # another field that day: nothing in the way
+    assert other["resourceId"] == global_id("Resource", v.resources["Campo 1"])  # another field: nothing in the way
     special = await v.one("owner", SPECIAL, {"u": u, "d": "2026-12-12", "r": str(v.resources["Campo 1"]),
                                              "w": [{"opens": "09:00", "closes": "12:00"}]})
     assert special["id"] == other["id"] and special["closed"] is False  # the same day's exception, replaced

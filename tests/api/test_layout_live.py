@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from schema.ids import global_id
 from tests.api.test_layout_api import BLOCK, CLOSE, UNBLOCK
 from tests.live import live_api
 from tests.venues import arena, at
@@ -37,7 +38,8 @@ async def test_a_block_arrives_on_slot_changed_and_every_change_on_venue_changed
         assert made["__typename"] == "GridBlock", made
         change = (await slots.next())["slotChanged"]
         assert change == {"event": "RESOURCE_BLOCKED", "state": "BLOCKED", "bookingId": None, "slots": [
-            {"resourceId": c2, "startsAt": at(20, 14).isoformat(), "endsAt": at(20, 16).isoformat()}]}
+            {"resourceId": global_id("Resource", c2), "startsAt": at(20, 14).isoformat(),
+             "endsAt": at(20, 16).isoformat()}]}
         logged = (await venue.next())["venueChanged"]
         assert logged == {"entity": "BLOCK", "entityId": made["id"], "action": "CREATED",
                           "session": f"staff:{manager_id}"}
@@ -52,6 +54,7 @@ async def test_a_block_arrives_on_slot_changed_and_every_change_on_venue_changed
         await slots.nothing()  # a closed day outside the window says nothing there
         change = (await christmas.next())["slotChanged"]
         assert (change["event"], change["state"], change["bookingId"]) == ("HOURS_CLOSED", "CLOSED", None)
-        assert sorted(s["resourceId"] for s in change["slots"]) == sorted(str(r) for r in v.resource_ids.values())
+        assert sorted(s["resourceId"] for s in change["slots"]) == sorted(global_id("Resource", r)
+                                                                        for r in v.resource_ids.values())
         assert {(s["startsAt"], s["endsAt"]) for s in change["slots"]} == {(at(25, 8).isoformat(),
                                                                             at(25, 23).isoformat())}

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
-from uuid import UUID
 
 import pytest
 
+from schema.ids import decode_id, global_id
 from tests.conftest import MutableClock
 from tests.live import Live, live_api
 from tests.venues import arena, at, cpf
@@ -103,7 +103,7 @@ async def test_an_owner_sets_up_a_service_and_its_bands_logged_and_live(venue: V
         sid = made["id"]
         assert (made["durations"], made["durationMinutes"], made["priceVersion"], made["bands"]) == (
             [1, 2], [60, 120], 1, [])
-        assert sorted(made["resourceIds"]) == sorted([v.fields["Campo 1"], v.fields["Campo 2"]])
+        assert sorted(made["resourceIds"]) == sorted(global_id("Resource", v.fields[f]) for f in ("Campo 1", "Campo 2"))
         event = (await feed.next())["venueChanged"]
         assert event == {"entity": "SERVICE", "entityId": sid, "action": "CREATED",
                          "session": f"staff:{v.token_ids['owner']}"}
@@ -142,7 +142,7 @@ async def test_an_owner_sets_up_a_service_and_its_bands_logged_and_live(venue: V
 async def test_refusals_name_the_field_and_write_nothing(venue: Venue, pool: Any) -> None:
     v = venue
     sid = (await v.create())["id"]
-    other_field = await pool.fetchval("SELECT id FROM resources WHERE unit_id = $1 LIMIT 1", UUID(v.other_unit))
+    other_field = await pool.fetchval("SELECT id FROM resources WHERE unit_id = $1 LIMIT 1", decode_id(v.other_unit)[1])
     before = await _footprint(pool)
     base = {"name": "Tênis", "durations": [1], "resourceIds": [v.fields["Campo 3"]], "priceCents": 5000}
     for change, field, code in (
@@ -210,7 +210,8 @@ async def test_a_hold_must_fit_its_service(venue: Venue) -> None:
         got = await v.hold(sid, field, 8, 20, end, 1)
         assert (got["__typename"], got["field"], got["code"]) == ("InvalidInput", *refused), got
     anywhere = await v.hold(sid, None, 8, 20, 22, 2)  # "tanto faz": only the fields the service runs on
-    assert anywhere["booking"]["allocations"][0]["resourceId"] in (v.fields["Campo 1"], v.fields["Campo 2"])
+    assert str(decode_id(anywhere["booking"]["allocations"][0]["resourceId"])[1]) in (v.fields["Campo 1"],
+                                                                                       v.fields["Campo 2"])
     await v.gql("owner", DEACTIVATE, {"s": sid})
     got = await v.hold(sid, "Campo 2", 8, 20, 21, 3)
     assert (got["field"], got["code"]) == ("serviceId", "service_inactive")

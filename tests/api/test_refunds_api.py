@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any
-from uuid import UUID
 
 from domain import refunds
 from domain.services import Deps
 from providers.sandbox import SandboxProvider
+from schema.ids import decode_id
 from store.uow import PgUnitOfWork
 from tests.api.conftest import Api
 from tests.api.test_payments_api import CONFIRM, PAY, held, paid_venue
@@ -41,7 +41,7 @@ async def test_a_cancelled_paid_booking_shows_its_refund_until_the_bank_sent_it(
     # The worker's job (here run by hand with the same sandbox bank the API uses).
     deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock,
                 provider=SandboxProvider(pool, "sandbox-secret", clock=clock))
-    [refund] = await refunds.refunds_of(deps, UUID(bid))
+    [refund] = await refunds.refunds_of(deps, decode_id(bid)[1])
     assert await refunds.refund_at_provider(deps, refund.id) is refunds.RefundStatus.SUCCEEDED
     b = (await api.gql(BOOKING, {"id": bid}))["booking"]
     assert (b["paidCents"], b["refundedCents"]) == (10000, 5000)

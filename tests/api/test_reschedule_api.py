@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 from typing import Any
-from uuid import UUID
 
+from schema.ids import decode_id, global_id
 from store.access import PgAccess
 from tests.api.conftest import Api
 from tests.conftest import MutableClock
@@ -69,16 +69,16 @@ async def test_reschedule_moves_a_booking_and_links_both_ways(api: Api, pool: An
     assert r["__typename"] == "BookingPayload" and not r["replayed"], r
     new = r["booking"]
     assert (new["status"], new["rescheduledFrom"], new["rescheduledTo"]) == ("CONFIRMED", old["id"], None)
-    assert new["allocations"] == [{"resourceId": str(c2)}]
+    assert new["allocations"] == [{"resourceId": global_id("Resource", c2)}]
     assert datetime.fromisoformat(new["startsAt"]) == at(12, 21)
     seen = (await api.gql(BOOKING, {"b": old["id"]}))["booking"]
     assert seen == {"status": "CANCELLED", "rescheduledFrom": None, "rescheduledTo": new["id"]}
     reason = await pool.fetchval("SELECT reason FROM booking_events WHERE booking_id = $1 ORDER BY id DESC LIMIT 1",
-                                 UUID(old["id"]))
+                                 decode_id(old["id"])[1])
     assert reason == "rescheduled"
     # Omitted resources: the booking's own.
     again = (await api.gql(RESCHEDULE, {"b": new["id"], "i": slot(12, 22)}))["reschedule"]
-    assert again["booking"]["allocations"] == [{"resourceId": str(c2)}], again
+    assert again["booking"]["allocations"] == [{"resourceId": global_id("Resource", c2)}], again
 
 
 async def test_a_taken_slot_answers_with_alternatives_and_changes_nothing(api: Api, pool: Any) -> None:
@@ -129,7 +129,7 @@ async def test_staff_move_without_the_minimum_advance_and_are_named_in_the_audit
                            headers={"authorization": f"Bearer {staff}"}))["reschedule"]
     assert moved["__typename"] == "BookingPayload", moved
     actor = await pool.fetchval("SELECT actor FROM booking_events WHERE booking_id = $1 AND reason = 'rescheduled'",
-                                UUID(b["id"]))
+                                decode_id(b["id"])[1])
     assert actor == "staff"
 
 

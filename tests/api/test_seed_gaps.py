@@ -19,6 +19,7 @@ import pytest
 from domain import notifications
 from domain.events import parse_event
 from providers.sandbox import SIGNATURE_HEADER, sign
+from schema.ids import global_id
 from slothold.app import create_app
 from slothold.settings import Settings
 from store.access import PgAccess
@@ -348,6 +349,6 @@ async def test_a_capacity_offer_is_claimed_from_the_link_in_its_message(
     page, unit, token = await open_link(world, whatsapp.body)
     assert unit == str(v.unit_id) and "Aula de spinning" in page and "claimWaitlistOffer" in page
     claimed = (await world.gql(session, CLAIM_OFFER, {"u": unit, "t": token}))["claimWaitlistOffer"]
-    assert claimed["__typename"] == "Booking" and claimed["status"] == "HELD" and claimed["customerId"] == str(
-        customer), claimed
+    assert claimed["__typename"] == "Booking" and claimed["status"] == "HELD" and claimed["customerId"] == global_id(
+        "Customer", customer), claimed
     assert (await world.http.get("/waitlist/claim/" + "f" * 64)).status_code == 404

@@ -14,6 +14,7 @@ from uuid import UUID
 import pytest
 import websockets
 
+from schema.ids import decode_id, global_id
 from store.access import PgAccess, digest, reach_digest
 from tests.api.conftest import system_token
 from tests.live import live_api
@@ -75,7 +76,7 @@ async def test_the_platform_creates_a_tenant_an_organization_and_a_unit_with_its
     assert [(c["entity"], c["action"]) for c in logged] == [("STAFF_TOKEN", "CREATED"), ("UNIT", "CREATED")]
     assert {c["session"] for c in logged} == {f"system:{system_id}"}
     assert logged[1]["after"] == {"name": "Arena Sul — Centro", "timezone": "America/Recife", "slotMinutes": 30,
-                                  "currency": "BRL", "organizationId": org["id"]}
+                                  "currency": "BRL", "organizationId": str(decode_id(org["id"])[1])}  # stored JSON
     assert logged[0]["after"]["role"] == "owner" and owner["secret"] not in json.dumps(logged)
     # A unit without an owner token is made too.
     bare = (await live.gql(system, UNIT, {"i": {"organizationId": org["id"], "name": "Anexo"}}))["createUnit"]
@@ -146,7 +147,7 @@ async def _two_units(live: Any, pool: Any) -> tuple[Any, str, str, dict[str, tup
         "operator": await issue(v.tenant_id, v.unit_id, "staff", "operator", [], "operator"),
         "integrator": await issue(v.tenant_id, None, "client", None, ["configure", "read"], "integrator"),
         "stranger": await issue(other.tenant_id, None, "staff", "owner", [], "stranger"),
-        "a2 operator": await issue(v.tenant_id, UUID(a2), "staff", "operator", [], "a2 operator"),
+        "a2 operator": await issue(v.tenant_id, decode_id(a2)[1], "staff", "operator", [], "a2 operator"),
     }
     return v, str(v.unit_id), a2, tokens
 
@@ -157,7 +158,7 @@ async def test_owners_issue_tokens_only_within_their_reach(live: Any, pool: Any)
     desk = {"unitId": a1, "kind": "STAFF", "role": "OPERATOR", "name": " Recepção  1 "}
     issued = (await live.gql(t["unit owner"], ISSUE, {"i": desk}))["issueStaffToken"]
     assert issued["__typename"] == "IssuedStaffToken", issued
-    assert issued["token"]["name"] == "Recepção 1" and issued["token"]["unitId"] == a1
+    assert issued["token"]["name"] == "Recepção 1" and issued["token"]["unitId"] == global_id("Unit", a1)
     assert not issued["token"]["tenantWide"] and issued["token"]["role"] == "OPERATOR"
     assert (await live.gql(issued["secret"], ME))["me"]["role"] == "OPERATOR"
     # A unit owner: that unit only, never tenant-wide; a tenant owner: the tenant and any of its units.
@@ -167,7 +168,7 @@ async def test_owners_issue_tokens_only_within_their_reach(live: Any, pool: Any)
                                                            "name": "wide"}})
     assert wide["issueStaffToken"]["token"]["tenantWide"] and wide["issueStaffToken"]["token"]["unitId"] is None
     wide_me = (await live.gql(wide["issueStaffToken"]["secret"], ME))["me"]
-    assert wide_me == {"kind": "STAFF", "role": "MANAGER", "unitId": None, "tenantId": str(v.tenant_id)}
+    assert wide_me == {"kind": "STAFF", "role": "MANAGER", "unitId": None, "tenantId": global_id("Tenant", v.tenant_id)}
     a2_desk = await live.gql(t["tenant owner"], ISSUE, {"i": {**desk, "unitId": a2, "name": "a2 desk"}})
     assert a2_desk["issueStaffToken"]["token"]["unitId"] == a2
     # Managers, operators, integrators (even with `configure`), other tenants' owners and anonymous callers: no.
@@ -217,6 +218,7 @@ async def test_owners_revoke_tokens_within_their_reach_and_the_token_stops_at_on
     _, a1, _, tokens = await _two_units(live, pool)
     t = {k: s for k, (_, s) in tokens.items()}
     ids = {k: str(i) for k, (i, _) in tokens.items()}
+    gids = {k: global_id("StaffToken", i) for k, (i, _) in tokens.items()}  # as the API answers them
     # Outside the caller's reach, or not an owner: refused, and the token still works.
     for who, target in (("unit owner", "tenant owner"), ("unit owner", "a2 operator"), ("stranger", "operator"),
                         ("manager", "operator"), ("operator", "operator"), ("integrator", "operator"),
@@ -232,14 +234,14 @@ async def test_owners_revoke_tokens_within_their_reach_and_the_token_stops_at_on
         assert done["__typename"] == "StaffTokenRevoked" and done["revokedOwnToken"] is False
         assert done["token"]["revokedAt"]
         event = (await feed.next())["venueChanged"]
-        assert (event["entity"], event["entityId"], event["action"]) == ("STAFF_TOKEN", ids["operator"], "REMOVED")
+        assert (event["entity"], event["entityId"], event["action"]) == ("STAFF_TOKEN", gids["operator"], "REMOVED")
     assert _code(await live.post(t["operator"], ME)) == "unauthenticated"
     again = (await live.gql(t["unit owner"], REVOKE, {"t": ids["operator"]}))["revokeStaffToken"]
     assert again["token"]["revokedAt"] == done["token"]["revokedAt"]  # revoking twice changes nothing
     live_list = (await live.gql(t["unit owner"], TOKENS, {"u": a1}))["staffTokens"]
-    assert ids["operator"] not in {x["id"] for x in live_list}
+    assert gids["operator"] not in {x["id"] for x in live_list}
     every = (await live.gql(t["unit owner"], TOKENS, {"u": a1, "r": True}))["staffTokens"]
-    assert [x["revokedAt"] is not None for x in every if x["id"] == ids["operator"]] == [True]
+    assert [x["revokedAt"] is not None for x in every if x["id"] == gids["operator"]] == [True]
     log = (await live.gql(t["unit owner"], CHANGES, {"u": a1}))["venueChanges"]
     removed = [c for c in log if c["entity"] == "STAFF_TOKEN" and c["action"] == "REMOVED"]
     assert len(removed) == 1 and removed[0]["before"]["role"] == "operator"
@@ -285,7 +287,7 @@ async def test_tokens_expire_and_say_when_they_were_last_used(live: Any, pool: A
     listed = {x["name"]: x for x in (await live.gql(owner, TOKENS, {"u": str(v.unit_id)}))["staffTokens"]}
     assert listed["temp"]["lastUsedAt"] is not None
     access = PgAccess(pool)
-    token_id = UUID(issued["token"]["id"])
+    token_id = decode_id(issued["token"]["id"])[1]
     assert await access.principal(issued["secret"], until - timedelta(seconds=1)) is not None
     assert await access.principal(issued["secret"], until) is None  # expired: as if revoked
     who = await access.principal(issued["secret"], datetime.now(UTC))
@@ -308,7 +310,7 @@ async def test_owners_set_the_unit_contacts_and_only_staff_see_them(live: Any, p
         assert done["updateUnitContacts"]["contacts"] == {"alertWhatsapp": "+5511988887777",
                                                           "ownerEmail": "dona.ana@arena.com.br"}
         event = (await feed.next())["venueChanged"]
-        assert (event["entity"], event["entityId"], event["action"]) == ("CONTACTS", u, "UPDATED")
+        assert (event["entity"], event["entityId"], event["action"]) == ("CONTACTS", global_id("Unit", u), "UPDATED")
         assert event["session"] == f"staff:{owner_id}"
         # The same value again changes and logs nothing.
         await live.gql(owner, CONTACTS, {"u": u, "i": {"ownerEmail": "dona.ana@arena.com.br"}})

@@ -9,11 +9,11 @@ import secrets
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
-from uuid import UUID
 from zoneinfo import ZoneInfo
 
 import pytest
 
+from schema.ids import decode_id
 from slothold.cli import main
 from tests.live import live_api
 from tests.venues import cpf
@@ -208,6 +208,6 @@ async def test_a_change_that_would_orphan_a_live_booking_is_refused_naming_it(
     for dry in (["--dry-run"], []):
         code, out = await run(database_url, capsys, str(path), *dry)
         assert code == 2, out
-        assert "refused, nothing applied" in out and bid in out, out
-    assert await pool.fetchval("SELECT max_advance_days FROM units WHERE id = $1", UUID(unit)) == 60
-    assert await pool.fetchval("SELECT active FROM resources WHERE id = $1", UUID(campo["Campo 4"]))
+        assert "refused, nothing applied" in out and str(decode_id(bid)[1]) in out, out  # the CLI prints UUIDs
+    assert await pool.fetchval("SELECT max_advance_days FROM units WHERE id = $1", decode_id(unit)[1]) == 60
+    assert await pool.fetchval("SELECT active FROM resources WHERE id = $1", decode_id(campo["Campo 4"])[1])

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from schema.ids import global_id
 from tests.live import live_api
 from tests.venues import arena
 
@@ -33,7 +34,7 @@ async def test_a_parameter_change_is_logged_with_who_and_arrives_live(live: Any,
         done = await live.gql(owner, PARAMS, {"u": u, "i": {"holdTtlSeconds": 900, "minAdvanceMinutes": 30}})
         assert done["updateUnitParameters"]["__typename"] == "Unit"
         event = (await feed.next())["venueChanged"]
-        assert event["entity"] == "PARAMETERS" and event["entityId"] == u and event["action"] == "UPDATED"
+        assert (event["entity"], event["entityId"], event["action"]) == ("PARAMETERS", global_id("Unit", u), "UPDATED")
         assert event["session"] == f"staff:{token_id}"
         # Setting a value it already has changes nothing and logs nothing.
         assert (await live.gql(owner, PARAMS, {"u": u, "i": {"holdTtlSeconds": 900}}))["updateUnitParameters"][

@@ -15,6 +15,7 @@ import pytest
 
 from domain import webhooks_out as wh
 from providers.webhooks import HttpWebhookSender
+from schema.ids import decode_id, global_id
 from slothold.app import create_app
 from slothold.settings import Settings
 from store.access import PgAccess
@@ -103,16 +104,17 @@ async def test_register_deliver_log_replay(env: Env, clock: MutableClock) -> Non
         (req,) = rx.requests
         assert wh.verify(secret, req.headers["x-slothold-signature"], req.body, int(clock.now().timestamp()))
         sent = json.loads(req.body)
-        assert sent["type"] == "booking.held" and sent["data"]["booking_id"] == booking
+        assert sent["type"] == "booking.held"
+        assert sent["data"]["booking_id"] == str(decode_id(booking)[1])  # webhook bodies carry database UUIDs
 
         log = (await env.gql("webhooks", LOG, {"e": endpoint["id"]}))["data"]["webhookDeliveries"]
-        assert len(log) == 1 and log[0]["id"] == str(d) and log[0]["eventId"] == sent["id"]
+        assert len(log) == 1 and log[0]["id"] == global_id("WebhookDelivery", d) and log[0]["eventId"] == sent["id"]
         assert (log[0]["status"], log[0]["attempts"], log[0]["responseCode"]) == ("DELIVERED", 1, 200)
         assert log[0]["latencyMs"] is not None and log[0]["nextAttemptAt"] is None and log[0]["deliveredAt"]
         assert log[0]["seq"] == sent["seq"]
 
         replayed = (await env.gql("owner", REPLAY, {"d": str(d)}))["data"]["replayWebhookDelivery"]
-        assert replayed == {"__typename": "WebhookDelivery", "id": str(d), "status": "PENDING"}
+        assert replayed == {"__typename": "WebhookDelivery", "id": global_id("WebhookDelivery", d), "status": "PENDING"}
         assert await wh.deliver(store, HttpWebhookSender(http), d, clock.now()) == ("delivered", None)
         assert [q.headers["x-slothold-delivery"] for q in rx.requests] == [str(d), str(d)]
         log = (await env.gql("owner", LOG, {"e": endpoint["id"]}))["data"]["webhookDeliveries"]
@@ -154,12 +156,12 @@ async def test_owners_and_webhook_integrators_only(env: Env) -> None:
     disable = "mutation($e: ID!) { disableWebhook(endpointId: $e) { __typename ... on WebhookEndpoint { enabled } } }"
     update = """mutation($e: ID!) { updateWebhook(endpointId: $e, eventTypes: [BOOKING_CANCELLED], enabled: true)
       { __typename ... on WebhookEndpoint { eventTypes enabled } } }"""
-    secret = await env.pool.fetchval("SELECT secret FROM webhook_endpoints WHERE id = $1", UUID(eid))
+    secret = await env.pool.fetchval("SELECT secret FROM webhook_endpoints WHERE id = $1", decode_id(eid)[1])
     for who in ("operator", "read", "stranger"):
         for q in (rotate, disable, update, LOG):
             r = await env.gql(who, q, {"e": eid})
             assert r["errors"][0]["extensions"]["code"] == "forbidden", (who, q, r)
-    assert await env.pool.fetchval("SELECT secret FROM webhook_endpoints WHERE id = $1", UUID(eid)) == secret
+    assert await env.pool.fetchval("SELECT secret FROM webhook_endpoints WHERE id = $1", decode_id(eid)[1]) == secret
     new = (await env.gql("owner", rotate, {"e": eid}))["data"]["rotateWebhookSecret"]["secret"]
     assert new != made["secret"] and new.startswith("whsec_")
     assert (await env.gql("owner", disable, {"e": eid}))["data"]["disableWebhook"] == {

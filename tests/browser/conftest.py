@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo
 import asyncpg
 import pytest
 
+from schema.ids import global_id
 from store.access import PgAccess
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 from tests.integration.cluster import Cluster, cluster
@@ -135,7 +136,7 @@ def tomorrow_local(hour: int) -> datetime:
 
 def cell_selector(resource: UUID, start: datetime) -> str:
     stamp = start.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-    return f'td.cell[data-resource="{resource}"][data-start="{stamp}"]'
+    return f'td.cell[data-resource="{global_id("Resource", resource)}"][data-start="{stamp}"]'
 
 
 def shot(name: str) -> Path:

@@ -14,6 +14,7 @@ import pytest
 
 from domain import notifications
 from domain.events import parse_event
+from schema.ids import decode_id
 from store.access import PgAccess
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 from tests.browser.conftest import Venue, shot, tomorrow_local
@@ -69,7 +70,7 @@ async def test_a_walk_in_confirms_from_its_link_on_a_phone(venue: Venue, phone_p
     await phone_page.get_by_role("button", name="Confirmar que estou chegando").click()
     await phone_page.get_by_text("Pronto! Avisamos a equipe: pode vir.").wait_for()
     await phone_page.screenshot(path=shot("claim-walk-in"), full_page=True)
-    assert await pool.fetchval("SELECT status FROM walkin_queue WHERE id = $1", wid) == "claimed"
+    assert await pool.fetchval("SELECT status FROM walkin_queue WHERE id = $1", decode_id(wid)[1]) == "claimed"
     await phone_page.reload()
     await phone_page.get_by_text("Esta oferta já foi confirmada.").wait_for()
 

@@ -10,6 +10,7 @@ from typing import Any
 import asyncpg
 import httpx
 
+from schema.ids import global_id
 from store.access import PgAccess
 from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, shot, tomorrow_local
 
@@ -110,7 +111,8 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
     await block.locator("input[name=reason]").fill("Manutenção do gramado")
     await block.get_by_role("button", name="Block").click()
     assert (await said(page, "blocks-message")).startswith("Campo 2 is blocked ")
-    row = page.locator(f'[data-testid="block-list"] li[data-resource-id="{venue.fields["Campo 2"]}"]')
+    campo2 = global_id("Resource", venue.fields["Campo 2"])  # the page shows ids as the API answers them
+    row = page.locator(f'[data-testid="block-list"] li[data-resource-id="{campo2}"]')
     assert "08:00–12:00" in await row.inner_text() and "Manutenção do gramado" in await row.inner_text()
     # The same range again: refused, as a sentence.
     await block.get_by_role("button", name="Block").click()
@@ -121,13 +123,14 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
     await block.locator("select[name=resource]").select_option(label="Campo 4")
     await block.get_by_role("button", name="Block").click()
     assert (await said(page, "blocks-message")).startswith("Campo 4 is blocked ")
-    campo4 = page.locator(f'[data-testid="block-list"] li[data-resource-id="{venue.fields["Campo 4"]}"]')
+    campo4_id = global_id("Resource", venue.fields["Campo 4"])
+    campo4 = page.locator(f'[data-testid="block-list"] li[data-resource-id="{campo4_id}"]')
     await campo4.get_by_role("button", name="Unblock").click()
     assert (await said(page, "blocks-message")).startswith("Campo 4 is back on sale ")
     await campo4.wait_for(state="detached")
 
     # Two price bands: weeknights 18:00–23:00 R$ 250,00 with a 50% deposit, weekends R$ 220,00 in full.
-    service = page.locator(f'li[data-service-id="{venue.service_id}"]')
+    service = page.locator(f'li[data-service-id="{global_id("Service", venue.service_id)}"]')
     await service.get_by_role("button", name="Edit price bands").click()
     editor = page.get_by_test_id("band-editor")
     await editor.get_by_role("button", name="+ Add a band").click()
@@ -157,7 +160,7 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
     await editor.get_by_role("button", name="Cancel").click()
     served = await api(venue, "query($u: ID!) { services(unitId: $u) { id bands { weekdays from to priceCents "
                        "paymentRule depositPercent } } }", {"u": str(venue.unit_id)})
-    priced = next(s for s in served["services"] if s["id"] == str(venue.service_id))["bands"]
+    priced = next(s for s in served["services"] if s["id"] == global_id("Service", venue.service_id))["bands"]
     assert [(b["weekdays"], b["priceCents"], b["paymentRule"]) for b in priced] == [
         (["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY"], 25000, "DEPOSIT_PERCENT"),
         (["SATURDAY", "SUNDAY"], 22000, "FULL")]
@@ -203,7 +206,7 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
     grid = (await api(venue, grid_query, {"u": str(venue.unit_id), "f": day.isoformat(),
                                           "t": (day + timedelta(days=2)).isoformat()}))["availabilityGrid"]
     states = {(r["resource"]["id"], s["startsAt"]): s["state"] for r in grid["rows"] for s in r["segments"]}
-    assert states[(str(venue.fields["Campo 2"]), tomorrow_local(8).isoformat())] == "BLOCKED"
+    assert states[(global_id("Resource", venue.fields["Campo 2"]), tomorrow_local(8).isoformat())] == "BLOCKED"
     on_holiday = {state for (rid, at), state in states.items() if at >= (day + timedelta(days=1)).isoformat()}
     assert on_holiday == {"CLOSED"}, on_holiday
     await page.set_viewport_size({"width": 1280, "height": 900})

@@ -19,6 +19,7 @@ from domain.customers import CustomerIdentity
 from domain.services import Deps, HoldCommand, hold
 from domain.waitlist import promote_after_release
 from providers.clock import SystemClock
+from schema.ids import global_id
 from store.uow import PgUnitOfWork
 from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, monotonic_ms, shot, tomorrow_local
 from tests.integration.cluster import Cluster, _wait_http
@@ -54,7 +55,8 @@ async def pick_slot(page: Any, venue: Venue, field: str, hour: int) -> None:
     await page.get_by_label("Field").select_option(label=field)
     await page.get_by_role("button", name="Show free times").click()
     start = tomorrow_local(hour).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-    await page.locator(f'button.slot[data-start="{start}"][data-resource="{venue.fields[field]}"]').click()
+    resource = global_id("Resource", venue.fields[field])  # the page shows ids as the API answers them
+    await page.locator(f'button.slot[data-start="{start}"][data-resource="{resource}"]').click()
 
 
 def phone() -> str:

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from schema.ids import decode_id
 from slothold.cli.embedded import free_port
 from tests.api.test_metrics import Samples, parse, value
 from tests.integration.cluster import WsClient, cluster, wait_until
@@ -67,7 +68,8 @@ async def test_an_api_and_a_worker_report_subscribers_deliveries_relay_expiratio
 
         assert await wait_until(relayed_and_expired, timeout=20, every=0.5), c.logs()
         after = await scrape(api_url)
-        assert await pool.fetchval("SELECT status FROM bookings WHERE id = $1::uuid", booking["id"]) == "expired"
+        status = await pool.fetchval("SELECT status FROM bookings WHERE id = $1", decode_id(booking["id"])[1])
+        assert status == "expired"
         assert value(after, "slothold_relay_lag_seconds") == 0
         assert value(after, "slothold_lapsed_holds") == 0
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from schema.ids import decode_id
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 from tests.integration.cluster import cluster, gql, wait_until
 from tests.venues import cpf
@@ -60,7 +61,8 @@ async def test_cancelled_charges_reach_the_bank_and_claimed_payments_are_found_b
 
         async def confirmed() -> bool:
             async with pool.acquire() as conn:
-                return await conn.fetchval("SELECT status FROM bookings WHERE id = $1", claimed) == "confirmed"
+                status = await conn.fetchval("SELECT status FROM bookings WHERE id = $1", decode_id(claimed)[1])
+                return bool(status == "confirmed")
 
         assert await wait_until(confirmed, timeout=15), c.logs()
 

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from schema.ids import decode_id, global_id
 from slothold.cli.embedded import free_port, start_redis
 from tests.integration.cluster import WsClient, cluster, gql, wait_until
 from tests.venues import arena, cpf
@@ -150,7 +151,7 @@ async def test_a_worker_killed_mid_work_leaves_no_hold_past_its_deadline_after_r
             n = await conn.fetch("SELECT booking_id, count(*) FROM booking_events WHERE unit_id = $1 "
                                  "AND new_status = 'expired' GROUP BY booking_id", v.unit_id)
             assert sorted(r["count"] for r in n) == [1] * 20
-            assert {str(r["booking_id"]) for r in n} == {m["id"] for m in made}
+            assert {global_id("Booking", r["booking_id"]) for r in n} == {m["id"] for m in made}
             while time.monotonic() - restarted < 15:
                 pending = await conn.fetchval(
                     "SELECT count(*) FROM outbox WHERE unit_id = $1 AND published_at IS NULL", v.unit_id)
@@ -200,7 +201,7 @@ async def test_deadline_jobs_are_scheduled_with_the_hold_and_unscheduled_when_it
     with cluster(database_url, redis_url, tmp_path, apis=1, workers=1) as c:
         port = c.apis[0][1]
         made = await hold_on(port, v, "Campo 1", 10, 1)
-        expire_job = f"expire:{made['id']}:{made['holdExpiresAt']}"
+        expire_job = f"expire:{decode_id(made['id'])[1]}:{made['holdExpiresAt']}"  # jobs name database ids
         r = aioredis.Redis.from_url(redis_url)
         try:
             async def scheduled() -> bool:

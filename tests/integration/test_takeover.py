@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from schema.ids import decode_id
 from tests.integration.cluster import cluster, gql
 from tests.integration.test_realtime import tomorrow
 from tests.venues import arena, cpf
@@ -64,7 +65,7 @@ async def test_the_takeover_is_refused_at_every_step_across_two_api_processes(da
         assert r["data"]["hold"]["code"] == "identity_conflict", r
         assert v_booking["id"] not in json.dumps(r) and v_booking["customerId"] not in json.dumps(r)
         # 4. V's record is untouched; the attacker can neither read nor cancel V's booking, on either process
-        assert await pool.fetchval("SELECT phone FROM customers WHERE id = $1::uuid", v_booking["customerId"]) \
+        assert await pool.fetchval("SELECT phone FROM customers WHERE id = $1", decode_id(v_booking["customerId"])[1]) \
             == victim_phone
         for port in (one, two):
             r = await _post(port, attacker, BOOKING, {"b": v_booking["id"]})
