@@ -175,7 +175,8 @@ async def test_every_new_connection_walks_in_pages(api: Api, venue: dict[str, An
     pages = await _walk(api, q, ["queueConnection"], {"u": u})
     assert [n["priority"] for n in flat(pages)] == ["CRITICAL", "HIGH", "NORMAL"]
     assert flat(await _walk(api, q, ["queueConnection"], {"u": u}, backward=True)) == flat(pages)
-    by_status = "query($u: ID!, $s: [QueueItemStatus!]) { queueConnection(unitId: $u, statuses: $s) { edges { cursor } } }"
+    by_status = ("query($u: ID!, $s: [QueueItemStatus!]) { queueConnection(unitId: $u, statuses: $s) "
+                 "{ edges { cursor } } }")
     assert len((await api.gql(by_status, {"u": u, "s": ["OPEN"]}))["queueConnection"]["edges"]) == 3
     assert (await api.gql(by_status, {"u": u, "s": ["RESOLVED"]}))["queueConnection"]["edges"] == []
     # A booking's charges, newest first.
@@ -218,8 +219,8 @@ async def test_every_new_connection_walks_in_pages(api: Api, venue: dict[str, An
     # The unit's staff notifications, newest first.
     for n in range(3):
         await pool.execute("INSERT INTO notifications (id, unit_id, audience, kind, title, body, created_at) VALUES "
-                           "($1, $2, 'staff', 'owner_alert', $3, 'b', now() - make_interval(mins => $4))", uuid4(), unit,
-                           f"n{n}", n)
+                           "($1, $2, 'staff', 'owner_alert', $3, 'b', now() - make_interval(mins => $4))",
+                           uuid4(), unit, f"n{n}", n)
     q = (f"query($u: ID!, {VARS}) {{ notificationsConnection(unitId: $u, {ARGS}) {{ edges {{ node {{ title }} }} "
          f"{PAGE} }} }}")
     assert [n["title"] for n in flat(await _walk(api, q, ["notificationsConnection"], {"u": u}))] == ["n0", "n1",
