@@ -16,6 +16,7 @@ import websockets
 
 from domain import origins
 from domain.services import Deps
+from schema.ids import global_id
 from slothold.app import create_app
 from slothold.settings import Settings
 from store.allowed_origins import OriginUnion
@@ -95,7 +96,8 @@ async def test_an_owner_registers_origins_and_the_api_lets_them_in_at_once(live:
         await live.gql(t["owner"], SET, {"u": u, "o": ["http://localhost:5173"]})
         assert (await http.options("/graphql", headers=preflight(w))).status_code == 403
     logged = (await live.gql(t["manager"], CHANGES, {"u": u}))["venueChanges"]
-    assert [(c["entity"], c["entityId"], c["action"]) for c in logged] == [("ALLOWED_ORIGINS", u, "UPDATED")] * 2
+    assert [(c["entity"], c["entityId"], c["action"]) for c in logged] == [("ALLOWED_ORIGINS", global_id("Unit", u),
+                                                                                "UPDATED")] * 2
     assert logged[1]["before"] == {"origins": []} and logged[1]["after"] == {"origins": ["http://localhost:5173", w]}
     assert logged[0]["before"] == {"origins": ["http://localhost:5173", w]}
     assert logged[0]["after"] == {"origins": ["http://localhost:5173"]}
