@@ -120,7 +120,7 @@ async def test_staff_mark_the_no_show(deps: Deps, pool: Any, clock: Any) -> None
                                 "ORDER BY id DESC LIMIT 1", b.id)
     assert tuple(event) == ("confirmed", "no_show", "staff")
     changed = await pool.fetch("SELECT payload FROM outbox WHERE unit_id = $1 AND topic = 'slot_changed' "
-                               "AND payload->>'booking_id' = $2", v.unit_id, str(b.id))
+                               "AND payload->>'booking_id' = $2 ORDER BY id", v.unit_id, str(b.id))
     assert changed[-1]["payload"]["status"] == "no_show"
     assert not await pool.fetchval("SELECT bool_or(occupies) FROM allocations WHERE booking_id = $1", b.id)
     with pytest.raises(InvalidTransition):  # once
