@@ -319,6 +319,8 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
          {"e": str(w.walk_in)}),
         ("seatWalkIn", Action.COUNTER, "mutation($e: ID!) { seatWalkIn(entryId: $e) { __typename } }",
          {"e": str(w.walk_in)}),
+        ("cancelWalkIn", Action.COUNTER, "mutation($e: ID!) { cancelWalkIn(entryId: $e) { __typename } }",
+         {"e": str(w.walk_in)}),
         ("claimWalkIn", Action.PUBLIC, 'mutation($u: ID!) { claimWalkIn(unitId: $u, token: "t") { __typename } }',
          {"u": u}),
         ("requestLoginCode", Action.PUBLIC, 'mutation($u: ID!) { requestLoginCode(unitId: $u, phone: "12") '
