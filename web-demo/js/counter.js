@@ -5,7 +5,7 @@
 import {gql, resultError} from "./gql.js";
 import {register, t} from "./i18n.js";
 import {customerLine, customerOf, emptyEl, errorEl, idemKey, loadingEl, rememberCustomer,
-  slotWords} from "./lists_util.js";
+  slotWords, toE164} from "./lists_util.js";
 import {h, say, session} from "./session.js";
 import {addDays, startOfDay, today} from "./time.js";
 
@@ -144,7 +144,7 @@ class Counter {
     }
     const v = (n) => this.newForm.querySelector(`[name=${n}]`).value.trim() || null;
     if (!v("newName") && !v("newPhone") && !v("newCpf")) return null;
-    return {name: v("newName"), phone: v("newPhone"), cpf: v("newCpf")};
+    return {name: v("newName"), phone: toE164(v("newPhone")), cpf: v("newCpf")};
   }
 
   async book(f, form) {

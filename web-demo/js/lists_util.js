@@ -47,6 +47,15 @@ export function maskCpf(cpf) {
   return `***.${d.slice(3, 6)}.${d.slice(6, 9)}-**`;
 }
 
+/** A phone as people type it ("(11) 98888-7777") in E.164 ("+5511988887777"): a Brazilian number without +55. */
+export function toE164(text) {
+  const s = String(text || "").trim();
+  if (!s) return null;
+  const digits = s.replace(/\D/g, "");
+  if (s.startsWith("+")) return `+${digits}`;
+  return digits.length === 10 || digits.length === 11 ? `+55${digits}` : s;
+}
+
 export function formatPhone(phone) {
   const m = /^\+55(\d{2})(\d{4,5})(\d{4})$/.exec(phone || "");
   return m ? `(${m[1]}) ${m[2]}-${m[3]}` : (phone || "");

@@ -26,7 +26,7 @@ register({
 const STATUSES = ["HELD", "PENDING_PAYMENT", "VERIFYING", "CONFIRMED", "CHECKED_IN", "COMPLETED", "CANCELLED",
   "NO_SHOW", "EXPIRED"];
 const PAGE = 20;
-const SEARCH = `query($u: ID!, $f: BookingFilter, $n: Int, $a: String) { bookings(unitId: $u, filter: $f, first: $n,
+const SEARCH = `query($u: ID!, $f: BookingFilter, $a: String) { bookings(unitId: $u, filter: $f, first: ${PAGE},
   after: $a) { edges { node { ${BOOKING_FIELDS} } } pageInfo { hasNextPage endCursor } } }`;
 const CHANGED = `subscription($b: ID!, $since: Int) { bookingChanged(bookingId: $b, since: $since) { seq } }`;
 
@@ -88,7 +88,7 @@ class Search {
     const asked = this.current;
     let conn;
     try {
-      conn = (await gql(SEARCH, {u: this.unit.id, f: asked, n: PAGE, a: after}, session.staffToken)).bookings;
+      conn = (await gql(SEARCH, {u: this.unit.id, f: asked, a: after}, session.staffToken)).bookings;
     } catch (e) {
       if (asked === this.current) this.list.replaceChildren(h("li", {}, errorEl(e.message, () => this.search())));
       return;

@@ -3,7 +3,7 @@
 
 import {follow, gql, resultError} from "./gql.js";
 import {formatDateTime, register, t} from "./i18n.js";
-import {emptyEl, errorEl, formatPhone, idemKey, loadingEl, resourceName} from "./lists_util.js";
+import {emptyEl, errorEl, formatPhone, idemKey, loadingEl, resourceName, toE164} from "./lists_util.js";
 import {h, say, session} from "./session.js";
 
 register({
@@ -165,7 +165,7 @@ class Waitlists {
       const f = new FormData(form);
       const name = String(f.get("name")).trim();
       const ok = await this.run(ADD, {u: this.unit.id, area: String(f.get("area")).trim(), name,
-        phone: String(f.get("phone")).trim(), p: Number(f.get("party")) || 1}, () => t("wl.added", {name}));
+        phone: toE164(f.get("phone")), p: Number(f.get("party")) || 1}, () => t("wl.added", {name}));
       if (ok) {
         form.elements.name.value = "";
         form.elements.phone.value = "";
