@@ -1,11 +1,10 @@
 // A counter booking (#/counter): find the customer by name, phone or CPF (or enter a new one), pick the field, day,
 // time and length, book — confirmed at once (counterBooking), shown on the agenda and in the search straight away.
-// Customers are found through the bookings search (bookings(filter: {customer})): those who booked at this unit.
+// Customers are found by customers(unitId, search): the tenant's customers who booked at this unit, CPF masked.
 
 import {gql, resultError} from "./gql.js";
 import {register, t} from "./i18n.js";
-import {customerLine, customerOf, emptyEl, errorEl, idemKey, loadingEl, rememberCustomer,
-  slotWords, toE164} from "./lists_util.js";
+import {customerLine, emptyEl, errorEl, idemKey, loadingEl, slotWords, toE164} from "./lists_util.js";
 import {h, say, session} from "./session.js";
 import {addDays, startOfDay, today} from "./time.js";
 
@@ -34,18 +33,15 @@ register({
   },
 });
 
-const FIND = `query($u: ID!, $f: BookingFilter) { bookings(unitId: $u, filter: $f, first: 100) {
-  edges { node { customerId } } } }`;
+const FIND = `query($u: ID!, $s: String!) { customers(unitId: $u, search: $s, first: 20) {
+  edges { node { id name phone maskedCpf } } } }`;
 const BOOK = `mutation($i: CounterBookingInput!, $k: String) { r: counterBooking(input: $i, idempotencyKey: $k) {
   __typename ... on BookingPayload { booking { id status startsAt endsAt allocations { resourceId } } }
   ... on Error { code message } } }`;
 
-function criteria(text) {
+function searchable(text) {
   const s = text.trim();
-  if (/[a-zà-ú]/i.test(s)) return s.length >= 3 ? [{name: s}] : [];
-  const digits = s.replace(/\D/g, "");
-  if (digits.length === 11 && !s.startsWith("+") && !s.includes("(")) return [{cpf: digits}, {phone: s}];
-  return digits.length >= 10 ? [{phone: s}] : [];
+  return /[a-zà-ú]/i.test(s) ? s.length >= 3 : s.replace(/\D/g, "").length >= 10;
 }
 
 class Counter {
@@ -84,21 +80,18 @@ class Counter {
   }
 
   async find() {
-    const asks = criteria(this.query.value);
-    if (!asks.length) { this.found.replaceChildren(); return; }
     const asked = this.query.value;
+    if (!searchable(asked)) { this.found.replaceChildren(); return; }
     this.found.replaceChildren(h("li", {}, loadingEl()));
-    let ids;
+    let people;
     try {
-      const answers = await Promise.all(asks.map((c) => gql(FIND, {u: this.unit.id, f: {customer: c}},
-        session.staffToken).catch((e) => (asks.length > 1 && c.cpf ? {bookings: {edges: []}} : Promise.reject(e)))));
-      ids = [...new Set(answers.flatMap((a) => a.bookings.edges.map((e) => e.node.customerId)).filter(Boolean))];
+      const d = await gql(FIND, {u: this.unit.id, s: asked.trim()}, session.staffToken);
+      people = d.customers.edges.map((e) => e.node);
     } catch (e) {
-      this.found.replaceChildren(h("li", {}, errorEl(e.message, () => this.find())));
+      if (asked === this.query.value) this.found.replaceChildren(h("li", {}, errorEl(e.message, () => this.find())));
       return;
     }
     if (asked !== this.query.value) return;
-    const people = (await Promise.all(ids.slice(0, 20).map(customerOf))).filter(Boolean);
     if (!people.length) { this.found.replaceChildren(h("li", {}, emptyEl(t("counter.none")))); return; }
     this.found.replaceChildren(...people.map((c) => h("li", {class: "lists-item lists-row-between",
       dataset: {customer: c.id}}, customerLine(c),
@@ -108,7 +101,6 @@ class Counter {
 
   choose(c) {
     this.chosen = c;
-    rememberCustomer(c);
     this.chosenEl.hidden = !c;
     this.customerBox.hidden = !!c;
     if (c) {
@@ -140,7 +132,7 @@ class Counter {
   customerInput() {
     if (this.chosen) {
       const c = this.chosen;
-      return c.cpf || c.phone ? {cpf: c.cpf || null, phone: c.phone || null, name: c.name || null} : null;
+      return c.phone ? {phone: c.phone, name: c.name || null} : null;
     }
     const v = (n) => this.newForm.querySelector(`[name=${n}]`).value.trim() || null;
     if (!v("newName") && !v("newPhone") && !v("newCpf")) return null;

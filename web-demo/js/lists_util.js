@@ -36,10 +36,6 @@ export function customerOf(id) {
   return customers.get(id);
 }
 
-export function rememberCustomer(c) {
-  if (c && c.id) customers.set(c.id, Promise.resolve(c));
-}
-
 /** "***.456.789-**": enough to tell two customers apart at the counter, not the whole number. */
 export function maskCpf(cpf) {
   const d = String(cpf || "").replace(/\D/g, "");
@@ -91,7 +87,8 @@ export function customerLine(c) {
   if (!c) return null;
   return h("span", {class: "lists-customer"}, h("strong", {}, c.name || t("lists.noName")),
     c.phone ? h("span", {class: "lists-muted"}, formatPhone(c.phone)) : null,
-    c.cpf ? h("span", {class: "lists-muted", dataset: {cpf: "masked"}}, `CPF ${maskCpf(c.cpf)}`) : null);
+    c.cpf || c.maskedCpf ? h("span", {class: "lists-muted", dataset: {cpf: "masked"}},
+      `CPF ${c.maskedCpf || maskCpf(c.cpf)}`) : null);
 }
 
 /** The states of a list: loading, empty (a sentence), error (a sentence and a retry). */
