@@ -168,7 +168,7 @@ export class StaffQueue {
     });
     buttons.push(btn(t("queue.resolve"), () => { resolveForm.hidden = false; note.focus(); }));
     const priority = item.priority.toLowerCase();
-    return h("li", {class: `lists-item prio-${priority} ${this.fresh.has(item.id) ? "fresh" : ""}`,
+    return h("li", {class: `item lists-item prio-${priority} ${this.fresh.has(item.id) ? "fresh" : ""}`,
       dataset: {type: item.type, status: item.status, item: item.id}},
     h("div", {class: "lists-row"}, h("span", {class: `lists-prio prio-${priority}`}, t(`prio.${item.priority}`)),
       h("strong", {class: "lists-item-title"}, item.title),
