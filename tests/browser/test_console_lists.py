@@ -236,3 +236,38 @@ async def test_a_counter_booking_for_a_found_customer_and_for_a_new_one_is_found
     await form.get_by_role("button", name="Buscar").click()
     await page.get_by_test_id("search-count").get_by_text("2 reserva(s)").wait_for()
     await check_page(page, errors, width)
+
+
+async def test_in_english_the_search_speaks_english_only_and_works_from_the_keyboard(
+        venue: Venue, new_page: Any) -> None:
+    await counter_booking(venue, "Campo 2", 15, {"name": "Kim Keyboard", "phone": phone()})
+    page, errors = await console_page(new_page, venue, "search", 1360)
+    await page.evaluate("localStorage.setItem('slothold.locale', 'en')")
+    await page.reload()
+    await page.get_by_role("heading", name="Find bookings").wait_for()
+    await page.get_by_test_id("search-results").locator("li.lists-item").first.wait_for()
+    words = await page.locator(".lists-screen").inner_text()
+    for pt in ("Buscar", "Situação", "Confirmada", "reserva(s)", "Limpar"):
+        assert pt not in words, pt
+    await page.get_by_label("Name").focus()
+    await page.keyboard.type("kim")
+    for _ in range(12):  # phone, CPF, status, the day's parts, then the Search button
+        await page.keyboard.press("Tab")
+        if await page.evaluate("document.activeElement.textContent") == "Search":
+            break
+    assert await page.evaluate("document.activeElement.textContent") == "Search"
+    await page.keyboard.press("Enter")
+    await page.get_by_test_id("search-count").get_by_text("1 booking(s) shown").wait_for()
+    assert "Kim Keyboard" in await page.get_by_test_id("search-results").inner_text()
+    assert not errors, errors
+
+
+async def test_a_list_that_cannot_load_says_so_and_offers_to_try_again(venue: Venue, new_page: Any) -> None:
+    page = await new_page()
+    stored = json.dumps({"unitId": str(venue.unit_id), "serviceId": None, "staffToken": "slh_not_a_token"})
+    await page.add_init_script(f"localStorage.setItem('slothold.demo', {json.dumps(stored)});")
+    await page.goto(f"{venue.base}/?unit={venue.unit_id}#/queue")
+    alert = page.locator(".lists-error[role=alert]")
+    await alert.wait_for()
+    assert (await alert.inner_text()).strip()
+    await alert.get_by_role("button", name="Tentar de novo").wait_for()
