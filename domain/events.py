@@ -57,6 +57,7 @@ class WaitlistChangeKind(StrEnum):
     OFFERED = "offered"
     CLOSED = "closed"
     WALK_IN_ADDED = "walk_in_added"
+    WALK_IN_CHANGED = "walk_in_changed"
 
 
 @dataclass(frozen=True)
@@ -283,7 +284,18 @@ class WalkInAdded(Fact):
     area: str
 
 
-WaitlistFact = WaitlistJoined | WaitlistClosed | SlotOffered | CapacityOffered | WalkInAdded
+@dataclass(frozen=True)
+class WalkInChanged(Fact):
+    """A walk-in party moved on: offered a place, claimed it, seated or left the queue (`status`)."""
+
+    TOPIC: ClassVar[str] = "waitlist_changed"
+    KIND: ClassVar[str | None] = "walk_in_changed"
+
+    entry_id: UUID
+    status: str
+
+
+WaitlistFact = WaitlistJoined | WaitlistClosed | SlotOffered | CapacityOffered | WalkInAdded | WalkInChanged
 """The facts of topic waitlist_changed (live on waitlistChanged)."""
 
 
@@ -402,8 +414,8 @@ class VenueChanged(Fact):
 FACTS: tuple[type[Fact], ...] = (
     BookingChanged, SeatsBlockChanged, ChargeCancelRequested, RefundRequested, PaymentReceived,
     WebhookDeliveryReplayed, QueueItemChanged, WaitlistJoined, WaitlistClosed, SlotOffered, CapacityOffered,
-    WalkInAdded, HoldReminderDue, CapacityOfferSent, AppointmentReminderDue, OwnerAlerted, WalkInOfferSent,
-    LoginCodeSent, NotificationAdded, VenueChanged,
+    WalkInAdded, WalkInChanged, HoldReminderDue, CapacityOfferSent, AppointmentReminderDue, OwnerAlerted,
+    WalkInOfferSent, LoginCodeSent, NotificationAdded, VenueChanged,
 )
 """Every fact written to the outbox."""
 

@@ -37,6 +37,43 @@ NOTIFICATIONS = Ordering("notifications", (datetime, UUID), descending=True)
 WEBHOOK_DELIVERIES = Ordering("webhook_deliveries", (datetime, UUID), descending=True)
 BOOKING_HISTORY = Ordering("booking_history", (int,))
 UNIT_HISTORY = Ordering("unit_history", (int,), descending=True)
+CUSTOMERS = Ordering("customers", (str, UUID))
+
+
+@dataclass(frozen=True)
+class CustomerSearch:
+    """Staff finding a customer at the counter: the tenant's customers who booked at the unit, whose name holds
+    `name` (case and accents aside), or whose phone is `phone`, or whose CPF is `cpf` (any that is given)."""
+
+    tenant_id: UUID
+    unit_id: UUID
+    name: str | None = None
+    phone: str | None = None
+    cpf: str | None = None
+
+
+def customer_search(deps: Deps, tenant_id: UUID, unit_id: UUID, text: str) -> CustomerSearch:
+    """What the receptionist typed: letters are part of a name (at least 2 characters); digits are a phone (the
+    venue's phone reader, else E.164) and, when they make a valid CPF, that CPF too."""
+    typed = text.strip()
+    if any(ch.isalpha() for ch in typed):
+        if len(typed) < 2:
+            raise InvalidInput("search", "type at least 2 letters of the name")
+        return CustomerSearch(tenant_id, unit_id, name=typed)
+    digits = "".join(ch for ch in typed if ch.isdigit())
+    if len(digits) < 8:
+        raise InvalidInput("search", "type part of a name, a phone or a CPF")
+    try:
+        phone = deps.phones.normalize(typed, "search") if deps.phones is not None else normalize_phone(typed, "search")
+    except InvalidInput:
+        phone = None
+    try:
+        cpf = normalize_cpf(typed, "search")
+    except InvalidInput:
+        cpf = None
+    if phone is None and cpf is None:
+        raise InvalidInput("search", "the digits are neither a phone nor a valid CPF")
+    return CustomerSearch(tenant_id, unit_id, phone=phone, cpf=cpf)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from domain.events import (
     WaitlistClosed,
     WaitlistJoined,
     WalkInAdded,
+    WalkInChanged,
     WalkInOfferSent,
 )
 from domain.layout.blocks import refuse_blocked
@@ -320,6 +321,7 @@ async def offer_walk_in(deps: Deps, entry_id: UUID) -> dict[str, Any]:
         link = claim_link(deps, OfferKind.WALK_IN, token)
         await uow.events.notify(entry["unit_id"], WalkInOfferSent(
             "whatsapp", entry["phone"], token, f"{entry['name']}, sua vez chegou! Confirme aqui: {link}"))
+        await uow.events.notify(entry["unit_id"], WalkInChanged(entry_id, "offered"))
         await uow.commit()
     return entry
 
@@ -331,17 +333,28 @@ async def claim_walk_in(deps: Deps, unit_id: UUID, token: str) -> dict[str, Any]
         if entry is None or entry["status"] != "offered":
             raise NotFound("walk-in offer", "with that token", field="token")
         entry = await uow.waitlists.set_walk_in(entry["id"], "claimed", deps.clock.now())
+        await uow.events.notify(unit_id, WalkInChanged(entry["id"], "claimed"))
         await uow.commit()
     return entry
 
 
 async def seat_walk_in(deps: Deps, entry_id: UUID) -> dict[str, Any]:
     """Staff seat the party."""
+    return await _end_walk_in(deps, entry_id, "seated")
+
+
+async def cancel_walk_in(deps: Deps, entry_id: UUID) -> dict[str, Any]:
+    """Staff take a party off the queue (it left, or gave up)."""
+    return await _end_walk_in(deps, entry_id, "cancelled")
+
+
+async def _end_walk_in(deps: Deps, entry_id: UUID, status: str) -> dict[str, Any]:
     async with deps.uow() as uow:
         entry = await uow.waitlists.walk_in(entry_id)
         if entry["status"] not in ("waiting", "offered", "claimed"):
             raise InvalidInput("entryId", f"the party is {entry['status']}", code=ErrorCode.NOT_WAITING)
-        entry = await uow.waitlists.set_walk_in(entry_id, "seated", deps.clock.now())
+        entry = await uow.waitlists.set_walk_in(entry_id, status, deps.clock.now())
+        await uow.events.notify(entry["unit_id"], WalkInChanged(entry_id, status))
         await uow.commit()
     return entry
 

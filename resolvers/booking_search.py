@@ -21,12 +21,17 @@ from resolvers.permissions import authorize_unit, signed_in
 from schema.booking_search import BookingFilter
 from schema.bookings import Booking, BookingHistoryEntry
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
+from schema.customers import CustomerMatch
 from schema.ids import Kind
 
 UnitId = Annotated[strawberry.ID | None, strawberry.argument(description=(
     "The unit whose bookings to search: required for staff and integrators; a customer may leave it out to search "
     "their own in every unit of the organization's tenant."))]
 StaffUnitId = Annotated[strawberry.ID, strawberry.argument(description="The unit whose audit trail to read.")]
+CounterUnitId = Annotated[strawberry.ID, strawberry.argument(description="The unit whose customers to find.")]
+Search = Annotated[str, strawberry.argument(description=(
+    "What the receptionist typed: part of a name (at least 2 letters, case and accents aside), or a phone as people "
+    "type it, or a CPF with or without its dots and dash."))]
 Filter = Annotated[BookingFilter | None, strawberry.argument(description="What to look for (null: every booking).")]
 
 
@@ -72,3 +77,18 @@ class BookingSearchQuery:
         request = page_request(listings.UNIT_HISTORY, first, after, last, before)
         page = await listings.read(info.context.deps, lambda rows: rows.unit_history(uid, request))
         return connection(page.map(BookingHistoryEntry.from_domain), listings.UNIT_HISTORY)
+
+    @strawberry.field(description=(
+        "Staff at the counter: find a customer to book for — the tenant's customers who booked at this unit, by part "
+        "of the name, the phone or the CPF, a page at a time by name then id. The CPF is answered masked. Not for "
+        "customers; another tenant's unit is answered as missing."))
+    async def customers(self, info: Info, unit_id: CounterUnitId, search: Search, first: First = None,
+                        after: After = None, last: Last = None, before: Before = None) -> Connection[CustomerMatch]:
+        context = info.context
+        signed_in(context, Action.COUNTER, "customers are found by staff at the counter")
+        uid = parse_id(unit_id, "unitId", Kind.UNIT)
+        tenant = (await authorize_unit(context, uid, Action.COUNTER, hide=True)).tenant_id
+        request = page_request(listings.CUSTOMERS, first, after, last, before)
+        found = listings.customer_search(context.deps, tenant, uid, search)
+        page = await listings.read(context.deps, lambda rows: rows.customers(found, request))
+        return connection(page.map(CustomerMatch.from_row), listings.CUSTOMERS)

@@ -148,6 +148,12 @@ class WaitlistMutation:
         await authorize_row(info.context, "walk_in", eid, Action.COUNTER, "entryId")
         return WalkIn.from_row(await waitlist.seat_walk_in(info.context.deps, eid))
 
+    @strawberry.mutation(description="Staff: take a walk-in party off the queue (it left); not once seated.")
+    async def cancel_walk_in(self, info: Info, entry_id: EntryIdArg) -> WalkInResult:
+        eid = parse_id(entry_id, "entryId", Kind.WALK_IN)
+        await authorize_row(info.context, "walk_in", eid, Action.COUNTER, "entryId")
+        return WalkIn.from_row(await waitlist.cancel_walk_in(info.context.deps, eid))
+
 
 @strawberry.type
 class WaitlistQuery:

@@ -50,6 +50,28 @@ class Customer(Node):
                    blacklist_changed_at=r["blacklist_changed_at"])
 
 
+def mask_cpf(cpf: str | None) -> str | None:
+    """***.456.789-**: enough to tell two customers apart at the counter, not the whole number."""
+    if not cpf or len(cpf) != 11:
+        return None
+    return f"***.{cpf[3:6]}.{cpf[6:9]}-**"
+
+
+@strawberry.type(description="A customer found at the counter (customers): name, phone and the CPF masked.")
+class CustomerMatch:
+    id: strawberry.ID = strawberry.field(description="The customer record (a Customer id): opaque, pass it back "
+                                         "exactly as given.")
+    name: str | None = strawberry.field(description="The name last given; null when unknown.")
+    phone: str | None = strawberry.field(description="The phone (E.164); null when unknown. Book for the customer "
+                                         "with it (counterBooking's customer.phone).")
+    masked_cpf: str | None = strawberry.field(description="The CPF with its first 3 and last 2 digits hidden "
+                                              "(***.456.789-**); null when unknown.")
+
+    @classmethod
+    def from_row(cls, r: dict[str, Any]) -> CustomerMatch:
+        return cls(id=ref(Kind.CUSTOMER, r["id"]), name=r["name"], phone=r["phone"], masked_cpf=mask_cpf(r["cpf"]))
+
+
 @strawberry.type(description="The records the blacklist change applied to: every one with the CPF or phone.")
 class CustomerBlacklistPayload:
     customers: list[Customer] = strawberry.field(description="Every record changed.")

@@ -18,6 +18,7 @@ from domain.events import (
     WaitlistFact,
     WaitlistJoined,
     WalkInAdded,
+    WalkInChanged,
 )
 from domain.waitlist_states import CapacityEntryStatus, SlotEntryStatus, WalkInStatus
 from schema import docs
@@ -57,6 +58,7 @@ described_enum(WaitlistChangeKind, description="What happened in a unit's waitli
     "OFFERED": "An offer was made (entryId, bookingId: the offer's hold).",
     "CLOSED": "A slot's line closed (no entryId).",
     "WALK_IN_ADDED": "A walk-in party was added (entryId).",
+    "WALK_IN_CHANGED": "A walk-in party was offered a place, claimed it, was seated or left the queue (entryId).",
 })
 
 
@@ -170,7 +172,7 @@ class UnitWaitlists:
         return connection(page.map(WalkIn.from_row), listings.WALK_INS)
 
 
-@strawberry.type(description="A change in a unit's waitlists (joined, offered, closed, walk-in added).")
+@strawberry.type(description="A change in a unit's waitlists (joined, offered, closed, a walk-in added or moved on).")
 class WaitlistChange:
     seq: int = strawberry.field(description=docs.SEQ)
     kind: WaitlistChangeKind = strawberry.field(description="What happened.")
@@ -188,7 +190,8 @@ class WaitlistChange:
 
 _ENTRY_KINDS: dict[type, Kind] = {
     WaitlistJoined: Kind.SLOT_WAITLIST_ENTRY, SlotOffered: Kind.SLOT_WAITLIST_ENTRY,
-    WaitlistClosed: Kind.SLOT_WAITLIST_ENTRY, CapacityOffered: Kind.CAPACITY_WAITLIST_ENTRY, WalkInAdded: Kind.WALK_IN}
+    WaitlistClosed: Kind.SLOT_WAITLIST_ENTRY, CapacityOffered: Kind.CAPACITY_WAITLIST_ENTRY, WalkInAdded: Kind.WALK_IN,
+    WalkInChanged: Kind.WALK_IN}
 """The type of the entry a waitlist fact names."""
 
 
@@ -207,5 +210,5 @@ ClaimResult = Annotated[Booking | InvalidInput | NotFound | InvalidTransition, s
     "What claimWaitlistOffer answers: Booking, or the refusal (an Error) that stopped it."))]
 WalkInResult = Annotated[WalkIn | InvalidInput | NotFound, strawberry.union(
     "WalkInResult", description=(
-    "What addWalkIn, offerWalkIn, claimWalkIn and seatWalkIn answer: WalkIn, or the refusal (an Error) that stopped "
-    "it."))]
+    "What addWalkIn, offerWalkIn, claimWalkIn, seatWalkIn and cancelWalkIn answer: WalkIn, or the refusal (an "
+    "Error) that stopped it."))]

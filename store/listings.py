@@ -12,7 +12,7 @@ from uuid import UUID
 
 from domain import listings as order
 from domain.bookings import Booking, HistoryEntry
-from domain.listings import BookingSearch
+from domain.listings import BookingSearch, CustomerSearch
 from domain.pages import Page, PageRequest
 from domain.payments import Charge
 from domain.staff_queue import QueueItem
@@ -30,6 +30,7 @@ SLOT_WAITLIST = Keyset(order.SLOT_WAITLIST, ("lower(w.during)", "w.resource_id",
 WALK_INS = Keyset(order.WALK_INS, ("area", "position", "id"))
 BOOKING_HISTORY = Keyset(order.BOOKING_HISTORY, ("id",))
 UNIT_HISTORY = Keyset(order.UNIT_HISTORY, ("id",))
+CUSTOMERS = Keyset(order.CUSTOMERS, ("coalesce(c.name, '')", "c.id"))
 
 _SLOT_LINES = ("(SELECT *, CASE WHEN status = 'waiting' THEN row_number() OVER (PARTITION BY resource_id, during, "
                "status = 'waiting' ORDER BY position) END AS place FROM slot_waitlist "
@@ -117,6 +118,20 @@ class PgListings:
         found = await self._page(WALK_INS, "*", "walkin_queue",
                                  "unit_id = $1 AND status IN ('waiting', 'offered', 'claimed')", [unit_id], page)
         return found.map(entry_from_row)
+
+    async def customers(self, search: CustomerSearch, page: PageRequest) -> Page[dict[str, Any]]:
+        """The tenant's customers who booked at the unit and match (by name, or by phone or CPF)."""
+        args: list[Any] = [search.tenant_id, search.unit_id]
+        if search.name is not None:
+            args.append(_like(search.name))
+            match = f"slothold_fold(c.name) LIKE '%' || slothold_fold(${len(args)}::text) || '%'"
+        else:
+            args += [search.phone, search.cpf]
+            match = (f"((${len(args) - 1}::text IS NOT NULL AND c.phone = ${len(args) - 1}::text) OR "
+                     f"(${len(args)}::text IS NOT NULL AND c.cpf = ${len(args)}::char(11)))")
+        where = (f"c.tenant_id = $1::uuid AND {match} AND EXISTS (SELECT 1 FROM bookings b WHERE b.customer_id = c.id "
+                 "AND b.unit_id = $2::uuid)")
+        return await self._page(CUSTOMERS, "c.id, c.name, c.phone, c.cpf", "customers c", where, args, page)
 
     async def booking_history(self, booking_id: UUID, page: PageRequest) -> Page[HistoryEntry]:
         found = await self._page(BOOKING_HISTORY, HISTORY_COLUMNS, "booking_events", "booking_id = $1",

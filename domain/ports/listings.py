@@ -11,7 +11,7 @@ from domain.payments import Charge
 from domain.staff_queue import QueueItem
 
 if TYPE_CHECKING:
-    from domain.listings import BookingSearch
+    from domain.listings import BookingSearch, CustomerSearch
 
 
 class Listings(Protocol):
@@ -30,6 +30,8 @@ class Listings(Protocol):
         ...
 
     async def walk_ins(self, unit_id: UUID, page: PageRequest) -> Page[dict[str, Any]]: ...
+
+    async def customers(self, search: CustomerSearch, page: PageRequest) -> Page[dict[str, Any]]: ...
 
     async def booking_history(self, booking_id: UUID, page: PageRequest) -> Page[HistoryEntry]: ...
 

@@ -231,7 +231,7 @@ AS_SOMEONE_ELSE = {"joinCapacityWaitlist", "claimWaitlistOffer", "declineWaitlis
 """The matrix names a `user`: a customer may act only as themselves (tested without `user` below)."""
 CUSTOMER_OWN = {"bookings"}
 """Reads that show a customer only their own (here: none), so a customer may run them."""
-HIDDEN = {"bookings", "auditEntries", "queueConnection", "chargesConnection", "notificationsConnection",
+HIDDEN = {"bookings", "customers", "auditEntries", "queueConnection", "chargesConnection", "notificationsConnection",
           "webhookDeliveriesConnection"}
 """Answer a caller beyond their reach — another tenant's, a customer on someone else's booking — as if the object
 did not exist (not_found), never `forbidden` (issue 19)."""
@@ -318,6 +318,8 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("offerWalkIn", Action.COUNTER, "mutation($e: ID!) { offerWalkIn(entryId: $e) { __typename } }",
          {"e": str(w.walk_in)}),
         ("seatWalkIn", Action.COUNTER, "mutation($e: ID!) { seatWalkIn(entryId: $e) { __typename } }",
+         {"e": str(w.walk_in)}),
+        ("cancelWalkIn", Action.COUNTER, "mutation($e: ID!) { cancelWalkIn(entryId: $e) { __typename } }",
          {"e": str(w.walk_in)}),
         ("claimWalkIn", Action.PUBLIC, 'mutation($u: ID!) { claimWalkIn(unitId: $u, token: "t") { __typename } }',
          {"u": u}),
@@ -413,6 +415,8 @@ def _connection_operations(w: World) -> list[tuple[str, Action, str, dict[str, A
     u, page = str(w.unit), "{ edges { cursor } pageInfo { hasNextPage } }"
     return [
         ("bookings", Action.READ, "query($u: ID!) { bookings(unitId: $u) " + page + " }", {"u": u}),
+        ("customers", Action.COUNTER, 'query($u: ID!) { customers(unitId: $u, search: "ana") ' + page + " }",
+         {"u": u}),
         ("auditEntries", Action.READ, "query($u: ID!) { auditEntries(unitId: $u) " + page + " }", {"u": u}),
         ("queueConnection", Action.READ, "query($u: ID!) { queueConnection(unitId: $u) " + page + " }", {"u": u}),
         ("chargesConnection", Action.READ, "query($b: ID!) { chargesConnection(bookingId: $b) " + page + " }",

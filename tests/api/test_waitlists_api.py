@@ -54,3 +54,14 @@ async def test_staff_run_the_walk_in_queue(api: Api, pool: Any) -> None:
     assert offered["offerWalkIn"]["status"] == "OFFERED"
     seated = await api.gql('mutation($id: ID!) { seatWalkIn(entryId: $id) { ... on WalkIn { status } } }', {"id": wid})
     assert seated["seatWalkIn"]["status"] == "SEATED"
+    cancel = ('mutation($id: ID!) { cancelWalkIn(entryId: $id) { __typename ... on WalkIn { status } '
+              '... on Error { code } } }')
+    refused = (await api.gql(cancel, {"id": wid}))["cancelWalkIn"]
+    assert refused == {"__typename": "InvalidInput", "code": "not_waiting"}
+    bia = (await api.gql('mutation($u: ID!) { addWalkIn(unitId: $u, area: "Quadras", name: "Bia", '
+                         'phone: "+5511977775555") { ... on WalkIn { id } } }', {"u": str(v.unit_id)}))["addWalkIn"]
+    left = (await api.gql(cancel, {"id": bia["id"]}))["cancelWalkIn"]
+    assert left == {"__typename": "WalkIn", "status": "CANCELLED"}
+    queue = await api.gql('query($u: ID!) { waitlists(unitId: $u) { walkInsConnection { edges { node { id } } } } }',
+                          {"u": str(v.unit_id)})
+    assert queue["waitlists"]["walkInsConnection"]["edges"] == []

@@ -193,7 +193,7 @@ async def test_the_staff_queue_shows_a_paguei_at_once_and_clears_it_when_the_pix
     await staff.wait_for_selector(cell + '[data-state="VERIFYING"]', timeout=2000)
 
     # Staff may confirm only what the bank has: not yet, said as a sentence.
-    await item.get_by_role("button", name="Confirm payment").click()
+    await item.get_by_role("button", name="Confirmar pagamento").click()
     refusal = item.locator(".message.error")
     await refusal.wait_for()
     text = await refusal.inner_text()

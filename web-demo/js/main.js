@@ -6,6 +6,10 @@ import {gql, liveClient, resultError} from "./gql.js";
 import {StaffQueue} from "./queue.js";
 import {SeatMapView} from "./seatmap.js";
 import {SetupScreen} from "./setup.js";
+import * as queueScreen from "./queue.js";
+import * as waitlistsScreen from "./waitlists.js";
+import * as searchScreen from "./search.js";
+import * as counterScreen from "./counter.js";
 import {h, loadDevConfig, say, session} from "./session.js";
 
 const UNIT = `query($u: ID!) { unit(id: $u) { __typename
@@ -15,6 +19,8 @@ const UNIT = `query($u: ID!) { unit(id: $u) { __typename
 const ME = `{ me { kind role name unitId } }`;
 
 const main = document.getElementById("main");
+// The console's lists (web-demo/js/{queue,waitlists,search,counter}.js): route → module with mount(root, ctx).
+const LISTS = {queue: queueScreen, waitlists: waitlistsScreen, search: searchScreen, counter: counterScreen};
 const banner = document.getElementById("offline");
 const who = document.getElementById("who");
 let current = [];
@@ -161,6 +167,10 @@ async function route() {
     main.replaceChildren(root);
     live = liveClient(session.staffToken, {onStatus: setBanner, onReconnect: () => current[0]?.onReconnect()});
     current.push(new SetupScreen(root, unit, live));
+  } else if (LISTS[page]) {
+    if (!session.staffToken) return main.replaceChildren(staffSignIn());
+    live = liveClient(session.staffToken, {onStatus: setBanner, onReconnect: () => current[0]?.onReconnect?.()});
+    current.push(LISTS[page].mount(main, {unit, live}));
   } else if (page === "settings") {
     main.replaceChildren(unitForm());
   } else if (!session.staffToken) {

@@ -1,0 +1,273 @@
+"""The reception console's lists in a real browser (headless Debian Chromium + Playwright), against a real API and
+worker, at desktop (1360 px) and phone (390 px) widths: the staff queue (#/queue) shows a "paguei" live and resolves
+it with a note; the walk-in queue (#/waitlists) added to, offered and seated, live in a second page; the bookings
+search (#/search) by name, phone and CPF, paging on; a counter booking (#/counter) for a found customer and a new
+one, found at once. No console error, no horizontal scroll at 390 px; screenshots of each screen at both widths."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.browser.conftest import SAO_PAULO, Venue, shot, tomorrow_local
+from tests.venues import cpf
+
+WIDTHS = [1360, 390]
+
+
+async def api(venue: Venue, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+    async with httpx.AsyncClient(base_url=venue.base, timeout=10,
+                                 headers={"authorization": f"Bearer {venue.owner_token}"}) as client:
+        r = await client.post("/graphql", json={"query": query, "variables": variables})
+    body = r.json()
+    assert not body.get("errors"), body
+    data: dict[str, Any] = body["data"]
+    return data
+
+
+COUNTER = """mutation($i: CounterBookingInput!) { counterBooking(input: $i) { __typename
+  ... on BookingPayload { booking { id } } ... on Error { code message } } }"""
+
+
+async def counter_booking(venue: Venue, field: str, hour: int, customer: dict[str, str], days: int = 0) -> str:
+    from datetime import timedelta
+    start = tomorrow_local(hour) + timedelta(days=days)
+    r = (await api(venue, COUNTER, {"i": {
+        "unitId": str(venue.unit_id), "resourceIds": [str(venue.fields[field])], "startsAt": start.isoformat(),
+        "endsAt": (start + timedelta(hours=1)).isoformat(), "customer": customer}}))["counterBooking"]
+    assert r["__typename"] == "BookingPayload", r
+    booking_id: str = r["booking"]["id"]
+    return booking_id
+
+
+def phone() -> str:
+    return f"+55119{secrets.randbelow(10**8):08d}"
+
+
+async def console_page(new_page: Any, venue: Venue, screen: str, width: int) -> tuple[Any, list[str]]:
+    """A staff page on one of the lists, signed in with the owner's token (kept as the shell keeps it)."""
+    page = await new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    await page.set_viewport_size({"width": width, "height": 900})
+    stored = json.dumps({"unitId": str(venue.unit_id), "serviceId": None, "staffToken": venue.owner_token})
+    await page.add_init_script(f"localStorage.setItem('slothold.demo', {json.dumps(stored)});")
+    await page.goto(f"{venue.base}/?unit={venue.unit_id}#/{screen}")
+    return page, errors
+
+
+async def check_page(page: Any, errors: list[str], width: int) -> None:
+    assert not errors, errors
+    scroll = await page.evaluate("document.documentElement.scrollWidth")
+    assert scroll <= width, f"the page is {scroll} px wide in a {width} px window"
+    if width < 600:  # every button and field of the lists is a 44 px target on a phone
+        small = await page.evaluate("""() => [...document.querySelectorAll(
+            '.lists-screen button:not([hidden]), .lists-screen input, .lists-screen select')]
+          .filter((e) => e.offsetParent !== null && e.getBoundingClientRect().height < 44)
+          .map((e) => e.outerHTML.slice(0, 80))""")
+        assert not small, small
+
+
+def text(s: str) -> str:
+    return s.replace("\xa0", " ")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_queue_shows_a_paguei_live_and_resolves_it_with_a_note(
+        venue: Venue, new_page: Any, width: int) -> None:
+    page, errors = await console_page(new_page, venue, "queue", width)
+    await page.get_by_text("Nada para tratar").wait_for()
+    await page.screenshot(path=shot(f"console-queue-empty-{width}"), full_page=True)
+
+    who = {"name": "Paula Paguei", "phone": phone(), "cpf": cpf(810_000 + secrets.randbelow(10**5))}
+    hold = await api(venue, """mutation($i: HoldInput!) { hold(input: $i) { __typename
+        ... on BookingPayload { booking { id } } ... on Error { code message } } }""", {"i": {
+        "unitId": str(venue.unit_id), "resourceIds": [str(venue.fields["Campo 2"])],
+        "startsAt": tomorrow_local(20).isoformat(), "endsAt": tomorrow_local(21).isoformat(), "customer": who,
+        "serviceId": str(venue.service_id)}})
+    bid = hold["hold"]["booking"]["id"]
+    confirmed = await api(venue, 'mutation($b: ID!) { confirm(bookingId: $b, channel: WHATSAPP, '
+                          'contact: "+5511999990001") { __typename ... on Error { message } } }', {"b": bid})
+    assert confirmed["confirm"]["__typename"] == "BookingPayload", confirmed
+    claimed = await api(venue, "mutation($b: ID!) { claimPaid(bookingId: $b) { __typename } }", {"b": bid})
+    assert claimed["claimPaid"]["__typename"] == "BookingPayload", claimed
+
+    item = page.locator('li.lists-item[data-type="CUSTOMER_SAYS_PAID"]')
+    await item.wait_for(timeout=3000)  # live: no reload
+    assert "Cliente diz que pagou" in await item.inner_text()
+    booking = item.get_by_test_id("queue-booking")
+    await booking.get_by_text("Paula Paguei").wait_for()
+    words = text(await booking.inner_text())
+    assert "Conferindo Pix" in words and "Campo 2" in words and "R$" in words, words
+    assert who["cpf"] not in words and f"***.{who['cpf'][3:6]}.{who['cpf'][6:9]}-**" in words, words
+    await page.screenshot(path=shot(f"console-queue-{width}"), full_page=True)
+
+    await item.get_by_role("button", name="Resolver", exact=True).click()
+    note = item.get_by_label("Nota (opcional)")
+    await note.fill("Pix conferido no extrato")
+    await note.press("Enter")
+    await item.wait_for(state="detached", timeout=5000)
+    await page.get_by_text("Nada para tratar").wait_for()
+    await check_page(page, errors, width)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_a_walk_in_added_offered_and_seated_shows_live_in_a_second_page(
+        venue: Venue, new_page: Any, width: int) -> None:
+    desk, errors = await console_page(new_page, venue, "waitlists", width)
+    other, other_errors = await console_page(new_page, venue, "waitlists", 1360)
+    for p in (desk, other):
+        await p.get_by_text("Ninguém na fila de chegada.").wait_for()
+    await desk.screenshot(path=shot(f"console-waitlists-empty-{width}"), full_page=True)
+
+    form = desk.get_by_test_id("walk-in-form")
+    await form.get_by_label("Nome").fill("Rafael Walk-in")
+    await form.get_by_label("Telefone (WhatsApp)").fill("(11) 98888-7777")
+    await form.get_by_label("Pessoas").fill("3")
+    await form.get_by_role("button", name="Adicionar à fila").click()
+    await desk.get_by_text("Rafael Walk-in entrou na fila.").wait_for()
+    seen = other.locator('li[data-name="Rafael Walk-in"]')
+    await other.locator('li[data-name="Rafael Walk-in"][data-status="WAITING"]').wait_for(timeout=3000)
+    assert "3 pessoa(s)" in await seen.inner_text() and "(11) 98888-7777" in await seen.inner_text()
+
+    row = desk.locator('li[data-name="Rafael Walk-in"]')
+    await row.get_by_role("button", name="Avisar que há lugar").click()
+    await other.locator('li[data-name="Rafael Walk-in"][data-status="OFFERED"]').wait_for(timeout=3000)
+    await desk.locator('li[data-name="Rafael Walk-in"][data-status="OFFERED"]').wait_for()
+    await desk.screenshot(path=shot(f"console-waitlists-{width}"), full_page=True)
+
+    await desk.locator('li[data-name="Rafael Walk-in"]').get_by_role("button", name="Acomodar").click()
+    await other.locator('li[data-name="Rafael Walk-in"]').wait_for(state="detached", timeout=3000)
+    await other.get_by_text("Ninguém na fila de chegada.").wait_for()
+    await check_page(desk, errors, width)
+    assert not other_errors, other_errors
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_search_finds_a_booking_by_name_phone_and_cpf_and_pages_on(
+        venue: Venue, new_page: Any, width: int) -> None:
+    regular = {"name": "Marina Buscada", "phone": phone(), "cpf": cpf(820_000 + secrets.randbelow(10**5))}
+    for n in range(22):  # more than a page (20)
+        await counter_booking(venue, f"Campo {1 + n % 4}", 8 + n // 4, regular)
+    other = {"name": "Otávio Único", "phone": phone(), "cpf": cpf(830_000 + secrets.randbelow(10**5))}
+    await counter_booking(venue, "Campo 1", 21, other, days=1)
+
+    page, errors = await console_page(new_page, venue, "search", width)
+    results = page.get_by_test_id("search-results")
+    await results.locator("li.lists-item").first.wait_for()
+    form = page.get_by_test_id("search-form")
+
+    await form.get_by_label("Nome").fill("marina")
+    await form.get_by_role("button", name="Buscar").click()
+    await page.get_by_test_id("search-count").get_by_text("20 reserva(s)").wait_for()
+    await results.get_by_text("Marina Buscada").first.wait_for()
+    await page.screenshot(path=shot(f"console-search-{width}"), full_page=True)
+    await page.get_by_role("button", name="Mais").click()
+    await page.get_by_test_id("search-count").get_by_text("22 reserva(s)").wait_for()
+    assert await page.get_by_role("button", name="Mais").is_hidden()
+
+    await form.get_by_role("button", name="Limpar").click()
+    local = other["phone"][3:]
+    await form.get_by_label("Telefone").fill(f"({local[:2]}) {local[2:7]}-{local[7:]}")
+    await form.get_by_role("button", name="Buscar").click()
+    await page.get_by_test_id("search-count").get_by_text("1 reserva(s)").wait_for()
+    await results.get_by_text("Otávio Único").wait_for()
+
+    await form.get_by_label("Telefone").fill("")
+    c = regular["cpf"]
+    await form.get_by_label("CPF").fill(f"{c[:3]}.{c[3:6]}.{c[6:9]}-{c[9:]}")
+    day = (tomorrow_local(12).astimezone(SAO_PAULO)).strftime("%Y-%m-%d")
+    await form.get_by_label("Dia").fill(day)
+    await form.get_by_label("Situação").select_option("CONFIRMED")
+    await form.get_by_role("button", name="Buscar").click()
+    await page.get_by_test_id("search-count").get_by_text("20 reserva(s)").wait_for()
+    assert await results.get_by_text("Otávio Único").count() == 0
+
+    await form.get_by_label("Nome").fill("ninguém com este nome")
+    await form.get_by_role("button", name="Buscar").click()
+    await results.get_by_text("Nenhuma reserva encontrada").wait_for()
+    await check_page(page, errors, width)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_a_counter_booking_for_a_found_customer_and_for_a_new_one_is_found_at_once(
+        venue: Venue, new_page: Any, width: int) -> None:
+    known = {"name": "Carla Cliente", "phone": phone(), "cpf": cpf(840_000 + secrets.randbelow(10**5))}
+    await counter_booking(venue, "Campo 1", 9, known)
+    page, errors = await console_page(new_page, venue, "counter", width)
+    await page.get_by_label("Cliente: nome, telefone ou CPF").fill("carla")
+    found = page.get_by_test_id("customer-results")
+    await found.get_by_text("Carla Cliente").wait_for()
+    assert known["cpf"] not in await found.inner_text()
+    await page.screenshot(path=shot(f"console-counter-{width}"), full_page=True)
+    await found.get_by_role("button", name="Escolher Carla Cliente").click()
+    await page.get_by_test_id("customer-chosen").get_by_text("Carla Cliente").wait_for()
+
+    slot = page.get_by_test_id("counter-slot")
+    await slot.get_by_label("Campo").select_option(label="Campo 3")
+    await slot.get_by_label("Início").select_option("19:00")
+    await slot.get_by_role("button", name="Reservar").click()
+    message = page.get_by_test_id("counter-message")
+    await message.get_by_text("Reserva confirmada").wait_for()
+    assert "Campo 3" in await message.inner_text() and "19:00" in await message.inner_text()
+
+    # A new customer, by hand.
+    await page.get_by_label("Nome", exact=True).fill("Nilo Novo")
+    await page.get_by_label("Telefone (WhatsApp)").fill("(11) 97777-1234")
+    new_cpf = cpf(850_000 + secrets.randbelow(10**5))
+    await page.get_by_label("CPF (opcional)").fill(new_cpf)
+    await slot.get_by_label("Campo").select_option(label="Campo 4")
+    await slot.get_by_label("Início").select_option("20:00")
+    await slot.get_by_role("button", name="Reservar").click()
+    await message.get_by_text("Campo 4").wait_for()
+
+    # At once: both are found by the search.
+    await page.goto(f"{venue.base}/?unit={venue.unit_id}#/search")
+    form = page.get_by_test_id("search-form")
+    await form.get_by_label("CPF").fill(new_cpf)
+    await form.get_by_role("button", name="Buscar").click()
+    await page.get_by_test_id("search-results").get_by_text("Nilo Novo").wait_for()
+    assert "Confirmada" in await page.get_by_test_id("search-results").inner_text()
+    await form.get_by_label("CPF").fill(known["cpf"])
+    await form.get_by_role("button", name="Buscar").click()
+    await page.get_by_test_id("search-count").get_by_text("2 reserva(s)").wait_for()
+    await check_page(page, errors, width)
+
+
+async def test_in_english_the_search_speaks_english_only_and_works_from_the_keyboard(
+        venue: Venue, new_page: Any) -> None:
+    await counter_booking(venue, "Campo 2", 15, {"name": "Kim Keyboard", "phone": phone()})
+    page, errors = await console_page(new_page, venue, "search", 1360)
+    await page.evaluate("localStorage.setItem('slothold.locale', 'en')")
+    await page.reload()
+    await page.get_by_role("heading", name="Find bookings").wait_for()
+    await page.get_by_test_id("search-results").locator("li.lists-item").first.wait_for()
+    words = await page.locator(".lists-screen").inner_text()
+    for pt in ("Buscar", "Situação", "Confirmada", "reserva(s)", "Limpar"):
+        assert pt not in words, pt
+    await page.get_by_label("Name").focus()
+    await page.keyboard.type("kim")
+    for _ in range(12):  # phone, CPF, status, the day's parts, then the Search button
+        await page.keyboard.press("Tab")
+        if await page.evaluate("document.activeElement.textContent") == "Search":
+            break
+    assert await page.evaluate("document.activeElement.textContent") == "Search"
+    await page.keyboard.press("Enter")
+    await page.get_by_test_id("search-count").get_by_text("1 booking(s) shown").wait_for()
+    assert "Kim Keyboard" in await page.get_by_test_id("search-results").inner_text()
+    assert not errors, errors
+
+
+async def test_a_list_that_cannot_load_says_so_and_offers_to_try_again(venue: Venue, new_page: Any) -> None:
+    page = await new_page()
+    stored = json.dumps({"unitId": str(venue.unit_id), "serviceId": None, "staffToken": "slh_not_a_token"})
+    await page.add_init_script(f"localStorage.setItem('slothold.demo', {json.dumps(stored)});")
+    await page.goto(f"{venue.base}/?unit={venue.unit_id}#/queue")
+    alert = page.locator(".lists-error[role=alert]")
+    await alert.wait_for()
+    assert (await alert.inner_text()).strip()
+    await alert.get_by_role("button", name="Tentar de novo").wait_for()
