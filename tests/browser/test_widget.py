@@ -255,6 +255,22 @@ async def test_a_slot_taken_meanwhile_offers_three_alternatives_and_the_waitlist
     await page.screenshot(path=shot("widget-390-slot-taken"), full_page=True)
     await page.get_by_test_id("alternative").first.click()
     await page.get_by_test_id("summary").wait_for()
+
+    # "Minhas reservas": the hold is there; move it to 10:00 on Campo 1.
+    await page.get_by_test_id("tab-mine").click()
+    mine = page.get_by_test_id("my-booking")
+    await mine.first.wait_for()
+    assert "19:00" in await mine.first.inner_text()
+    await mine.first.get_by_role("button", name="Remarcar").click()
+    ten = tomorrow_local(10).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    await page.get_by_label("Campo", exact=True).select_option(label="Campo 1")
+    target = page.locator(f'button.slot[data-start="{ten}"]')
+    await target.wait_for()
+    await page.screenshot(path=shot("widget-390-reschedule"), full_page=True)
+    await target.click()
+    await page.get_by_text("Reserva remarcada.").wait_for()
+    assert "10:00" in await page.get_by_test_id("my-booking").first.inner_text()
+    await no_sideways_scroll(page)
     assert not errors, errors
     assert not strays, strays
 

@@ -106,7 +106,7 @@
   };
   const key = () => (crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2) + Date.now());
 
-  async function gql(query, variables) {
+  async function gql(query, variables, retried = false) {
     const headers = {"content-type": "application/json"};
     const token = session ? session.token : INTEGRATOR;
     if (token) headers.authorization = "Bearer " + token;
@@ -117,6 +117,11 @@
       throw new Error(t("offline"));
     }
     const body = await r.json().catch(() => ({}));
+    const code = body.errors && body.errors[0] && (body.errors[0].extensions || {}).code;
+    if ((r.status === 401 || code === "unauthenticated") && session && !retried) {  // the customer's session ran out: sign in again when needed
+      saveSession(null);
+      return gql(query, variables, true);
+    }
     if (body.errors && body.errors.length) throw new Error(body.errors[0].message);
     if (!r.ok) throw new Error(t("offline"));
     return body.data;
@@ -392,7 +397,11 @@
         h("h3", {}, t("policy")), h("p", {"data-testid": "policy"}, q.policySummary),
         countdown,
         h("div", {class: "check"}, box, h("label", {for: "w-accept"}, t("accept"))),
-        go, h("button", {type: "button", class: "link", onclick: () => choose()}, t("back"))));
+        go, h("button", {type: "button", class: "link", onclick: async () => {
+          // Going back lets the time go (one open hold per customer): cancel the hold, then choose again.
+          try { await gql(Q.cancel, {b: b.id, k: key()}); } catch (e) { /* it expires by itself */ }
+          choose();
+        }}, t("back"))));
       if (b.holdExpiresAt) ticking(countdown, b.holdExpiresAt, "holdLeft", () => expired());
     } catch (e) { fail(e); choose(); }
   }
