@@ -97,10 +97,13 @@ async def arena(demo_server: Cluster, pool: asyncpg.Pool, site: tuple[str, type[
     await _gql(base, owner, "mutation($u: ID!, $o: [String!]!) { setAllowedOrigins(unitId: $u, origins: $o) { "
                             "__typename } }", {"u": u, "o": [origin]})
     issued = await _gql(base, owner, "mutation($u: ID!) { issueStaffToken(input: {unitId: $u, kind: INTEGRATOR, "
-                                     'name: "widget", scopes: [READ]}) { ... on IssuedStaffToken { secret } } }', {"u": u})
+                                     'name: "widget", scopes: [READ]}) { ... on IssuedStaffToken { secret } } }',
+                        {"u": u})
     token = issued["issueStaffToken"]["secret"]
     handler.page = (f'<!doctype html><html lang="pt-BR"><head><meta charset="utf-8">'
-                    f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>Arena Beira-Mar</title><link rel="icon" href="data:,">'
+                    f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+                    f'<title>Arena Beira-Mar</title>'
+                    f'<link rel="icon" href="data:,">'
                     f'<style>body{{font-family:Georgia,serif;margin:0;padding:8px;background:#fafaf0}} '
                     f'button{{background:red}}</style></head><body><h1>Arena Beira-Mar</h1>'
                     f'<script src="{base}/web-demo/widget/widget.js" data-unit="{u}" data-token="{token}"'
