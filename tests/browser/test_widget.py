@@ -14,6 +14,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -21,8 +22,12 @@ import asyncpg
 import httpx
 import pytest
 
-from schema.ids import global_id
+from domain.services import Deps
+from domain.services.deadlines import expire_hold
+from domain.waitlist import promote_after_release
+from schema.ids import decode_id, global_id
 from store.access import PgAccess
+from store.uow import PgUnitOfWork
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 from tests.browser.conftest import SAO_PAULO, Venue, shot, tomorrow_local
 from tests.integration.cluster import Cluster, cluster
@@ -294,3 +299,37 @@ async def test_bug3_the_web_demo_booking_any_field_offers_the_fields_of_the_serv
     await page.locator("button.slot").first.wait_for()
     names = set(await page.locator("button.slot small").all_inner_texts())
     assert names and names <= {"Campo 1", "Campo 2", "Campo 3"}, names
+
+
+class _AnHourLater:
+    def now(self) -> datetime:
+        return datetime.now(UTC) + timedelta(hours=1)
+
+
+async def test_a_pix_not_paid_in_time_shows_expired_and_the_customer_tries_again(
+        arena: Venue, site: tuple[str, Any], new_page: Any, pool: asyncpg.Pool) -> None:
+    origin, _ = site
+    errors: list[str] = []
+    strays: list[str] = []
+    page = await widget_page(new_page, arena, origin, PHONE, errors, strays)
+    await page.get_by_label("Dia").fill(tomorrow())
+    start = tomorrow_local(15).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    await page.locator(f'button.slot[data-start="{start}"]').click()
+    await sign_in(page, arena, f"+55119{secrets.randbelow(10**8):08d}")
+    await page.get_by_label("Li e aceito o resumo e a política de cancelamento").check()
+    await page.get_by_test_id("accept").click()
+    pix = page.get_by_test_id("pix")
+    await pix.wait_for()
+    await page.wait_for_timeout(500)  # the subscription reaches the hub
+    booking = await pix.get_attribute("data-booking")
+    # The deadline passes (the sweep, an hour from now): the booking expires and the widget hears it live.
+    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=_AnHourLater(), on_release=promote_after_release)
+    assert await expire_hold(deps, decode_id(booking)[1])
+    await page.get_by_test_id("expired").wait_for(timeout=8000)
+    await no_sideways_scroll(page)
+    await page.screenshot(path=shot("widget-390-expired"), full_page=True)
+    await page.get_by_test_id("try-again").click()
+    await page.get_by_test_id("choose").wait_for()
+    await page.locator("button.slot").first.wait_for()
+    assert not errors, errors
+    assert not strays, strays

@@ -424,7 +424,7 @@
       try { await navigator.clipboard.writeText(code.value); } catch (e) { code.select(); }
       say(t("copied"), "ok");
     }}, t("copy"));
-    show(h("section", {class: "card pix", "data-testid": "pix", dataset: {txid: charge.txid}},
+    show(h("section", {class: "card pix", "data-testid": "pix", dataset: {txid: charge.txid, booking: booking.id}},
       h("h2", {}, t("pixTitle")), h("p", {class: "big"}, money(charge.amountCents)),
       h("p", {class: "muted"}, t("pixHelp")),
       charge.qrCodePng ? h("img", {class: "qr", src: charge.qrCodePng, alt: "QR Code Pix", width: 220, height: 220}) : null,
