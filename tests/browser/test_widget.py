@@ -175,9 +175,24 @@ async def test_a_customer_books_in_the_embedded_widget_pays_the_pix_sees_it_conf
                                ".querySelectorAll('button, input, select')].map(e => e.getBoundingClientRect().height))"
                                ) >= 44
     await no_sideways_scroll(page)
+    unlabelled = await page.evaluate("""() => [...document.querySelector('.slothold-widget').shadowRoot
+      .querySelectorAll('input, select, textarea')].filter(e => !e.id || !e.getRootNode().querySelector(
+      `label[for="${e.id}"]`)).map(e => e.outerHTML)""")
+    assert not unlabelled, unlabelled
+    # Keyboard: Tab reaches a free time and Enter picks it (sign-in comes next).
+    for _ in range(12):
+        await page.keyboard.press("Tab")
+        if await page.evaluate("document.querySelector('.slothold-widget').shadowRoot.activeElement"
+                               "?.classList.contains('slot')"):
+            break
+    else:
+        raise AssertionError("Tab never reached a free time")
     await page.screenshot(path=shot(f"widget-{tag}-1-times"), full_page=True)
 
     start = tomorrow_local(19).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    await page.keyboard.press("Enter")
+    await page.get_by_test_id("sign-in").wait_for()
+    await page.get_by_role("button", name="Voltar").click()
     await page.locator(f'button.slot[data-start="{start}"]').click()
     phone = f"+55119{secrets.randbelow(10**8):08d}"
     await page.get_by_test_id("sign-in").wait_for()
