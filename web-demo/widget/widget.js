@@ -31,7 +31,7 @@
       taken: "Este horário acabou de ser reservado. Veja as opções mais próximas:", waitlist: "Entrar na lista de espera",
       waitlistHelp: "Avisamos pelo WhatsApp se este horário vagar.", cpf: "CPF (pedido para a lista de espera)",
       inLine: "Você é o número {place} da fila.", mine: "Minhas reservas", book: "Reservar", none: "Você ainda não tem reservas.",
-      cancel: "Cancelar reserva", cancelAsk: "Você pagou {paid}. Pela política aceita: {policy}",
+      cancel: "Cancelar reserva", cancelAsk: "Você pagou {paid}. Se cancelar agora, recebe de volta {refund}. Política aceita: {policy}",
       cancelYes: "Sim, cancelar", keep: "Manter reserva", cancelled: "Reserva cancelada.", refunded: "Devolução: {amount}.",
       noRefund: "Nada a devolver.", reschedule: "Remarcar", rescheduleFor: "Remarcar para:", rescheduled: "Reserva remarcada.",
       error: "Algo deu errado: {message}", offline: "Sem conexão com a reserva. Tente de novo.", newBooking: "Nova reserva",
@@ -56,7 +56,7 @@
       taken: "This time was just booked. Here are the nearest options:", waitlist: "Join the waitlist",
       waitlistHelp: "We tell you by WhatsApp if this time frees up.", cpf: "CPF (needed for the waitlist)",
       inLine: "You are number {place} in line.", mine: "My bookings", book: "Book", none: "You have no bookings yet.",
-      cancel: "Cancel booking", cancelAsk: "You paid {paid}. By the policy you accepted: {policy}",
+      cancel: "Cancel booking", cancelAsk: "You paid {paid}. Cancelling now refunds {refund}. The policy you accepted: {policy}",
       cancelYes: "Yes, cancel", keep: "Keep it", cancelled: "Booking cancelled.", refunded: "Refund: {amount}.",
       noRefund: "Nothing to refund.", reschedule: "Reschedule", rescheduleFor: "Move to:", rescheduled: "Booking moved.",
       error: "Something went wrong: {message}", offline: "Could not reach the booking service. Try again.", newBooking: "New booking",
@@ -90,7 +90,7 @@
     changed: `subscription($b: ID!) { bookingChanged(bookingId: $b) { status } }`,
     waitlist: `mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $c: CustomerInput!) { joinSlotWaitlist(unitId: $u,
       resourceId: $r, startsAt: $s, endsAt: $e, customer: $c) { __typename ... on SlotWaitlistEntry { place } ${ERR} } }`,
-    mine: `query { bookings(first: 50) { edges { node { id status startsAt endsAt paidCents
+    mine: `query { bookings(first: 50) { edges { node { id status startsAt endsAt paidCents refundIfCancelledNowCents
       allocations { resourceId } acceptance { totalCents policySummary } } } } }`,
     cancel: `mutation($b: ID!, $k: String) { cancel(bookingId: $b, reason: "cancelada pelo cliente no widget", idempotencyKey: $k) {
       __typename ... on BookingPayload { booking { id status refundedCents refunds { amountCents } } } ${ERR} } }`,
@@ -495,7 +495,7 @@
   function askCancel(b, li) {
     const policy = (b.acceptance && b.acceptance.policySummary) || "";
     li.append(h("div", {class: "confirm", role: "alertdialog", "aria-label": t("cancel"), "data-testid": "cancel-confirm"},
-      h("p", {}, t("cancelAsk", {paid: money(b.paidCents), policy})),
+      h("p", {}, t("cancelAsk", {paid: money(b.paidCents), refund: money(b.refundIfCancelledNowCents), policy})),
       h("button", {type: "button", class: "danger", "data-testid": "cancel-yes", onclick: async () => {
         try {
           const r = (await gql(Q.cancel, {b: b.id, k: key()})).cancel;
