@@ -4,68 +4,25 @@
 //   data-token (an integrator token with the fewest scopes: READ), data-service (optional: one service).
 // It renders into a Shadow DOM root (styles leak neither way), talks GraphQL by fetch and graphql-transport-ws by a
 // native WebSocket, and keeps the customer's session token in this site's localStorage.
+// The words (pt-BR, English) are in widget-words.js next to this file, loaded first when missing.
 (function () {
   "use strict";
   const tag = document.currentScript;
   if (!tag) return;
+  if (window.SlotholdWidgetWords) return boot(tag, window.SlotholdWidgetWords);
+  const words = document.createElement("script");
+  words.src = new URL("widget-words.js", tag.src).href;
+  words.onload = () => boot(tag, window.SlotholdWidgetWords);
+  document.head.append(words);
+
+// The widget itself, one per tag (inside the outer function: nothing leaks into the page's globals).
+function boot(tag, WORDS) {
   const API = (tag.dataset.api || new URL(tag.src, location.href).origin).replace(/\/+$/, "");
   const UNIT = tag.dataset.unit;
   const LOCALE = tag.dataset.locale === "en" ? "en" : "pt-BR";
   const INTEGRATOR = tag.dataset.token || null;
   const STORE = "slothold.widget." + UNIT;
 
-  const WORDS = {
-    "pt-BR": {
-      title: "Reserve em {venue}", loading: "Carregando…", day: "Dia", service: "Serviço", field: "Campo",
-      any: "Qualquer campo", length: "Duração", times: "Horários livres", noTimes: "Nenhum horário livre neste dia. Tente outro dia ou campo.",
-      pick: "Escolha um horário", signInTitle: "Entre com seu WhatsApp", phone: "Número do WhatsApp",
-      sendCode: "Enviar código", code: "Código de 6 dígitos", verify: "Entrar", codeSent: "Enviamos um código pelo WhatsApp.",
-      signOut: "Sair", signedAs: "Conectado como {phone}", summary: "Resumo da reserva", total: "Total",
-      dueNow: "A pagar agora (Pix)", atVenue: "No local", policy: "Política de cancelamento",
-      accept: "Li e aceito o resumo e a política de cancelamento", acceptBtn: "Aceitar e pagar",
-      holdLeft: "Seguramos este horário por {time}.", back: "Voltar", pixTitle: "Pague com Pix",
-      pixHelp: "Abra o app do seu banco e leia o QR Code, ou copie o código.", copy: "Copiar código",
-      copied: "Código copiado.", copiaECola: "Pix copia e cola", expiresIn: "Este Pix expira em {time}.",
-      waiting: "Aguardando o pagamento…", confirmed: "Reserva confirmada!", paid: "Pago {amount}.",
-      expired: "O prazo de pagamento acabou e o horário foi liberado.", tryAgain: "Tentar de novo",
-      taken: "Este horário acabou de ser reservado. Veja as opções mais próximas:", waitlist: "Entrar na lista de espera",
-      waitlistHelp: "Avisamos pelo WhatsApp se este horário vagar.", cpf: "CPF (pedido para a lista de espera)",
-      inLine: "Você é o número {place} da fila.", mine: "Minhas reservas", book: "Reservar", none: "Você ainda não tem reservas.",
-      cancel: "Cancelar reserva", cancelAsk: "Você pagou {paid}. Se cancelar agora, recebe de volta {refund}. Política aceita: {policy}",
-      cancelYes: "Sim, cancelar", keep: "Manter reserva", cancelled: "Reserva cancelada.", refunded: "Devolução: {amount}.",
-      noRefund: "Nada a devolver.", reschedule: "Remarcar", rescheduleFor: "Remarcar para:", rescheduled: "Reserva remarcada.",
-      error: "Algo deu errado: {message}", offline: "Sem conexão com a reserva. Tente de novo.", newBooking: "Nova reserva",
-      minutes: "{n} min", places: "{n} lugares",
-      s_HELD: "Segurada", s_PENDING_PAYMENT: "Aguardando Pix", s_VERIFYING: "Em verificação", s_CONFIRMED: "Confirmada",
-      s_CANCELLED: "Cancelada", s_EXPIRED: "Expirada", s_CHECKED_IN: "Check-in feito", s_COMPLETED: "Concluída",
-      s_NO_SHOW: "Não compareceu", language: "Idioma",
-    },
-    en: {
-      title: "Book at {venue}", loading: "Loading…", day: "Day", service: "Service", field: "Field",
-      any: "Any field", length: "Length", times: "Free times", noTimes: "No free time that day. Try another day or field.",
-      pick: "Pick a time", signInTitle: "Sign in with your WhatsApp", phone: "WhatsApp number",
-      sendCode: "Send me a code", code: "6-digit code", verify: "Sign in", codeSent: "We sent you a code by WhatsApp.",
-      signOut: "Sign out", signedAs: "Signed in as {phone}", summary: "Booking summary", total: "Total",
-      dueNow: "Due now (Pix)", atVenue: "At the venue", policy: "Cancellation policy",
-      accept: "I have read and accept the summary and the cancellation policy", acceptBtn: "Accept and pay",
-      holdLeft: "We hold this time for you for {time}.", back: "Back", pixTitle: "Pay with Pix",
-      pixHelp: "Open your bank's app and scan the QR code, or copy the code.", copy: "Copy code",
-      copied: "Code copied.", copiaECola: "Pix copy and paste", expiresIn: "This Pix expires in {time}.",
-      waiting: "Waiting for the payment…", confirmed: "Booking confirmed!", paid: "Paid {amount}.",
-      expired: "The time to pay ran out and the slot was released.", tryAgain: "Try again",
-      taken: "This time was just booked. Here are the nearest options:", waitlist: "Join the waitlist",
-      waitlistHelp: "We tell you by WhatsApp if this time frees up.", cpf: "CPF (needed for the waitlist)",
-      inLine: "You are number {place} in line.", mine: "My bookings", book: "Book", none: "You have no bookings yet.",
-      cancel: "Cancel booking", cancelAsk: "You paid {paid}. Cancelling now refunds {refund}. The policy you accepted: {policy}",
-      cancelYes: "Yes, cancel", keep: "Keep it", cancelled: "Booking cancelled.", refunded: "Refund: {amount}.",
-      noRefund: "Nothing to refund.", reschedule: "Reschedule", rescheduleFor: "Move to:", rescheduled: "Booking moved.",
-      error: "Something went wrong: {message}", offline: "Could not reach the booking service. Try again.", newBooking: "New booking",
-      minutes: "{n} min", places: "{n} places",
-      s_HELD: "Held", s_PENDING_PAYMENT: "Waiting for Pix", s_VERIFYING: "Being checked", s_CONFIRMED: "Confirmed",
-      s_CANCELLED: "Cancelled", s_EXPIRED: "Expired", s_CHECKED_IN: "Checked in", s_COMPLETED: "Completed",
-      s_NO_SHOW: "No-show", language: "Language",
-    },
-  };
   const t = (key, params) => (WORDS[LOCALE][key] || key).replace(/\{(\w+)\}/g, (_, n) => (params && params[n] != null ? params[n] : ""));
 
   // ------------------------------------------------------------------------------------------------- GraphQL
@@ -536,4 +493,5 @@
     }
   }
   start();
+}
 })();
