@@ -349,3 +349,18 @@ async def test_a_pix_not_paid_in_time_shows_expired_and_the_customer_tries_again
     await page.locator("button.slot").first.wait_for()
     assert not errors, errors
     assert not strays, strays
+
+
+async def test_data_locale_en_shows_the_widget_in_english_only(
+        arena: Venue, site: tuple[str, Any], new_page: Any) -> None:
+    origin, handler = site
+    handler.page = handler.page.replace(b'data-unit=', b'data-locale="en" data-unit=')
+    page = await new_page()
+    await page.set_viewport_size(PHONE)
+    await page.goto(origin + "/")
+    await page.get_by_test_id("choose").wait_for()
+    await page.locator("button.slot").first.wait_for()
+    text = await page.evaluate("document.querySelector('.slothold-widget').shadowRoot.textContent")
+    assert "Book at Arena Beira-Mar" in text and "Any field" in text and "My bookings" in text, text
+    assert not any(word in text for word in ("Reserve em", "Qualquer campo", "Minhas reservas", "Horários")), text
+    await page.screenshot(path=shot("widget-390-en"), full_page=True)

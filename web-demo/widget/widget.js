@@ -119,11 +119,11 @@ function boot(tag, WORDS) {
   root.append(h("link", {rel: "stylesheet", href: API + "/web-demo/tokens.css"}),
     h("link", {rel: "stylesheet", href: API + "/web-demo/widget/widget.css"}), shell);
 
-  let searches = 0, unit = null, services = [], service = null, choice = {}, stopLive = null, timer = null;
+  let shown = 0, searches = 0, unit = null, services = [], service = null, choice = {}, stopLive = null, timer = null;
   const money = (c) => new Intl.NumberFormat(LOCALE, {style: "currency", currency: (unit && unit.currency) || "BRL"}).format(c / 100);
-  const time = (iso) => new Intl.DateTimeFormat(LOCALE, {timeZone: unit.timezone, hour: "2-digit", minute: "2-digit"}).format(new Date(iso));
+  const time = (iso) => new Intl.DateTimeFormat(LOCALE, {timeZone: unit.timezone, hour: "2-digit", minute: "2-digit", hourCycle: "h23"}).format(new Date(iso));
   const when = (iso) => new Intl.DateTimeFormat(LOCALE, {timeZone: unit.timezone, weekday: "short", day: "numeric",
-    month: "short", hour: "2-digit", minute: "2-digit"}).format(new Date(iso));
+    month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23"}).format(new Date(iso));
   const localDay = (d) => new Intl.DateTimeFormat("en-CA", {timeZone: unit.timezone}).format(d);
   const resourceName = (id) => (unit.resources.find((r) => r.id === id) || {}).name || "";
   const left = (iso) => {
@@ -134,7 +134,7 @@ function boot(tag, WORDS) {
   function dayStart(day) {
     const guess = new Date(day + "T00:00:00Z");
     const parts = new Intl.DateTimeFormat("en-US", {timeZone: unit.timezone, hourCycle: "h23", year: "numeric",
-      month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit"}).formatToParts(guess);
+      month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23"}).formatToParts(guess);
     const p = Object.fromEntries(parts.map((x) => [x.type, x.value]));
     const asLocal = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute);
     return new Date(guess.getTime() - (asLocal - guess.getTime()));
@@ -153,7 +153,8 @@ function boot(tag, WORDS) {
     stop();
     body.replaceChildren(...children);
     const first = body.querySelector("h2, h3");
-    if (first) { first.setAttribute("tabindex", "-1"); first.focus({preventScroll: true}); }
+    // Each new step moves the focus to its heading (screen readers hear it) — not the first one: the page keeps its own.
+    if (first && shown++) { first.setAttribute("tabindex", "-1"); first.focus({preventScroll: true}); }
   }
   function stop() {
     if (stopLive) stopLive();
