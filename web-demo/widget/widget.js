@@ -235,13 +235,14 @@ function boot(tag, WORDS) {
     });
     for (const el of [day, field, length]) el.addEventListener("change", search);
     show(h("section", {class: "card", "data-testid": "choose"},
-      h("h2", {}, reschedule ? t("rescheduleFor") : t("pick")),
+      h("h2", {}, reschedule ? t("rescheduleFor", {when: when(reschedule.startsAt)}) : t("pick")),
       serviceSel ? h("label", {for: "w-service"}, t("service")) : null, serviceSel,
       h("div", {class: "grid"},
         h("div", {}, h("label", {for: "w-day"}, t("day")), day),
         h("div", {}, h("label", {for: "w-field"}, t("field")), field),
         h("div", {}, h("label", {for: "w-length"}, t("length")), length)),
-      h("h3", {}, t("times")), list));
+      h("h3", {}, t("times")), list,
+      reschedule ? h("button", {type: "button", class: "link", onclick: () => mine()}, t("back")) : null));
     search();
   }
 
@@ -444,7 +445,11 @@ function boot(tag, WORDS) {
       h("span", {class: "state s-" + b.status.toLowerCase().replace(/_/g, "-")}, t("s_" + b.status)), actions);
     if (["CONFIRMED", "PENDING_PAYMENT", "HELD"].includes(b.status) && new Date(b.startsAt) > Date.now()) {
       actions.append(
-        h("button", {type: "button", onclick: () => { choice.day = localDay(new Date(b.startsAt)); choose(b); }}, t("reschedule")),
+        h("button", {type: "button", onclick: () => {
+          choice.day = localDay(new Date(b.startsAt));
+          choice.slots = Math.round((new Date(b.endsAt) - new Date(b.startsAt)) / 60000 / unit.parameters.slotMinutes);
+          choose(b);
+        }}, t("reschedule")),
         h("button", {type: "button", class: "danger", onclick: () => askCancel(b, li)}, t("cancel")));
     }
     return li;
