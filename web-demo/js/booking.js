@@ -205,9 +205,10 @@ export class BookingClient {
         if (chosen && chosen.resourceIds.length) this.sellers = new Set(chosen.resourceIds);
       } catch (e) { /* every field */ }
     }
-    const fields = new Set(this.unit.resources.filter((r) => r.kind === "EXCLUSIVE" &&
-      (!this.sellers || this.sellers.has(r.id))).map((r) => r.id));
-    return (s) => fields.has(s.resourceId);
+    const selling = this.unit.resources.filter((r) => !this.sellers || this.sellers.has(r.id));
+    const fields = selling.filter((r) => r.kind === "EXCLUSIVE");
+    const any = new Set((fields.length ? fields : selling).map((r) => r.id));  // a class sold alone: itself
+    return (s) => any.has(s.resourceId);
   }
 
   customerInput() {
