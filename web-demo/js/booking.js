@@ -172,13 +172,16 @@ export class BookingClient {
       this.cpf = cpf.value.trim();
       this.quantity = this.resources.get(this.resourceId)?.kind === "POOLED" ? Math.max(1, Number(places.value) || 1) : 1;
       list.replaceChildren(h("p", {class: "muted"}, "Looking…"));
+      const asked = this.searches = (this.searches || 0) + 1, resourceId = this.resourceId;
       try {
         const r = (await gql(SLOTS, {u: this.unit.id, from: iso(startOfDay(this.day, this.tz)),
-          to: iso(startOfDay(addDays(this.day, 1), this.tz)), r: this.resourceId, n: this.slots, q: this.quantity},
+          to: iso(startOfDay(addDays(this.day, 1), this.tz)), r: resourceId, n: this.slots, q: this.quantity},
           this.token))
           .bookableSlots;
+        const any = resourceId ? null : await this.anyField();
+        if (asked !== this.searches) return;  // a newer search answers (an older answer never overwrites it)
         if (r.__typename !== "BookableSlots") return this.error(resultError(r));
-        const slots = this.resourceId ? r.slots : firstPerStart(r.slots.filter(await this.anyField()));
+        const slots = resourceId ? r.slots : firstPerStart(r.slots.filter(any));
         list.replaceChildren(...(slots.length ? slots.map((s) => h("button", {type: "button", class: "slot",
           dataset: {start: new Date(s.startsAt).toISOString(), resource: s.resourceId},
           onclick: () => this.hold(s)}, `${hhmm(s.startsAt, this.tz)}–${hhmm(s.endsAt, this.tz)}`,
