@@ -157,6 +157,25 @@ async def stale(deps: Deps) -> list[tuple[UUID, int]]:
         return [(i, (await uow.payments.refund(i)).attempts) for i in ids]
 
 
+async def refund_if_cancelled_now(deps: Deps, booking_id: UUID) -> int:
+    """What cancelling the booking now would send back, by the policy version it accepted and the hours left (what
+    on_cancel would record then): 0 when nothing was paid or it cannot be cancelled."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        booking = await uow.bookings.get(booking_id)
+        if booking.paid_cents <= 0 or booking.status not in (BookingStatus.CONFIRMED, BookingStatus.PENDING_PAYMENT,
+                                                             BookingStatus.VERIFYING):
+            return 0
+        payments = await uow.payments.refundable_payments(booking.id)
+        if not payments:
+            return 0
+        version = (booking.acceptance or {}).get("policy_version")
+        policy = (await uow.payments.policy(booking.unit_id, int(version)) if version is not None
+                  else await uow.payments.current_policy(booking.unit_id))
+    percent = policy.refund_percent(booking.starts_at, now)
+    return sum(int(p["amount_cents"]) * percent // 100 for p in payments)
+
+
 async def refunds_of(deps: Deps, booking_id: UUID) -> list[Refund]:
     """A booking's refunds, oldest first."""
     async with deps.uow() as uow:

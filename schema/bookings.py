@@ -113,6 +113,14 @@ class Booking(Node):
         found = await refunds_of(info.context.deps, db_id(self.id))
         return sum(r.amount_cents for r in found if r.status is RefundStatus.SUCCEEDED)
 
+    @strawberry.field(description="What cancelling it now would refund, in cents: what was paid times the refund "
+                      "tier of the accepted cancellation policy for the hours left before the start (what cancel "
+                      "would send back at this moment); 0 when nothing was paid or it cannot be cancelled.")
+    async def refund_if_cancelled_now_cents(self, info: strawberry.Info) -> int:
+        from domain.refunds import refund_if_cancelled_now
+
+        return await refund_if_cancelled_now(info.context.deps, db_id(self.id))
+
     @strawberry.field(description="While the booking is held: the summary accepting it now would record — price "
                       "and policy versions, payment rule, total, due now by Pix, at the venue, the policy's words "
                       "(RN-ATD-09: what the customer reads before accepting). Null otherwise.")

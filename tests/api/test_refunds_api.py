@@ -33,6 +33,9 @@ async def test_a_cancelled_paid_booking_shows_its_refund_until_the_bank_sent_it(
                            v.unit_id, [{"min_hours": 0, "percent": 100}])
         await conn.execute("UPDATE units SET policy_version = 2 WHERE id = $1", v.unit_id)
     clock.set(at(12, 19) - timedelta(hours=12))  # 12 h before: 50 % by version 1
+    # What cancelling now would refund, read before cancelling (the widget shows it first; issue 20).
+    preview = "query($id: ID!) { booking(id: $id) { ... on Booking { refundIfCancelledNowCents } } }"
+    assert (await api.gql(preview, {"id": bid}))["booking"] == {"refundIfCancelledNowCents": 5000}
     r = (await api.gql(CANCEL, {"id": bid}))["cancel"]
     assert r["__typename"] == "BookingPayload", r
     assert r["booking"] == {"status": "CANCELLED", "paidCents": 10000, "refundedCents": 0, "refunds": [
@@ -45,5 +48,6 @@ async def test_a_cancelled_paid_booking_shows_its_refund_until_the_bank_sent_it(
     assert await refunds.refund_at_provider(deps, refund.id) is refunds.RefundStatus.SUCCEEDED
     b = (await api.gql(BOOKING, {"id": bid}))["booking"]
     assert (b["paidCents"], b["refundedCents"]) == (10000, 5000)
+    assert (await api.gql(preview, {"id": bid}))["booking"] == {"refundIfCancelledNowCents": 0}  # cancelled
     [shown] = b["refunds"]
     assert shown["status"] == "SUCCEEDED" and shown["attempts"] == 1 and shown["providerRef"].startswith("D9999")

@@ -38,6 +38,7 @@ const BOOKING = `query($b: ID!) { booking(id: $b) { __typename ... on Booking { 
 const WAITLIST = `mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $c: CustomerInput!) {
   joinSlotWaitlist(unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, customer: $c) {
     __typename ... on SlotWaitlistEntry { id place status } ${ERR} } }`;
+const SERVICES = `query($u: ID!) { services(unitId: $u) { id resourceIds } }`;
 const SANDBOX_MESSAGES = `query($t: String!) { sandboxMessages(to: $t, limit: 5) { kind text } }`;
 const BOOKING_CHANGED = `subscription($b: ID!, $since: Int) { bookingChanged(bookingId: $b, since: $since) {
   seq status state holdExpiresAt } }`;
@@ -171,13 +172,16 @@ export class BookingClient {
       this.cpf = cpf.value.trim();
       this.quantity = this.resources.get(this.resourceId)?.kind === "POOLED" ? Math.max(1, Number(places.value) || 1) : 1;
       list.replaceChildren(h("p", {class: "muted"}, "Looking…"));
+      const asked = this.searches = (this.searches || 0) + 1, resourceId = this.resourceId;
       try {
         const r = (await gql(SLOTS, {u: this.unit.id, from: iso(startOfDay(this.day, this.tz)),
-          to: iso(startOfDay(addDays(this.day, 1), this.tz)), r: this.resourceId, n: this.slots, q: this.quantity},
+          to: iso(startOfDay(addDays(this.day, 1), this.tz)), r: resourceId, n: this.slots, q: this.quantity},
           this.token))
           .bookableSlots;
+        const any = resourceId ? null : await this.anyField();
+        if (asked !== this.searches) return;  // a newer search answers (an older answer never overwrites it)
         if (r.__typename !== "BookableSlots") return this.error(resultError(r));
-        const slots = this.resourceId ? r.slots : firstPerStart(r.slots);
+        const slots = resourceId ? r.slots : firstPerStart(r.slots.filter(any));
         list.replaceChildren(...(slots.length ? slots.map((s) => h("button", {type: "button", class: "slot",
           dataset: {start: new Date(s.startsAt).toISOString(), resource: s.resourceId},
           onclick: () => this.hold(s)}, `${hhmm(s.startsAt, this.tz)}–${hhmm(s.endsAt, this.tz)}`,
@@ -191,6 +195,23 @@ export class BookingClient {
     this.step(h("p", {class: "muted"}, `Signed in as ${session.customer.phone} `,
       h("button", {class: "link", onclick: () => this.signOut()}, "sign out")), form, list);
     search();
+  }
+
+  // "Any field": the exclusive resources (fields) that sell the chosen service, never a class (issue 20, bug 3:
+  // the class used to be offered because it sorted first).
+  async anyField() {
+    if (this.sellers === undefined) {
+      this.sellers = null;
+      try {
+        const all = (await gql(SERVICES, {u: this.unit.id})).services;
+        const chosen = all.find((s) => s.id === session.serviceId);
+        if (chosen && chosen.resourceIds.length) this.sellers = new Set(chosen.resourceIds);
+      } catch (e) { /* every field */ }
+    }
+    const selling = this.unit.resources.filter((r) => !this.sellers || this.sellers.has(r.id));
+    const fields = selling.filter((r) => r.kind === "EXCLUSIVE");
+    const any = new Set((fields.length ? fields : selling).map((r) => r.id));  // a class sold alone: itself
+    return (s) => any.has(s.resourceId);
   }
 
   customerInput() {
