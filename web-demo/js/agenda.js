@@ -12,6 +12,7 @@ export const STATES = [
   ["BOOKED", "Booked", "#3B82F6"],
   ["BLOCKED", "Blocked", "#6B7280"],
   ["CLOSED", "Closed", "#D1D5DB"],
+  ["PAST", "Past", "#F4F5F7"],
 ];
 const STATE_NAME = Object.fromEntries(STATES.map(([s, name]) => [s, name]));
 const STATE_COLOR = Object.fromEntries(STATES.map(([s, , c]) => [s, c]));
@@ -32,6 +33,10 @@ const COUNTER = `mutation Counter($i: CounterBookingInput!) { counterBooking(inp
   ... on SlotTaken { code message heldBookingId } ... on Error { code message } } }`;
 const DROP = `mutation Drop($b: ID!, $r: String!) { drop(bookingId: $b, reason: $r) {
   __typename ... on BookingPayload { booking { id status } } ... on Error { code message } } }`;
+const BOOKING = `query Booking($b: ID!) { booking(id: $b) { __typename
+  ... on Booking { id status channel startsAt endsAt holdType dueNowCents paidCents refundedCents
+    customer { name phone cpfMasked } acceptance { totalCents } allocations { resourceId } }
+  ... on Error { code message } } }`;
 const CHECK_IN = `mutation CheckIn($b: ID!) { checkIn(bookingId: $b) {
   __typename ... on BookingPayload { booking { id status } } ... on Error { code message } } }`;
 
@@ -48,6 +53,7 @@ export class Agenda {
     this.resources = new Map(unit.resources.map((r) => [r.id, r]));
     this.slotMs = unit.parameters.slotMinutes * 60000;
     this.selected = null;
+    this.channels = new Map();  // bookingId → channel, for naming a default (CART) hold by where it came from
     this.stopFeed = () => {};
     this.refetchTimer = null;
     this.lastEventAt = null;
@@ -154,6 +160,7 @@ export class Agenda {
     }
     this.gridEl.replaceChildren(...blocks);
     this.tick();
+    this.learnChannels();
   }
 
   cellEl(cell, resource, start) {
@@ -169,9 +176,10 @@ export class Agenda {
     td.dataset.booking = cell && cell.bookingId ? cell.bookingId : "";
     td.style.background = (cell && cell.displayColor) || STATE_COLOR[state];
     td.classList.toggle("light", state === "CLOSED");
+    td.classList.toggle("past", state === "PAST");
     const label = state === "FREE" ? (resource.kind === "POOLED" ? `${cell.available}/${resource.capacity}` : "")
       : state === "VERIFYING" ? "Verifying"
-        : (cell && cell.holdTypeName && state === "HELD" ? cell.holdTypeName : STATE_NAME[state]);
+        : state === "HELD" ? this.holdLabel(cell) : STATE_NAME[state];
     td.classList.toggle("verifying", state === "VERIFYING");
     const parts = [h("span", {class: "label"}, label)];
     if (cell && cell.holdExpiresAt && (state === "HELD" || state === "VERIFYING")) {
@@ -181,6 +189,37 @@ export class Agenda {
     td.replaceChildren(...parts);
     td.title = `${resource.name} ${hhmm(cell ? cell.start : 0, this.tz)} — ${STATE_NAME[state]}`
       + (cell && cell.status ? ` (${cell.status.toLowerCase()})` : "");
+  }
+
+  /** A hold's name (issue 20, bug 6): its hold type's configured name when one was chosen; the default type
+   * (CART, "Hold do bot") is named by where the hold came from: the bot's name only for the bot's holds. */
+  holdLabel(cell) {
+    if (!cell) return STATE_NAME.HELD;
+    if (cell.holdType && cell.holdType !== "CART") return cell.holdTypeName || cell.holdType;
+    const channel = this.channels.get(cell.bookingId);
+    if (channel === "WHATSAPP" || channel === "BOT") return cell.holdTypeName || "Hold do bot";
+    if (channel === "WEB" || channel === "APP") return "Online hold";
+    if (channel) return "Staff hold";
+    return STATE_NAME.HELD;
+  }
+
+  /** Learn the channel of the default-type holds shown (one request for all), then repaint their cells. */
+  async learnChannels() {
+    const wanted = [...new Set([...this.cells.values()].filter((c) => c.bookingId && c.state === "HELD"
+      && (!c.holdType || c.holdType === "CART") && !this.channels.has(c.bookingId)).map((c) => c.bookingId))];
+    if (!wanted.length) return;
+    const query = `query(${wanted.map((_, i) => `$b${i}: ID!`).join(", ")}) { ${wanted.map((_, i) =>
+      `b${i}: booking(id: $b${i}) { ... on Booking { id channel } }`).join(" ")} }`;
+    try {
+      const data = await gql(query, Object.fromEntries(wanted.map((id, i) => [`b${i}`, id])), session.staffToken);
+      for (const b of Object.values(data)) if (b && b.id) this.channels.set(b.id, b.channel);
+    } catch {
+      return;  // the cells keep saying "Held"
+    }
+    for (const td of this.gridEl.querySelectorAll("td.cell[data-state=HELD]")) {
+      const cell = this.cells.get(`${td.dataset.resource}|${Date.parse(td.dataset.start)}`);
+      if (cell && wanted.includes(cell.bookingId)) this.paint(td, cell, this.resources.get(td.dataset.resource));
+    }
   }
 
   tick() {
@@ -206,7 +245,7 @@ export class Agenda {
         if (!cell) continue;
         if (event.state === "FREE") {
           if (cell.bookingId && cell.bookingId !== event.bookingId) continue;  // someone else's by now
-          Object.assign(cell, {state: "FREE", bookingId: null, status: null, holdType: null, holdTypeName: null,
+          Object.assign(cell, {state: t < Date.now() ? "PAST" : "FREE", bookingId: null, status: null, holdType: null, holdTypeName: null,
             holdExpiresAt: null, displayColor: event.displayColor, available: 1});
         } else {
           Object.assign(cell, {state: event.state, bookingId: event.bookingId, status: event.status,
@@ -223,6 +262,7 @@ export class Agenda {
       }
     }
     this.tick();
+    this.learnChannels();
     if (this.selected) this.showPanel();
     // Reconcile with the server shortly after (pooled counts, merged runs); the patch above is what shows at once.
     clearTimeout(this.refetchTimer);
@@ -262,12 +302,15 @@ export class Agenda {
       this.panel.hidden = true;
     }}, "×");
     const body = [h("p", {}, h("span", {class: "state-dot", style: {background: (cell && cell.displayColor) || STATE_COLOR[state]}}),
-      STATE_NAME[state], cell && cell.holdTypeName ? ` — ${cell.holdTypeName}` : "",
+      STATE_NAME[state],
+      // The hold type names a hold (HELD/VERIFYING), never a counter booking or a confirmed one (issue 20, bug 6).
+      cell && (state === "HELD" || state === "VERIFYING") ? ` — ${this.holdLabel(cell)}` : "",
       cell && cell.status ? ` (booking ${cell.status.toLowerCase().replace("_", " ")})` : "")];
     if (cell && cell.holdExpiresAt && (state === "HELD" || state === "VERIFYING")) {
       body.push(h("p", {}, "Hold ends in ", h("strong", {class: "countdown", dataset: {expires: cell.holdExpiresAt}}, "")));
     }
-    if (cell && cell.bookingId) body.push(h("p", {class: "muted"}, `Booking ${cell.bookingId}`));
+    if (cell && cell.bookingId) body.push(this.bookingDetails(cell.bookingId));
+    if (state === "PAST") body.push(h("p", {class: "muted", "data-testid": "past-note"}, "This slot has already begun: it can no longer be booked."));
     if (state === "FREE" && resource.kind !== "POOLED") body.push(this.counterForm(resource, start, message));
     if (state === "FREE" && resource.kind === "POOLED") body.push(this.counterForm(resource, start, message, true));
     if ((state === "HELD" || state === "VERIFYING") && cell.bookingId) body.push(this.dropForm(cell.bookingId, message));
@@ -278,6 +321,28 @@ export class Agenda {
     this.panel.replaceChildren(close, title, ...body, message);
     this.panel.hidden = false;
     this.tick();
+  }
+
+  /** Who and what a booking is (issue 20, bug 7): the customer's name, phone, masked CPF, the slot, the amounts. */
+  bookingDetails(bookingId) {
+    const box = h("dl", {class: "booking-details", "data-testid": "booking-details"}, h("dd", {class: "muted"}, "Loading…"));
+    gql(BOOKING, {b: bookingId}, session.staffToken).then(({booking: b}) => {
+      if (b.__typename !== "Booking") return box.replaceChildren(h("dd", {class: "message error"}, resultError(b)));
+      const money = (c) => new Intl.NumberFormat("pt-BR", {style: "currency", currency: "BRL"}).format((c || 0) / 100);
+      const c = b.customer || {};
+      const row = (label, value, id) => [h("dt", {}, label), h("dd", {"data-testid": id}, value ?? "—")];
+      box.replaceChildren(
+        ...row("Customer", c.name || "(no name given)", "customer-name"),
+        ...row("Phone", c.phone, "customer-phone"),
+        ...row("CPF", c.cpfMasked, "customer-cpf"),
+        ...row("When", `${longDate(Date.parse(b.startsAt), this.tz)} ${hhmm(Date.parse(b.startsAt), this.tz)}–${hhmm(Date.parse(b.endsAt), this.tz)}`, "booking-when"),
+        ...row("Status", b.status.toLowerCase().replace("_", " "), "booking-status"),
+        ...row("Total", b.acceptance ? money(b.acceptance.totalCents) : "—", "amount-total"),
+        ...row("Due now", money(b.dueNowCents), "amount-due"),
+        ...row("Paid", money(b.paidCents), "amount-paid"),
+        ...row("Refunded", money(b.refundedCents), "amount-refunded"));
+    }).catch((e) => box.replaceChildren(h("dd", {class: "message error"}, e.message)));
+    return box;
   }
 
   counterForm(resource, start, message, pooled = false) {

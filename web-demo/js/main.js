@@ -170,7 +170,17 @@ async function route() {
   }
 }
 
-window.addEventListener("hashchange", route);
+window.addEventListener("hashchange", () => {
+  document.querySelector("header").classList.remove("open");
+  document.querySelector(".menu-toggle").setAttribute("aria-expanded", "false");
+  route();
+});
+document.querySelector(".menu-toggle").addEventListener("click", (e) => {
+  const open = document.querySelector("header").classList.toggle("open");
+  e.currentTarget.setAttribute("aria-expanded", String(open));
+});
 await loadDevConfig();
 document.getElementById("dev-badge").hidden = !session.dev;
+// Developer-only things (GraphiQL, the sandbox-pay footer) only behind `slothold dev`'s flag.
+for (const el of document.querySelectorAll("[data-dev-only]")) el.hidden = !session.dev;
 await route();
