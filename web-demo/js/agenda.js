@@ -183,7 +183,9 @@ export class Agenda {
     td.classList.toggle("verifying", state === "VERIFYING");
     const parts = [h("span", {class: "label"}, label)];
     if (cell && cell.holdExpiresAt && (state === "HELD" || state === "VERIFYING")) {
-      parts.push(h("span", {class: "countdown", dataset: {expires: cell.holdExpiresAt}}, ""));
+      const left = Date.parse(cell.holdExpiresAt) - Date.now();
+      parts.push(h("span", {class: "countdown", dataset: {expires: cell.holdExpiresAt}},
+        left > 0 ? `${countdown(left)} left` : "expired"));
     }
     if (resource.kind === "POOLED" && state !== "FREE" && cell) parts.push(h("small", {}, ` ${cell.available} left`));
     td.replaceChildren(...parts);
