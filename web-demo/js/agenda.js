@@ -1,6 +1,7 @@
 // Staff live agenda (SPEC §5, §16): the unit's resources × slots for a day or a week, live from slotChanged.
 
 import {follow, gql, resultError} from "./gql.js";
+import {act, bookingPanel} from "./booking_panel.js";
 import {holdTypeLegend} from "./legend.js";
 import {h, say, session} from "./session.js";
 import {addDays, countdown, dayLabel, hhmm, iso, localDate, longDate, startOfDay, today} from "./time.js";
@@ -31,15 +32,6 @@ const SLOT_CHANGED = `subscription Slots($u: ID!, $from: DateTime!, $to: DateTim
 const COUNTER = `mutation Counter($i: CounterBookingInput!) { counterBooking(input: $i) {
   __typename ... on BookingPayload { booking { id status } }
   ... on SlotTaken { code message heldBookingId } ... on Error { code message } } }`;
-const DROP = `mutation Drop($b: ID!, $r: String!) { drop(bookingId: $b, reason: $r) {
-  __typename ... on BookingPayload { booking { id status } } ... on Error { code message } } }`;
-const BOOKING = `query Booking($b: ID!) { booking(id: $b) { __typename
-  ... on Booking { id status channel startsAt endsAt holdType dueNowCents paidCents refundedCents
-    customer { name phone cpfMasked } acceptance { totalCents } allocations { resourceId } }
-  ... on Error { code message } } }`;
-const CHECK_IN = `mutation CheckIn($b: ID!) { checkIn(bookingId: $b) {
-  __typename ... on BookingPayload { booking { id status } } ... on Error { code message } } }`;
-
 /** The agenda of one unit; `live` is the page's graphql-ws client. */
 export class Agenda {
   constructor(root, unit, live) {
@@ -293,7 +285,7 @@ export class Agenda {
     const cell = this.cells.get(`${resourceId}|${start}`);
     const state = cell ? cell.state : "CLOSED";
     // Rebuild only when what the panel shows changed (a live event must not wipe a form being filled in).
-    const signature = JSON.stringify([resourceId, start, state, cell && cell.bookingId, cell && cell.status,
+    const signature = JSON.stringify([Boolean(this.rescheduling), resourceId, start, state, cell && cell.bookingId, cell && cell.status,
       cell && cell.holdExpiresAt, cell && cell.available]);
     if (signature === this.panelSignature && !this.panel.hidden) return;
     this.panelSignature = signature;
@@ -311,40 +303,42 @@ export class Agenda {
     if (cell && cell.holdExpiresAt && (state === "HELD" || state === "VERIFYING")) {
       body.push(h("p", {}, "Hold ends in ", h("strong", {class: "countdown", dataset: {expires: cell.holdExpiresAt}}, "")));
     }
-    if (cell && cell.bookingId) body.push(this.bookingDetails(cell.bookingId));
+    if (this.rescheduling) {
+      body.push(h("p", {class: "message info", "data-testid": "reschedule-hint"},
+        "Pick a free slot for the booking's new time. ",
+        h("button", {type: "button", class: "link", onclick: () => { this.rescheduling = null; this.showPanel(); }},
+          "Stop")));
+    }
+    if (cell && cell.bookingId) body.push(bookingPanel(cell.bookingId, this, message));
     if (state === "PAST") body.push(h("p", {class: "muted", "data-testid": "past-note"}, "This slot has already begun: it can no longer be booked."));
+    if (state === "FREE" && this.rescheduling) {
+      body.push(h("button", {type: "button", class: "primary", "data-testid": "move-here",
+        onclick: () => this.moveHere(resource, start, message)}, "Move the booking here"));
+    }
     if (state === "FREE" && resource.kind !== "POOLED") body.push(this.counterForm(resource, start, message));
     if (state === "FREE" && resource.kind === "POOLED") body.push(this.counterForm(resource, start, message, true));
-    if ((state === "HELD" || state === "VERIFYING") && cell.bookingId) body.push(this.dropForm(cell.bookingId, message));
-    if (state === "BOOKED" && cell.bookingId && cell.status === "CONFIRMED") {
-      body.push(h("button", {onclick: () => this.run(CHECK_IN, {b: cell.bookingId}, "checkIn", message,
-        "Checked in.")}, "Check in"));
-    }
     this.panel.replaceChildren(close, title, ...body, message);
     this.panel.hidden = false;
     this.tick();
   }
 
-  /** Who and what a booking is (issue 20, bug 7): the customer's name, phone, masked CPF, the slot, the amounts. */
-  bookingDetails(bookingId) {
-    const box = h("dl", {class: "booking-details", "data-testid": "booking-details"}, h("dd", {class: "muted"}, "Loading…"));
-    gql(BOOKING, {b: bookingId}, session.staffToken).then(({booking: b}) => {
-      if (b.__typename !== "Booking") return box.replaceChildren(h("dd", {class: "message error"}, resultError(b)));
-      const money = (c) => new Intl.NumberFormat("pt-BR", {style: "currency", currency: "BRL"}).format((c || 0) / 100);
-      const c = b.customer || {};
-      const row = (label, value, id) => [h("dt", {}, label), h("dd", {"data-testid": id}, value ?? "—")];
-      box.replaceChildren(
-        ...row("Customer", c.name || "(no name given)", "customer-name"),
-        ...row("Phone", c.phone, "customer-phone"),
-        ...row("CPF", c.cpfMasked, "customer-cpf"),
-        ...row("When", `${longDate(Date.parse(b.startsAt), this.tz)} ${hhmm(Date.parse(b.startsAt), this.tz)}–${hhmm(Date.parse(b.endsAt), this.tz)}`, "booking-when"),
-        ...row("Status", b.status.toLowerCase().replace("_", " "), "booking-status"),
-        ...row("Total", b.acceptance ? money(b.acceptance.totalCents) : "—", "amount-total"),
-        ...row("Due now", money(b.dueNowCents), "amount-due"),
-        ...row("Paid", money(b.paidCents), "amount-paid"),
-        ...row("Refunded", money(b.refundedCents), "amount-refunded"));
-    }).catch((e) => box.replaceChildren(h("dd", {class: "message error"}, e.message)));
-    return box;
+  /** Reschedule by picking: the next free slot chosen takes the booking, with the same length. */
+  pickNewSlot(booking, message) {
+    this.rescheduling = {id: booking.id, minutes: (Date.parse(booking.endsAt) - Date.parse(booking.startsAt)) / 60000};
+    this.panelSignature = null;
+    this.showPanel();
+    say(message, "Now pick a free slot on the grid.", "info");
+  }
+
+  async moveHere(resource, start, message) {
+    const {id, minutes} = this.rescheduling;
+    const done = await act("reschedule", {b: id, i: {startsAt: iso(start), endsAt: iso(start + minutes * 60000),
+      resourceIds: [resource.id]}}, message);
+    if (done) {
+      this.rescheduling = null;
+      this.panelSignature = null;
+      this.showPanel();
+    }
   }
 
   counterForm(resource, start, message, pooled = false) {
@@ -367,19 +361,6 @@ export class Agenda {
         endsAt: iso(start + Number(data.get("slots")) * this.slotMs),
         customer: Object.keys(customer).length ? customer : null, quantity: Number(data.get("quantity") || 1)};
       await this.run(COUNTER, {i: input}, "counterBooking", message, "Booked at the counter: confirmed.");
-    });
-    return form;
-  }
-
-  dropForm(bookingId, message) {
-    const form = h("form", {class: "stack", "data-testid": "drop-form"},
-      h("h4", {}, "Derrubar hold (drop)"),
-      h("label", {}, "Reason ", h("input", {name: "reason", required: true, value: "Liberado pela recepção"})),
-      h("button", {type: "submit", class: "danger"}, "Drop this hold"));
-    form.addEventListener("submit", async (e) => {
-      e.preventDefault();
-      await this.run(DROP, {b: bookingId, r: new FormData(form).get("reason")}, "drop", message,
-        "Hold dropped: the slot is free and the customer was told “Horário liberado pela equipe”.");
     });
     return form;
   }
