@@ -14,6 +14,21 @@ const UNIT = `query($u: ID!) { unit(id: $u) { __typename
   ... on Error { code message } } }`;
 const ME = `{ me { kind role name unitId } }`;
 
+/**
+ * Staff screens by route (#/<name>), for the modules other helpers add: one line each, e.g.
+ *   queue: async (root, unit, live) => new (await import("./queue.js")).StaffQueue(root, unit, live),
+ * A screen gets its root element, the unit and the page's live client, and returns an object with destroy()
+ * (and onReconnect() if it is live). Add its link to index.html's <nav> too (a line per screen there as well).
+ */
+const ROUTES = {
+  // --- routes of other screens (issue 20): queue.js, waitlists.js, search.js, counter.js — one line each ---
+  // fila: async (root, unit, live) => new (await import("./queue.js")).StaffQueue(root, unit, live),
+  // listas: async (root, unit, live) => new (await import("./waitlists.js")).Waitlists(root, unit, live),
+  // reservas: async (root, unit, live) => new (await import("./search.js")).BookingSearch(root, unit, live),
+  // balcao: async (root, unit, live) => new (await import("./counter.js")).CounterBooking(root, unit, live),
+  // --- end of the other screens' routes ---
+};
+
 const main = document.getElementById("main");
 const banner = document.getElementById("offline");
 const who = document.getElementById("who");
@@ -161,8 +176,14 @@ async function route() {
     main.replaceChildren(root);
     live = liveClient(session.staffToken, {onStatus: setBanner, onReconnect: () => current[0]?.onReconnect()});
     current.push(new SetupScreen(root, unit, live));
-  } else if (page === "settings") {
-    main.replaceChildren(unitForm());
+  } else if (page === "settings" && session.dev) {
+    main.replaceChildren(unitForm());  // the raw unit-id form: a developer's tool (dev flag only)
+  } else if (ROUTES[page]) {
+    if (!session.staffToken) return main.replaceChildren(staffSignIn());
+    const root = h("div", {class: page});
+    main.replaceChildren(root);
+    live = liveClient(session.staffToken, {onStatus: setBanner, onReconnect: () => current[0]?.onReconnect()});
+    current.push(await ROUTES[page](root, unit, live));
   } else if (!session.staffToken) {
     main.replaceChildren(staffSignIn());
   } else {
