@@ -123,6 +123,15 @@ async def test_a_receptionists_day(demo_server: Cluster, pool: asyncpg.Pool, new
     await staff.get_by_test_id("move-here").click()
     await staff.wait_for_selector(target + '[data-state="BOOKED"]', timeout=3000)
     await staff.wait_for_selector(cell + '[data-state="FREE"]', timeout=3000)
+    # Five hours ahead, check-in is not open yet: the refusal names the window in words.
+    await staff.locator(target).click()
+    await staff.get_by_role("button", name="Check in").click()
+    await staff.wait_for_function("() => { const m = document.querySelector('[data-testid=panel-message]');"
+                                  " return m && m.className.includes('error'); }")
+    refusal = await staff.get_by_test_id("panel-message").inner_text()
+    assert refusal[0].isupper() and refusal.endswith("."), refusal
+    assert "T0" not in refusal and "+00:00" not in refusal, refusal  # in the unit's time, not ISO/UTC
+    assert (moved_to - timedelta(hours=2)).astimezone(SAO_PAULO).strftime("%H:%M") in refusal, refusal
 
     # A counter booking starting within the hour: checked in inside the window; the history shows it.
     soon = hour + timedelta(hours=1)

@@ -34,15 +34,25 @@ const OK_TYPES = new Set(["BookingPayload", "PaymentOutcome", "ManualPaymentPayl
 const money = (c) => new Intl.NumberFormat("pt-BR", {style: "currency", currency: "BRL"}).format((c || 0) / 100);
 const words = (status) => (status || "").toLowerCase().replace(/_/g, " ");
 
+const STAMP = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g;
+
+/** A refusal in words: the instants it names (e.g. the check-in window) in the unit's time zone, not ISO/UTC. */
+export function inWords(text, tz) {
+  return tz ? text.replace(STAMP, (stamp) => {
+    const at = Date.parse(stamp);
+    return `${longDate(at, tz)} ${hhmm(at, tz)}`;
+  }) : text;
+}
+
 /** Run one action; say its outcome in `message`; resolve true when it was done. */
-export async function act(field, variables, message) {
+export async function act(field, variables, message, tz = null) {
   try {
     const r = (await gql(MUTATIONS[field], variables, session.staffToken))[field];
     if (OK_TYPES.has(r.__typename)) {
       say(message, DONE[field], "ok");
       return true;
     }
-    let text = resultError(r);
+    let text = inWords(resultError(r), tz);
     if (r.heldBookingId) text += " Drop that hold first (select its cell).";
     say(message, text, "error");
   } catch (e) {
@@ -98,7 +108,7 @@ function history(b, tz) {
 
 function actions(b, agenda, message, reload) {
   const run = (field, variables) => async () => {
-    if (await act(field, {b: b.id, ...variables}, message)) reload();
+    if (await act(field, {b: b.id, ...variables}, message, agenda.tz)) reload();
   };
   const button = (label, field, variables = {}, cls = null) =>
     h("button", {type: "button", class: cls, onclick: run(field, variables)}, label);
