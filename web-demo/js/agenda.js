@@ -6,17 +6,21 @@ import {holdTypeLegend} from "./legend.js";
 import {h, say, session} from "./session.js";
 import {addDays, countdown, dayLabel, hhmm, iso, localDate, longDate, startOfDay, today} from "./time.js";
 
+// Each state's colours are the design tokens (web-demo/tokens.css, --sl-state-*; AA contrast), and every cell
+// also carries its state's label: never colour alone. Holds show their hold type's configured colour (holdTypes).
 export const STATES = [
-  ["FREE", "Free", "#22C55E"],
-  ["HELD", "Held", "#F59E0B"],
-  ["VERIFYING", "Verifying payment", "#F97316"],
-  ["BOOKED", "Booked", "#3B82F6"],
-  ["BLOCKED", "Blocked", "#6B7280"],
-  ["CLOSED", "Closed", "#D1D5DB"],
-  ["PAST", "Past", "#F4F5F7"],
+  ["FREE", "Free", "free"],
+  ["HELD", "Held", "held"],
+  ["VERIFYING", "Verifying payment", "verifying"],
+  ["BOOKED", "Booked", "confirmed"],
+  ["BLOCKED", "Blocked", "blocked"],
+  ["CLOSED", "Closed", "closed"],
+  ["PAST", "Past", "past"],
 ];
 const STATE_NAME = Object.fromEntries(STATES.map(([s, name]) => [s, name]));
-const STATE_COLOR = Object.fromEntries(STATES.map(([s, , c]) => [s, c]));
+const STATE_COLOR = Object.fromEntries(STATES.map(([s, , t]) => [s, `var(--sl-state-${t}-bg)`]));
+const STATE_FG = Object.fromEntries(STATES.map(([s, , t]) => [s, `var(--sl-state-${t}-fg)`]));
+const HOLD_STATES = new Set(["HELD", "VERIFYING"]);
 
 const GRID = `query Grid($u: ID!, $from: DateTime!, $to: DateTime!) {
   availabilityGrid(unitId: $u, from: $from, to: $to) {
@@ -63,8 +67,8 @@ export class Agenda {
     this.gridEl = h("div", {class: "grid-area", "data-testid": "grid"});
     this.panel = h("aside", {class: "cell-panel", "data-testid": "cell-panel", hidden: true});
     const legend = h("div", {class: "legend", "aria-label": "Legend"},
-      STATES.map(([s, name, c]) => h("span", {class: "chip"}, h("i", {class: s === "VERIFYING" ? "striped" : null,
-        style: {background: c}}), name)),
+      STATES.map(([s, name]) => h("span", {class: "chip"}, h("i", {class: s === "VERIFYING" ? "striped" : null,
+        style: {background: STATE_COLOR[s]}}), name)),
       this.holdTypes = h("span", {class: "legend-types"}));
     holdTypeLegend(this.holdTypes, this.unit.id, session.staffToken);
     this.root.replaceChildren(
@@ -166,10 +170,13 @@ export class Agenda {
     const state = cell ? cell.state : "CLOSED";
     td.dataset.state = state;
     td.dataset.booking = cell && cell.bookingId ? cell.bookingId : "";
-    td.style.background = (cell && cell.displayColor) || STATE_COLOR[state];
+    const typed = HOLD_STATES.has(state) && cell && cell.displayColor;  // the hold type's configured colour
+    td.style.background = typed ? cell.displayColor : STATE_COLOR[state];
+    td.style.color = typed ? "#fff" : STATE_FG[state];
+    td.classList.toggle("typed", Boolean(typed));
     td.classList.toggle("light", state === "CLOSED");
     td.classList.toggle("past", state === "PAST");
-    const label = state === "FREE" ? (resource.kind === "POOLED" ? `${cell.available}/${resource.capacity}` : "")
+    const label = state === "FREE" ? (resource.kind === "POOLED" ? `${cell.available}/${resource.capacity}` : "Free")
       : state === "VERIFYING" ? "Verifying"
         : state === "HELD" ? this.holdLabel(cell) : STATE_NAME[state];
     td.classList.toggle("verifying", state === "VERIFYING");
@@ -295,7 +302,7 @@ export class Agenda {
       this.selected = null;
       this.panel.hidden = true;
     }}, "×");
-    const body = [h("p", {}, h("span", {class: "state-dot", style: {background: (cell && cell.displayColor) || STATE_COLOR[state]}}),
+    const body = [h("p", {}, h("span", {class: "state-dot", style: {background: (HOLD_STATES.has(state) && cell && cell.displayColor) || STATE_COLOR[state]}}),
       STATE_NAME[state],
       // The hold type names a hold (HELD/VERIFYING), never a counter booking or a confirmed one (issue 20, bug 6).
       cell && (state === "HELD" || state === "VERIFYING") ? ` — ${this.holdLabel(cell)}` : "",
