@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 from uuid import UUID
 
-from domain.availability import WindowRow, bookable_slots, grid_rows
+from domain.availability import WindowRow, bookable_slots, grid_rows, mark_past
 from domain.bookings import Booking
 from domain.customers import CustomerIdentity
 from domain.errors import ErrorCode, InvalidInput, NotFound, SlotOption
@@ -54,6 +54,7 @@ async def availability_grid(
         resources = _select(await uow.units.resources(unit_id), resource_ids)
         occ = await uow.bookings.grid_occupancy(unit_id, resource_ids, start, end)
     rows = grid_rows(unit, resources, occ, start, end, now)
+    mark_past(rows, now)
     return unit, [(r, rows[r.id]) for r in resources]
 
 

@@ -25,6 +25,7 @@ described_enum(SlotState, description="What the staff grid shows for a slot (SPE
     "BOOKED": "Confirmed or checked in (a pooled resource: no place left).",
     "BLOCKED": "Out of sale: a block (maintenance, a broken seat).",
     "CLOSED": "Outside the opening hours (or a closed day).",
+    "PAST": "Open and free, but it has already begun: it can no longer be booked (the staff grid only).",
 })
 
 
@@ -60,11 +61,11 @@ class GridSegment:
 
 
 @strawberry.type(description="One opening window of a resource in compact form, for month views: one letter "
-                  "per grid slot — F free, H held, V verifying, B booked, X blocked, C closed (a closed day).")
+                  "per grid slot — F free, H held, V verifying, B booked, X blocked, C closed (a closed day), P past.")
 class GridWindow:
     starts_at: datetime = strawberry.field(description="Start of the window's first slot.")
     ends_at: datetime = strawberry.field(description="End of the window's last slot (exclusive).")
-    states: str = strawberry.field(description="One letter per slot, in order (F, H, V, B, X, C as above).")
+    states: str = strawberry.field(description="One letter per slot, in order (F, H, V, B, X, C, P as above).")
 
 
 @strawberry.type(description="One resource's row of the grid.")
@@ -103,8 +104,8 @@ class Grid:
 
     @strawberry.field(description="The whole grid as one JSON value, for month views: {slotMinutes, rows: "
                       "[{resourceId, name, windows: [[firstSlotStart, states], ...]}]} where states has one letter "
-                      "per slot (F free, H held, V verifying, B booked, X blocked, C closed). One value instead of "
-                      "thousands of fields: a 50-resource month is cheap this way.")
+                      "per slot (F free, H held, V verifying, B booked, X blocked, C closed, P past). One value "
+                      "instead of thousands of fields: a 50-resource month is cheap this way.")
     def compact(self) -> JSON:
         iso: dict[datetime, str] = {}  # resources sharing hours share their windows' starts: format each once
         rows = []

@@ -73,6 +73,21 @@ class BookingHistoryEntry:
             allocations=[Allocation.from_domain(a) for a in e.allocations])
 
 
+def mask_cpf(cpf: str | None) -> str | None:
+    """A CPF as the front desk may see it: only the middle six digits, e.g. ***.456.789-**."""
+    if not cpf or len(cpf) != 11:
+        return None
+    return f"***.{cpf[3:6]}.{cpf[6:9]}-**"
+
+
+@strawberry.type(description="A booking's customer as staff see them on the booking: name, phone, masked CPF.")
+class BookingCustomer:
+    name: str | None = strawberry.field(description="The name last given; null when unknown.")
+    phone: str | None = strawberry.field(description="The phone (E.164); null when unknown.")
+    cpf_masked: str | None = strawberry.field(description="The CPF with its first three and last two digits "
+                                              "hidden (***.456.789-**); null when unknown.")
+
+
 @strawberry.type(description="One customer's claim on one or more resources over a time range.")
 class Booking(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
@@ -99,6 +114,33 @@ class Booking(Node):
         description="The booking this one replaced (reschedule, SPEC §11).")
     rescheduled_to: strawberry.ID | None = strawberry.field(
         description="The booking that replaced this one (reschedule); this one is then cancelled.")
+
+    @strawberry.field(description="Who the booking is for, as the front desk needs it: name, phone and the CPF "
+                      "masked. Staff who may read the unit and the customer themselves; null for anyone else "
+                      "(and for a counter booking without a customer).")
+    async def customer(self, info: strawberry.Info) -> BookingCustomer | None:
+        from domain import queries
+        from domain.access import Action, Forbidden, authorize
+
+        context = info.context
+        principal = context.principal
+        if self.customer_id is None:
+            return None
+        booking = await queries.booking(context.deps, db_id(self.id))
+        unit, _ = await queries.unit_with_resources(context.deps, booking.unit_id)
+        own = None
+        if principal.is_customer and principal.tenant_id == unit.tenant_id:
+            own = await context.access.is_same_person(principal, booking.customer_id)
+        try:
+            authorize(principal, Action.READ, unit.tenant_id, unit.id, own_booking=own)
+        except Forbidden:
+            return None
+        if principal.is_customer and own is not True:
+            return None
+        identity = await queries.customer_identity(context.deps, booking)
+        if identity is None:
+            return None
+        return BookingCustomer(name=identity.name, phone=identity.phone, cpf_masked=mask_cpf(identity.cpf))
 
     @strawberry.field(description="Money back after a paid booking was cancelled (one per payment), oldest first.")
     async def refunds(self, info: strawberry.Info) -> list[Refund]:

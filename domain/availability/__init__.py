@@ -7,7 +7,7 @@ staff grid), `bookable` (the customer's slots and the nearest alternatives). Eve
 """
 
 from domain.availability.bookable import bookable_slots, earliest_bookable_start, nearest_alternatives
-from domain.availability.grid import grid, grid_rows, resource_cells, segments
+from domain.availability.grid import grid, grid_rows, mark_past, resource_cells, segments
 from domain.availability.occupancy import Occupancy, OccupancyColumns
 from domain.availability.painting import window_rows
 from domain.availability.rows import Cell, Segment, WindowRow
@@ -28,6 +28,7 @@ __all__ = [
     "earliest_bookable_start",
     "grid",
     "grid_rows",
+    "mark_past",
     "nearest_alternatives",
     "opening_windows",
     "resource_cells",

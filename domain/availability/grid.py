@@ -53,6 +53,22 @@ def grid_rows(
     return out
 
 
+def mark_past(rows: Mapping[UUID, list[WindowRow]], now: datetime) -> None:
+    """Show as PAST every free slot that has already begun at `now` (in place): the staff grid must not offer
+    booking in it, as the API refuses a hold that starts in the past. Taken slots keep their state (history)."""
+    free, past = ord("F"), ord("P")
+    for rows_of in rows.values():
+        for row in rows_of:
+            codes = row.codes
+            for i in range(len(codes)):
+                if row.start(i) >= now:
+                    break
+                if codes[i] == free:
+                    codes[i] = past
+                    if row._available is not None:
+                        row._available[i] = 0
+
+
 def segments(rows: Sequence[WindowRow]) -> list[Segment]:
     """Runs of consecutive slots with the same state, places left and occupancy."""
     out: list[Segment] = []

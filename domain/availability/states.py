@@ -20,6 +20,8 @@ class SlotState(StrEnum):
     BOOKED = "booked"
     BLOCKED = "blocked"
     CLOSED = "closed"
+    PAST = "past"
+    """Free, but it has already begun: nothing can be booked in it any more (issue 20)."""
 
 
 _PRIORITY = {
@@ -29,7 +31,7 @@ _PRIORITY = {
     SlotState.BLOCKED: 4,
 }
 CODES = {SlotState.FREE: "F", SlotState.HELD: "H", SlotState.VERIFYING: "V", SlotState.BOOKED: "B",
-         SlotState.BLOCKED: "X", SlotState.CLOSED: "C"}
+         SlotState.BLOCKED: "X", SlotState.CLOSED: "C", SlotState.PAST: "P"}
 """One letter per slot state, for compact grids."""
 _BY_CODE = {ord(v): k for k, v in CODES.items()}
 _ONE_IF_FREE = bytes(1 if i == ord("F") else 0 for i in range(256))

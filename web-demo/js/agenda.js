@@ -1,20 +1,26 @@
 // Staff live agenda (SPEC §5, §16): the unit's resources × slots for a day or a week, live from slotChanged.
 
 import {follow, gql, resultError} from "./gql.js";
+import {act, bookingPanel} from "./booking_panel.js";
 import {holdTypeLegend} from "./legend.js";
 import {h, say, session} from "./session.js";
 import {addDays, countdown, dayLabel, hhmm, iso, localDate, longDate, startOfDay, today} from "./time.js";
 
+// Each state's colours are the design tokens (web-demo/tokens.css, --sl-state-*; AA contrast), and every cell
+// also carries its state's label: never colour alone. Holds show their hold type's configured colour (holdTypes).
 export const STATES = [
-  ["FREE", "Free", "#22C55E"],
-  ["HELD", "Held", "#F59E0B"],
-  ["VERIFYING", "Verifying payment", "#F97316"],
-  ["BOOKED", "Booked", "#3B82F6"],
-  ["BLOCKED", "Blocked", "#6B7280"],
-  ["CLOSED", "Closed", "#D1D5DB"],
+  ["FREE", "Free", "free"],
+  ["HELD", "Held", "held"],
+  ["VERIFYING", "Verifying payment", "verifying"],
+  ["BOOKED", "Booked", "confirmed"],
+  ["BLOCKED", "Blocked", "blocked"],
+  ["CLOSED", "Closed", "closed"],
+  ["PAST", "Past", "past"],
 ];
 const STATE_NAME = Object.fromEntries(STATES.map(([s, name]) => [s, name]));
-const STATE_COLOR = Object.fromEntries(STATES.map(([s, , c]) => [s, c]));
+const STATE_COLOR = Object.fromEntries(STATES.map(([s, , t]) => [s, `var(--sl-state-${t}-bg)`]));
+const STATE_FG = Object.fromEntries(STATES.map(([s, , t]) => [s, `var(--sl-state-${t}-fg)`]));
+const HOLD_STATES = new Set(["HELD", "VERIFYING"]);
 
 const GRID = `query Grid($u: ID!, $from: DateTime!, $to: DateTime!) {
   availabilityGrid(unitId: $u, from: $from, to: $to) {
@@ -30,11 +36,6 @@ const SLOT_CHANGED = `subscription Slots($u: ID!, $from: DateTime!, $to: DateTim
 const COUNTER = `mutation Counter($i: CounterBookingInput!) { counterBooking(input: $i) {
   __typename ... on BookingPayload { booking { id status } }
   ... on SlotTaken { code message heldBookingId } ... on Error { code message } } }`;
-const DROP = `mutation Drop($b: ID!, $r: String!) { drop(bookingId: $b, reason: $r) {
-  __typename ... on BookingPayload { booking { id status } } ... on Error { code message } } }`;
-const CHECK_IN = `mutation CheckIn($b: ID!) { checkIn(bookingId: $b) {
-  __typename ... on BookingPayload { booking { id status } } ... on Error { code message } } }`;
-
 /** The agenda of one unit; `live` is the page's graphql-ws client. */
 export class Agenda {
   constructor(root, unit, live) {
@@ -48,6 +49,7 @@ export class Agenda {
     this.resources = new Map(unit.resources.map((r) => [r.id, r]));
     this.slotMs = unit.parameters.slotMinutes * 60000;
     this.selected = null;
+    this.channels = new Map();  // bookingId → channel, for naming a default (CART) hold by where it came from
     this.stopFeed = () => {};
     this.refetchTimer = null;
     this.lastEventAt = null;
@@ -65,8 +67,8 @@ export class Agenda {
     this.gridEl = h("div", {class: "grid-area", "data-testid": "grid"});
     this.panel = h("aside", {class: "cell-panel", "data-testid": "cell-panel", hidden: true});
     const legend = h("div", {class: "legend", "aria-label": "Legend"},
-      STATES.map(([s, name, c]) => h("span", {class: "chip"}, h("i", {class: s === "VERIFYING" ? "striped" : null,
-        style: {background: c}}), name)),
+      STATES.map(([s, name]) => h("span", {class: "chip"}, h("i", {class: s === "VERIFYING" ? "striped" : null,
+        style: {background: STATE_COLOR[s]}}), name)),
       this.holdTypes = h("span", {class: "legend-types"}));
     holdTypeLegend(this.holdTypes, this.unit.id, session.staffToken);
     this.root.replaceChildren(
@@ -154,6 +156,7 @@ export class Agenda {
     }
     this.gridEl.replaceChildren(...blocks);
     this.tick();
+    this.learnChannels();
   }
 
   cellEl(cell, resource, start) {
@@ -167,20 +170,57 @@ export class Agenda {
     const state = cell ? cell.state : "CLOSED";
     td.dataset.state = state;
     td.dataset.booking = cell && cell.bookingId ? cell.bookingId : "";
-    td.style.background = (cell && cell.displayColor) || STATE_COLOR[state];
+    const typed = HOLD_STATES.has(state) && cell && cell.displayColor;  // the hold type's configured colour
+    td.style.background = typed ? cell.displayColor : STATE_COLOR[state];
+    td.style.color = typed ? "#fff" : STATE_FG[state];
+    td.classList.toggle("typed", Boolean(typed));
     td.classList.toggle("light", state === "CLOSED");
-    const label = state === "FREE" ? (resource.kind === "POOLED" ? `${cell.available}/${resource.capacity}` : "")
+    td.classList.toggle("past", state === "PAST");
+    const label = state === "FREE" ? (resource.kind === "POOLED" ? `${cell.available}/${resource.capacity}` : "Free")
       : state === "VERIFYING" ? "Verifying"
-        : (cell && cell.holdTypeName && state === "HELD" ? cell.holdTypeName : STATE_NAME[state]);
+        : state === "HELD" ? this.holdLabel(cell) : STATE_NAME[state];
     td.classList.toggle("verifying", state === "VERIFYING");
     const parts = [h("span", {class: "label"}, label)];
     if (cell && cell.holdExpiresAt && (state === "HELD" || state === "VERIFYING")) {
-      parts.push(h("span", {class: "countdown", dataset: {expires: cell.holdExpiresAt}}, ""));
+      const left = Date.parse(cell.holdExpiresAt) - Date.now();
+      parts.push(h("span", {class: "countdown", dataset: {expires: cell.holdExpiresAt}},
+        left > 0 ? `${countdown(left)} left` : "expired"));
     }
     if (resource.kind === "POOLED" && state !== "FREE" && cell) parts.push(h("small", {}, ` ${cell.available} left`));
     td.replaceChildren(...parts);
     td.title = `${resource.name} ${hhmm(cell ? cell.start : 0, this.tz)} — ${STATE_NAME[state]}`
       + (cell && cell.status ? ` (${cell.status.toLowerCase()})` : "");
+  }
+
+  /** A hold's name (issue 20, bug 6): its hold type's configured name when one was chosen; the default type
+   * (CART, "Hold do bot") is named by where the hold came from: the bot's name only for the bot's holds. */
+  holdLabel(cell) {
+    if (!cell) return STATE_NAME.HELD;
+    if (cell.holdType && cell.holdType !== "CART") return cell.holdTypeName || cell.holdType;
+    const channel = this.channels.get(cell.bookingId);
+    if (channel === "WHATSAPP" || channel === "BOT") return cell.holdTypeName || "Hold do bot";
+    if (channel === "WEB" || channel === "APP") return "Online hold";
+    if (channel) return "Staff hold";
+    return STATE_NAME.HELD;
+  }
+
+  /** Learn the channel of the default-type holds shown (one request for all), then repaint their cells. */
+  async learnChannels() {
+    const wanted = [...new Set([...this.cells.values()].filter((c) => c.bookingId && c.state === "HELD"
+      && (!c.holdType || c.holdType === "CART") && !this.channels.has(c.bookingId)).map((c) => c.bookingId))];
+    if (!wanted.length) return;
+    const query = `query(${wanted.map((_, i) => `$b${i}: ID!`).join(", ")}) { ${wanted.map((_, i) =>
+      `b${i}: booking(id: $b${i}) { ... on Booking { id channel } }`).join(" ")} }`;
+    try {
+      const data = await gql(query, Object.fromEntries(wanted.map((id, i) => [`b${i}`, id])), session.staffToken);
+      for (const b of Object.values(data)) if (b && b.id) this.channels.set(b.id, b.channel);
+    } catch {
+      return;  // the cells keep saying "Held"
+    }
+    for (const td of this.gridEl.querySelectorAll("td.cell[data-state=HELD]")) {
+      const cell = this.cells.get(`${td.dataset.resource}|${Date.parse(td.dataset.start)}`);
+      if (cell && wanted.includes(cell.bookingId)) this.paint(td, cell, this.resources.get(td.dataset.resource));
+    }
   }
 
   tick() {
@@ -206,7 +246,7 @@ export class Agenda {
         if (!cell) continue;
         if (event.state === "FREE") {
           if (cell.bookingId && cell.bookingId !== event.bookingId) continue;  // someone else's by now
-          Object.assign(cell, {state: "FREE", bookingId: null, status: null, holdType: null, holdTypeName: null,
+          Object.assign(cell, {state: t < Date.now() ? "PAST" : "FREE", bookingId: null, status: null, holdType: null, holdTypeName: null,
             holdExpiresAt: null, displayColor: event.displayColor, available: 1});
         } else {
           Object.assign(cell, {state: event.state, bookingId: event.bookingId, status: event.status,
@@ -223,6 +263,7 @@ export class Agenda {
       }
     }
     this.tick();
+    this.learnChannels();
     if (this.selected) this.showPanel();
     // Reconcile with the server shortly after (pooled counts, merged runs); the patch above is what shows at once.
     clearTimeout(this.refetchTimer);
@@ -251,7 +292,7 @@ export class Agenda {
     const cell = this.cells.get(`${resourceId}|${start}`);
     const state = cell ? cell.state : "CLOSED";
     // Rebuild only when what the panel shows changed (a live event must not wipe a form being filled in).
-    const signature = JSON.stringify([resourceId, start, state, cell && cell.bookingId, cell && cell.status,
+    const signature = JSON.stringify([Boolean(this.rescheduling), resourceId, start, state, cell && cell.bookingId, cell && cell.status,
       cell && cell.holdExpiresAt, cell && cell.available]);
     if (signature === this.panelSignature && !this.panel.hidden) return;
     this.panelSignature = signature;
@@ -261,23 +302,50 @@ export class Agenda {
       this.selected = null;
       this.panel.hidden = true;
     }}, "×");
-    const body = [h("p", {}, h("span", {class: "state-dot", style: {background: (cell && cell.displayColor) || STATE_COLOR[state]}}),
-      STATE_NAME[state], cell && cell.holdTypeName ? ` — ${cell.holdTypeName}` : "",
+    const body = [h("p", {}, h("span", {class: "state-dot", style: {background: (HOLD_STATES.has(state) && cell && cell.displayColor) || STATE_COLOR[state]}}),
+      STATE_NAME[state],
+      // The hold type names a hold (HELD/VERIFYING), never a counter booking or a confirmed one (issue 20, bug 6).
+      cell && (state === "HELD" || state === "VERIFYING") ? ` — ${this.holdLabel(cell)}` : "",
       cell && cell.status ? ` (booking ${cell.status.toLowerCase().replace("_", " ")})` : "")];
     if (cell && cell.holdExpiresAt && (state === "HELD" || state === "VERIFYING")) {
       body.push(h("p", {}, "Hold ends in ", h("strong", {class: "countdown", dataset: {expires: cell.holdExpiresAt}}, "")));
     }
-    if (cell && cell.bookingId) body.push(h("p", {class: "muted"}, `Booking ${cell.bookingId}`));
+    if (this.rescheduling) {
+      body.push(h("p", {class: "message info", "data-testid": "reschedule-hint"},
+        "Pick a free slot for the booking's new time. ",
+        h("button", {type: "button", class: "link", onclick: () => { this.rescheduling = null; this.showPanel(); }},
+          "Stop")));
+    }
+    if (cell && cell.bookingId) body.push(bookingPanel(cell.bookingId, this, message));
+    if (state === "PAST") body.push(h("p", {class: "muted", "data-testid": "past-note"}, "This slot has already begun: it can no longer be booked."));
+    if (state === "FREE" && this.rescheduling) {
+      body.push(h("button", {type: "button", class: "primary", "data-testid": "move-here",
+        onclick: () => this.moveHere(resource, start, message)}, "Move the booking here"));
+    }
     if (state === "FREE" && resource.kind !== "POOLED") body.push(this.counterForm(resource, start, message));
     if (state === "FREE" && resource.kind === "POOLED") body.push(this.counterForm(resource, start, message, true));
-    if ((state === "HELD" || state === "VERIFYING") && cell.bookingId) body.push(this.dropForm(cell.bookingId, message));
-    if (state === "BOOKED" && cell.bookingId && cell.status === "CONFIRMED") {
-      body.push(h("button", {onclick: () => this.run(CHECK_IN, {b: cell.bookingId}, "checkIn", message,
-        "Checked in.")}, "Check in"));
-    }
     this.panel.replaceChildren(close, title, ...body, message);
     this.panel.hidden = false;
     this.tick();
+  }
+
+  /** Reschedule by picking: the next free slot chosen takes the booking, with the same length. */
+  pickNewSlot(booking, message) {
+    this.rescheduling = {id: booking.id, minutes: (Date.parse(booking.endsAt) - Date.parse(booking.startsAt)) / 60000};
+    this.panelSignature = null;
+    this.showPanel();
+    say(message, "Now pick a free slot on the grid.", "info");
+  }
+
+  async moveHere(resource, start, message) {
+    const {id, minutes} = this.rescheduling;
+    const done = await act("reschedule", {b: id, i: {startsAt: iso(start), endsAt: iso(start + minutes * 60000),
+      resourceIds: [resource.id]}}, message);
+    if (done) {
+      this.rescheduling = null;
+      this.panelSignature = null;
+      this.showPanel();
+    }
   }
 
   counterForm(resource, start, message, pooled = false) {
@@ -300,19 +368,6 @@ export class Agenda {
         endsAt: iso(start + Number(data.get("slots")) * this.slotMs),
         customer: Object.keys(customer).length ? customer : null, quantity: Number(data.get("quantity") || 1)};
       await this.run(COUNTER, {i: input}, "counterBooking", message, "Booked at the counter: confirmed.");
-    });
-    return form;
-  }
-
-  dropForm(bookingId, message) {
-    const form = h("form", {class: "stack", "data-testid": "drop-form"},
-      h("h4", {}, "Derrubar hold (drop)"),
-      h("label", {}, "Reason ", h("input", {name: "reason", required: true, value: "Liberado pela recepção"})),
-      h("button", {type: "submit", class: "danger"}, "Drop this hold"));
-    form.addEventListener("submit", async (e) => {
-      e.preventDefault();
-      await this.run(DROP, {b: bookingId, r: new FormData(form).get("reason")}, "drop", message,
-        "Hold dropped: the slot is free and the customer was told “Horário liberado pela equipe”.");
     });
     return form;
   }

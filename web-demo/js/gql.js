@@ -53,6 +53,7 @@ export function resultError(result) {
 export function liveClient(token, {onStatus = () => {}, onReconnect = () => {}} = {}) {
   let wasOpen = false;
   let lost = false;
+  let disposed = false;  // closing it on purpose (leaving the page) is no lost connection (issue 20, bug 1)
   const client = window.graphqlWs.createClient({
     url: `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/graphql`,
     connectionParams: () => (token ? {authorization: `Bearer ${token}`} : {}),
@@ -69,6 +70,7 @@ export function liveClient(token, {onStatus = () => {}, onReconnect = () => {}} 
         lost = false;
       },
       closed: (event) => {
+        if (disposed) return;
         if (event && (event.code === 4403 || event.code === 4401)) {
           onStatus("refused", sentence(event.reason || "The token was refused"));
           return;
@@ -76,9 +78,14 @@ export function liveClient(token, {onStatus = () => {}, onReconnect = () => {}} 
         if (wasOpen) lost = true;
         onStatus("offline");
       },
-      error: () => onStatus("offline"),
+      error: () => { if (!disposed) onStatus("offline"); },
     },
   });
+  const dispose = client.dispose.bind(client);
+  client.dispose = () => {
+    disposed = true;
+    return dispose();
+  };
   return client;
 }
 

@@ -18,6 +18,21 @@ const UNIT = `query($u: ID!) { unit(id: $u) { __typename
   ... on Error { code message } } }`;
 const ME = `{ me { kind role name unitId } }`;
 
+/**
+ * Staff screens by route (#/<name>), for the modules other helpers add: one line each, e.g.
+ *   queue: async (root, unit, live) => new (await import("./queue.js")).StaffQueue(root, unit, live),
+ * A screen gets its root element, the unit and the page's live client, and returns an object with destroy()
+ * (and onReconnect() if it is live). Add its link to index.html's <nav> too (a line per screen there as well).
+ */
+const ROUTES = {
+  // --- routes of other screens (issue 20): queue.js, waitlists.js, search.js, counter.js — one line each ---
+  // fila: async (root, unit, live) => new (await import("./queue.js")).StaffQueue(root, unit, live),
+  // listas: async (root, unit, live) => new (await import("./waitlists.js")).Waitlists(root, unit, live),
+  // reservas: async (root, unit, live) => new (await import("./search.js")).BookingSearch(root, unit, live),
+  // balcao: async (root, unit, live) => new (await import("./counter.js")).CounterBooking(root, unit, live),
+  // --- end of the other screens' routes ---
+};
+
 const main = document.getElementById("main");
 // The console's lists (web-demo/js/{queue,waitlists,search,counter}.js): route → module with mount(root, ctx).
 const LISTS = {queue: queueScreen, waitlists: waitlistsScreen, search: searchScreen, counter: counterScreen};
@@ -171,8 +186,14 @@ async function route() {
     if (!session.staffToken) return main.replaceChildren(staffSignIn());
     live = liveClient(session.staffToken, {onStatus: setBanner, onReconnect: () => current[0]?.onReconnect?.()});
     current.push(LISTS[page].mount(main, {unit, live}));
-  } else if (page === "settings") {
-    main.replaceChildren(unitForm());
+  } else if (page === "settings" && session.dev) {
+    main.replaceChildren(unitForm());  // the raw unit-id form: a developer's tool (dev flag only)
+  } else if (ROUTES[page]) {
+    if (!session.staffToken) return main.replaceChildren(staffSignIn());
+    const root = h("div", {class: page});
+    main.replaceChildren(root);
+    live = liveClient(session.staffToken, {onStatus: setBanner, onReconnect: () => current[0]?.onReconnect()});
+    current.push(await ROUTES[page](root, unit, live));
   } else if (!session.staffToken) {
     main.replaceChildren(staffSignIn());
   } else {
@@ -180,7 +201,17 @@ async function route() {
   }
 }
 
-window.addEventListener("hashchange", route);
+window.addEventListener("hashchange", () => {
+  document.querySelector("header").classList.remove("open");
+  document.querySelector(".menu-toggle").setAttribute("aria-expanded", "false");
+  route();
+});
+document.querySelector(".menu-toggle").addEventListener("click", (e) => {
+  const open = document.querySelector("header").classList.toggle("open");
+  e.currentTarget.setAttribute("aria-expanded", String(open));
+});
 await loadDevConfig();
 document.getElementById("dev-badge").hidden = !session.dev;
+// Developer-only things (GraphiQL, the sandbox-pay footer) only behind `slothold dev`'s flag.
+for (const el of document.querySelectorAll("[data-dev-only]")) el.hidden = !session.dev;
 await route();
