@@ -216,10 +216,18 @@ def dev_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     yield _env(PYTHONPATH=pythonpath, SLOTHOLD_DATA_DIR=str(tmp_path / "data"))
 
 
-def _listening(port: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(1)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
+def _listening(port: int, within: float = 5.0) -> bool:
+    """Whether something still listens on `port` after `within` seconds (a stopped server's port closes as its last
+    child exits, which on a loaded machine takes a moment after dev's own exit)."""
+    deadline = time.monotonic() + within
+    while True:
+        with socket.socket() as sock:
+            sock.settimeout(1)
+            if sock.connect_ex(("127.0.0.1", port)) != 0:
+                return False
+        if time.monotonic() > deadline:
+            return True
+        time.sleep(0.2)
 
 
 def test_dev_runs_everything_and_stops_cleanly(dev_env: dict[str, str]) -> None:
