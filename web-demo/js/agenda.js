@@ -3,6 +3,7 @@
 import {follow, gql, resultError} from "./gql.js";
 import {holdTypeLegend} from "./legend.js";
 import {h, say, session} from "./session.js";
+import {inkOn} from "./contrast.js";
 import {addDays, countdown, dayLabel, hhmm, iso, localDate, longDate, startOfDay, today} from "./time.js";
 
 export const STATES = [
@@ -149,7 +150,7 @@ export class Agenda {
         starts.map((t) => this.cellEl(this.cells.get(`${r.id}|${t}`), r, t))));
       blocks.push(h("section", {class: "agenda-day", "data-day": day},
         h("h3", {}, dayLabel(day)),
-        starts.length ? h("div", {class: "scroll"}, h("table", {class: "grid"}, h("thead", {}, head), h("tbody", {}, body)))
+        starts.length ? h("div", {class: "scroll", tabindex: "0", role: "region", "aria-label": dayLabel(day)}, h("table", {class: "grid"}, h("thead", {}, head), h("tbody", {}, body)))
           : h("p", {class: "muted"}, "Closed all day.")));
     }
     this.gridEl.replaceChildren(...blocks);
@@ -168,6 +169,7 @@ export class Agenda {
     td.dataset.state = state;
     td.dataset.booking = cell && cell.bookingId ? cell.bookingId : "";
     td.style.background = (cell && cell.displayColor) || STATE_COLOR[state];
+    td.style.color = state === "CLOSED" ? "" : inkOn((cell && cell.displayColor) || STATE_COLOR[state]);
     td.classList.toggle("light", state === "CLOSED");
     const label = state === "FREE" ? (resource.kind === "POOLED" ? `${cell.available}/${resource.capacity}` : "")
       : state === "VERIFYING" ? "Verifying"
