@@ -167,13 +167,14 @@ class Guard:
 
         await context.route("**/*", route)
 
-    def page(self, page: Any) -> Any:
+    def page(self, page: Any, expect: tuple[str, ...] = ()) -> Any:
+        """Watch `page`; `expect`: substrings of console errors this page alone is meant to log."""
         page.on("pageerror", lambda e: self.problems.append(f"uncaught error: {e}"))
-        page.on("console", lambda m: self._console(m))
+        page.on("console", lambda m: self._console(m, expect))
         return page
 
-    def _console(self, message: Any) -> None:
-        if message.type == "error" and not any(e in message.text for e in self.expect):
+    def _console(self, message: Any, expect: tuple[str, ...]) -> None:
+        if message.type == "error" and not any(e in message.text for e in (*self.expect, *expect)):
             self.problems.append(f"console error: {message.text} ({message.location.get('url', '')})")
 
     def check(self) -> None:
@@ -191,14 +192,14 @@ async def guard() -> AsyncIterator[Guard]:
 @pytest.fixture
 async def new_page(browser: Any, guard: Guard) -> AsyncIterator[Any]:
     """Pages in their own contexts (separate storage: a staff member and a customer are two people), at desktop
-    width, watched by `guard`."""
+    width, watched by `guard` (`new_page(expect_console=(...))`: the console errors that page is meant to log)."""
     contexts: list[Any] = []
 
-    async def make(**options: Any) -> Any:
+    async def make(expect_console: tuple[str, ...] = (), **options: Any) -> Any:
         context = await browser.new_context(**{"viewport": DESKTOP, "locale": "en-GB", **options})
         contexts.append(context)
         await guard.watch(context)
-        page = guard.page(await context.new_page())
+        page = guard.page(await context.new_page(), expect_console)
         page.set_default_timeout(10_000)
         return page
 
