@@ -8,6 +8,7 @@ valid in form only.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
@@ -127,11 +128,12 @@ async def _pay(w: Week, charge: Any, at: datetime) -> None:
     w.set(at)
     provider = w.deps.provider
     paid_at = at.replace(microsecond=0)
+    payment_id = f"E{charge.txid[:20]}{paid_at:%Y%m%d%H%M}"
     if provider is not None and hasattr(provider, "pay"):
-        await provider.pay(charge.txid, at=paid_at)  # the sandbox bank records it as paid too
+        _, body = await provider.pay(charge.txid, at=paid_at)  # the sandbox bank records it as paid too
+        payment_id = json.loads(body)["pix"][0]["endToEndId"]  # what a refund asks the bank for
     await receive_payment(w.deps, "sandbox", ReceivedPix(
-        provider_payment_id=f"E{charge.txid[:20]}{paid_at:%Y%m%d%H%M}", txid=charge.txid,
-        amount_cents=charge.amount_cents, paid_at=paid_at))
+        provider_payment_id=payment_id, txid=charge.txid, amount_cents=charge.amount_cents, paid_at=paid_at))
 
 
 async def _paid(w: Week, who: int, field: str, start: datetime, booked_days_before: int = 2,

@@ -18,9 +18,12 @@ async def test_the_demo_venues_week_shows_on_the_agenda_in_every_state(demo_venu
     assert "Arena Vila Madalena" in await staff.locator("header").first.inner_text()
     today = datetime.now(SAO_PAULO).strftime("%Y-%m-%d")
     await staff.get_by_label("Day").fill((datetime.now(SAO_PAULO) - timedelta(days=3)).strftime("%Y-%m-%d"))
+    first = (datetime.now(SAO_PAULO) - timedelta(days=3)).strftime("%Y-%m-%d")
+    await staff.locator(f'section.agenda-day[data-day="{first}"] td.cell').first.wait_for()
+    # Then the week (one change at a time: the agenda does not drop a slower, older answer yet — noted for issue 20).
     await staff.get_by_label("View").select_option("week")
-    await staff.locator(f'section.agenda-day[data-day="{today}"] td.cell').first.wait_for()
-    await staff.locator("section.agenda-day").nth(6).wait_for()
+    await staff.locator(f'section.agenda-day[data-day="{today}"] td.cell[data-state="BOOKED"]').first.wait_for()
+    await staff.locator('td.cell[data-state="VERIFYING"]').first.wait_for()  # tomorrow's "paguei"
     states = set(await staff.locator("td.cell").evaluate_all("cells => cells.map(c => c.dataset.state)"))
     assert {"FREE", "HELD", "VERIFYING", "BOOKED"} <= states, states
     await staff.locator('li.item[data-type="CUSTOMER_SAYS_PAID"]').first.wait_for()  # the demo's "paguei"
