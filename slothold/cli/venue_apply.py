@@ -244,6 +244,12 @@ async def apply(deps: Deps, pool: asyncpg.Pool, path: Path, dry_run: bool,
         raise ApplyRefused(str(e)) from None
     except OSError as e:
         raise ApplyRefused(f"{path}: {e.strerror or e}") from None
+    return await apply_venue(deps, pool, venue, dry_run, sections)
+
+
+async def apply_venue(deps: Deps, pool: asyncpg.Pool, venue: VenueFile, dry_run: bool = False,
+                      sections: list[Section] | None = None) -> list[str]:
+    """Apply a venue already read (`apply` without the file; the demo venue uses it); the lines to print."""
     async with pool.acquire() as conn:
         tx = conn.transaction()
         await tx.start()

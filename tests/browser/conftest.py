@@ -7,15 +7,17 @@ why.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import time
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from uuid import UUID
+from urllib.parse import urlsplit
+from uuid import UUID, uuid4
 from zoneinfo import ZoneInfo
 
 import asyncpg
@@ -85,17 +87,49 @@ class Venue:
         return f"{self.base}/?unit={self.unit_id}&service={self.service_id}#/{page}"
 
 
+VENUE_NAME = "Arena Vila Madalena"
+"""What the test venues are called (as the demo venue is): the screenshots show a venue's name, not a test's."""
+
+
 @pytest.fixture
 async def venue(demo_server: Cluster, pool: asyncpg.Pool) -> Venue:
+    """A plain venue: four fields open 08–23 and one service at R$ 200,00 the hour, nothing booked."""
     created = await create_venue(pool, VenueSpec(
-        unit_name=f"Arena do navegador {datetime.now(UTC).timestamp()}", hours=every_day(8, 23),
+        unit_name=VENUE_NAME, tenant_name=f"{VENUE_NAME} (teste {uuid4().hex[:8]})", hours=every_day(8, 23),
         resources=[ResourceSpec(name=f"Campo {i}", group="Campos") for i in range(1, 5)],
         services=[{"name": "Locação de campo (1 h)", "duration_minutes": 60, "price_cents": 20000}]))
-    _, token = await PgAccess(pool).issue_token(created.tenant_id, created.unit_id, "staff", "owner", [],
-                                                "browser test owner")
-    port = demo_server.apis[0][1]
-    return Venue(created.unit_id, created.resource_ids, next(iter(created.service_ids.values())), token,
-                 f"http://127.0.0.1:{port}")
+    return await _served(demo_server, pool, created.tenant_id, created.unit_id, created.resource_ids,
+                         next(iter(created.service_ids.values())))
+
+
+@pytest.fixture
+async def demo_venue(demo_server: Cluster, pool: asyncpg.Pool) -> Venue:
+    """The demo venue of `./dev` (docs/demo-venue.toml and its week of bookings around today, in every state), made
+    afresh for this test: what the committed screenshots show. Its week leaves tomorrow's 09–10 and 18–23 free on
+    every field but for the class (slothold/cli/demo_bookings.py), so tests may book there."""
+    from slothold.cli.demo import DEMO_FILE, seed_venue
+    from slothold.cli.venue_file import read_venue_file
+
+    file = read_venue_file(DEMO_FILE)
+    unit_id = uuid4()
+    await seed_venue(pool, unit_id, replace(file, tenant=f"{file.tenant} (teste {unit_id.hex[:8]})"))
+    tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = u.organization_id "
+                                 "WHERE u.id = $1", unit_id)
+    fields = {r["name"]: r["id"] for r in await pool.fetch("SELECT id, name FROM resources WHERE unit_id = $1",
+                                                           unit_id)}
+    service = await pool.fetchval("SELECT id FROM services WHERE unit_id = $1 AND name = 'Locação de campo'", unit_id)
+    for _ in range(300):  # the worker's relay publishes the week's events before a page listens (not after)
+        if not await pool.fetchval("SELECT 1 FROM outbox WHERE unit_id = $1 AND published_at IS NULL LIMIT 1",
+                                   unit_id):
+            break
+        await asyncio.sleep(0.1)
+    return await _served(demo_server, pool, tenant, unit_id, fields, service)
+
+
+async def _served(server: Cluster, pool: asyncpg.Pool, tenant: UUID, unit: UUID, fields: dict[str, UUID],
+                  service: UUID) -> Venue:
+    _, token = await PgAccess(pool).issue_token(tenant, unit, "staff", "owner", [], "browser test owner")
+    return Venue(unit, fields, service, token, f"http://127.0.0.1:{server.apis[0][1]}")
 
 
 @pytest.fixture(scope="session")
@@ -108,24 +142,85 @@ async def browser(chromium: str) -> AsyncIterator[Any]:
         await b.close()
 
 
-@pytest.fixture
-async def new_page(browser: Any) -> AsyncIterator[Any]:
-    """Pages in their own contexts (separate storage: a staff member and a customer are two people)."""
-    contexts: list[Any] = []
-    errors: list[str] = []
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+DESKTOP = {"width": 1360, "height": 900}
+PHONE = {"width": 390, "height": 844}
 
-    async def make() -> Any:
-        context = await browser.new_context(viewport={"width": 1360, "height": 900}, locale="en-GB")
+
+class Guard:
+    """What a page must not do: send a request off this machine, log a console error, throw an uncaught error.
+    `expect` lists substrings of console errors a test provokes on purpose (a server it stops, a site it keeps
+    out)."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        self.expect: list[str] = []
+
+    async def watch(self, context: Any) -> None:
+        async def route(r: Any) -> None:
+            url = urlsplit(r.request.url)
+            if url.scheme in ("data", "blob") or url.hostname in LOCAL_HOSTS:
+                await r.continue_()
+            else:
+                self.problems.append(f"request off the machine: {r.request.url}")
+                await r.abort("blockedbyclient")
+
+        await context.route("**/*", route)
+
+    def page(self, page: Any, expect: tuple[str, ...] = ()) -> Any:
+        """Watch `page`; `expect`: substrings of console errors this page alone is meant to log."""
+        page.on("pageerror", lambda e: self.problems.append(f"uncaught error: {e}"))
+        page.on("console", lambda m: self._console(m, expect))
+        return page
+
+    def _console(self, message: Any, expect: tuple[str, ...]) -> None:
+        if message.type == "error" and not any(e in message.text for e in (*self.expect, *expect)):
+            self.problems.append(f"console error: {message.text} ({message.location.get('url', '')})")
+
+    def check(self) -> None:
+        assert not self.problems, "the pages did what they must not:\n" + "\n".join(self.problems)
+
+
+@pytest.fixture
+async def guard() -> AsyncIterator[Guard]:
+    """Every page of a test is watched (new_page does it; a test's own contexts call guard.watch / guard.page)."""
+    g = Guard()
+    yield g
+    g.check()
+
+
+@pytest.fixture
+async def new_page(browser: Any, guard: Guard) -> AsyncIterator[Any]:
+    """Pages in their own contexts (separate storage: a staff member and a customer are two people), at desktop
+    width, watched by `guard` (`new_page(expect_console=(...))`: the console errors that page is meant to log)."""
+    contexts: list[Any] = []
+
+    async def make(expect_console: tuple[str, ...] = (), **options: Any) -> Any:
+        context = await browser.new_context(**{"viewport": DESKTOP, "locale": "en-GB", **options})
         contexts.append(context)
-        page = await context.new_page()
+        await guard.watch(context)
+        page = guard.page(await context.new_page(), expect_console)
         page.set_default_timeout(10_000)
-        page.on("pageerror", lambda e: errors.append(str(e)))
         return page
 
     yield make
     for c in contexts:
         await c.close()
-    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+async def snap(page: Any, name: str, full_page: bool = True, accessible: bool = True) -> None:
+    """The screen as it is, at desktop width (`name`.png) and on a phone (`name`-phone.png), each checked by axe
+    unless `accessible` is False; the page is back at its width after."""
+    from tests.browser.a11y import assert_accessible
+
+    before = page.viewport_size or DESKTOP
+    for size, suffix in ((DESKTOP, ""), (PHONE, "-phone")):
+        await page.set_viewport_size(size)
+        await page.wait_for_timeout(150)  # let the layout settle
+        await page.screenshot(path=shot(name + suffix), full_page=full_page)
+        if accessible:
+            await assert_accessible(page, f"{name} at {size['width']} px")
+    await page.set_viewport_size(before)
 
 
 def tomorrow_local(hour: int) -> datetime:

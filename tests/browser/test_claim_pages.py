@@ -17,7 +17,8 @@ from domain.events import parse_event
 from schema.ids import decode_id
 from store.access import PgAccess
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
-from tests.browser.conftest import Venue, shot, tomorrow_local
+from tests.browser.a11y import assert_accessible
+from tests.browser.conftest import Guard, Venue, shot, tomorrow_local
 from tests.integration.cluster import Cluster
 from tests.venues import cpf
 
@@ -25,15 +26,13 @@ PHONE_SCREEN = {"width": 375, "height": 740}
 
 
 @pytest.fixture
-async def phone_page(browser: Any) -> AsyncIterator[Any]:
+async def phone_page(browser: Any, guard: Guard) -> AsyncIterator[Any]:
     context = await browser.new_context(viewport=PHONE_SCREEN, locale="pt-BR", is_mobile=True, has_touch=True)
-    page = await context.new_page()
+    await guard.watch(context)  # nothing off the machine, no console error, no uncaught error
+    page = guard.page(await context.new_page())
     page.set_default_timeout(10_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
     yield page
     await context.close()
-    assert not errors, f"uncaught errors in the page: {errors}"
 
 
 async def gql(base: str, token: str | None, query: str, variables: dict[str, Any]) -> dict[str, Any]:
@@ -70,6 +69,7 @@ async def test_a_walk_in_confirms_from_its_link_on_a_phone(venue: Venue, phone_p
     await phone_page.get_by_role("button", name="Confirmar que estou chegando").click()
     await phone_page.get_by_text("Pronto! Avisamos a equipe: pode vir.").wait_for()
     await phone_page.screenshot(path=shot("claim-walk-in"), full_page=True)
+    await assert_accessible(phone_page, "the walk-in's claim page")
     assert await pool.fetchval("SELECT status FROM walkin_queue WHERE id = $1", decode_id(wid)[1]) == "claimed"
     await phone_page.reload()
     await phone_page.get_by_text("Esta oferta já foi confirmada.").wait_for()
@@ -113,4 +113,5 @@ async def test_a_capacity_offer_is_claimed_on_a_phone_after_signing_in_with_a_co
     await phone_page.get_by_role("button", name="Entrar e ficar com a vaga").click()
     await phone_page.get_by_text("Pronto, a vaga é sua").wait_for()
     await phone_page.screenshot(path=shot("claim-capacity"), full_page=True)
+    await assert_accessible(phone_page, "the capacity offer's claim page")
     assert await pool.fetchval("SELECT status FROM capacity_waitlist WHERE customer_id = $1", customer) == "claimed"

@@ -168,7 +168,8 @@ async def test_a_widget_on_a_registered_site_books_and_listens_and_other_sites_a
     await portal.goto(sites["portal"] + "/")
     assert (await portal.evaluate(PORTAL, {"api": venue.base}))["data"]["me"]["kind"] == "ANONYMOUS"
 
-    stranger = await new_page()
+    # Kept out: the browser says so in the console, as it must.
+    stranger = await new_page(expect_console=("blocked by CORS policy", "net::ERR_FAILED", "WebSocket connection"))
     await stranger.goto(sites["stranger"] + "/")
     kept_out = await stranger.evaluate(STRANGER, {"api": venue.base, "ws": ws})
     assert kept_out["fetched"] == "TypeError"  # the browser blocked it: no CORS headers for this origin

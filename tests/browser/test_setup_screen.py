@@ -12,6 +12,7 @@ import httpx
 
 from schema.ids import global_id
 from store.access import PgAccess
+from tests.browser.a11y import assert_accessible
 from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, shot, tomorrow_local
 
 
@@ -188,11 +189,13 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
 
     await no_overflow(page)
     await page.screenshot(path=shot("setup-desktop"), full_page=True)
+    await assert_accessible(page, "set-up at 1280 px")
     await page.set_viewport_size({"width": 375, "height": 812})
     await page.wait_for_timeout(200)
     await no_overflow(page)
     await page.screenshot(path=shot("setup-phone"))  # what a phone shows first
     await page.screenshot(path=shot("setup-phone-full"), full_page=True)
+    await assert_accessible(page, "set-up at 375 px")
     for part in ("fields", "hours", "exceptions", "blocks"):  # one column: each card alone, to read them
         await page.get_by_test_id(f"setup-{part}").screenshot(path=shot(f"setup-phone-{part}"))
     await service.get_by_role("button", name="Edit price bands").click()

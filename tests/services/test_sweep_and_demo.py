@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.bookings import BookingStatus
 from domain.services import Deps, HoldCommand, expire_lapsed, hold
 from slothold.cli.demo import DEMO_UNIT_ID, seed_demo
 from tests.venues import arena, at, customer
@@ -38,11 +39,32 @@ async def test_the_audit_trail_refuses_updates_and_deletes(deps: Deps, pool: Any
                 await conn.execute(sql, v.unit_id)
 
 
-async def test_the_demo_venue_loads_once(database_url: str, pool: Any) -> None:
+async def test_the_demo_venue_loads_once_with_a_week_of_bookings_in_every_state(database_url: str, pool: Any
+                                                                                  ) -> None:
     first = await seed_demo(database_url)
-    second = await seed_demo(database_url)
-    assert str(DEMO_UNIT_ID) in first and "already" in second
     async with pool.acquire() as conn:
+        counts = {r["status"]: r["n"] for r in await conn.fetch(
+            "SELECT status, count(*) AS n FROM bookings WHERE unit_id = $1 GROUP BY status", DEMO_UNIT_ID)}
+        rows = {name: await conn.fetchval(f"SELECT count(*) FROM {name} WHERE unit_id = $1", DEMO_UNIT_ID)
+                for name in ("bookings", "booking_events", "services", "charges", "queue_items")}
+    second = await seed_demo(database_url)
+    assert str(DEMO_UNIT_ID) in first and "Arena Vila Madalena" in first and "already" in second
+    assert set(counts) == {s.value for s in BookingStatus}, counts
+    async with pool.acquire() as conn:
+        assert await conn.fetchval("SELECT name FROM units WHERE id = $1", DEMO_UNIT_ID) == "Arena Vila Madalena"
+        again = {name: await conn.fetchval(f"SELECT count(*) FROM {name} WHERE unit_id = $1", DEMO_UNIT_ID)
+                 for name in rows}
+        assert again == rows  # the second run made nothing
+        assert await conn.fetchval("SELECT count(*) FROM service_price_bands WHERE unit_id = $1", DEMO_UNIT_ID) >= 2
+        names = [r["name"] for r in await conn.fetch(
+            "SELECT c.name FROM customers c JOIN bookings b ON b.customer_id = c.id WHERE b.unit_id = $1",
+            DEMO_UNIT_ID)]
+        assert "Rafael Oliveira" in names and len(set(names)) >= 10, names
+        open_items = [r["type"] for r in await conn.fetch(
+            "SELECT type FROM queue_items WHERE unit_id = $1 AND status = 'open'", DEMO_UNIT_ID)]
+        assert open_items == ["customer_says_paid"], open_items  # the "paguei"; the cancellation's refund went out
+        assert await conn.fetchval("SELECT count(*) FROM slot_waitlist WHERE unit_id = $1", DEMO_UNIT_ID) == 1
+        assert await conn.fetchval("SELECT count(*) FROM walkin_queue WHERE unit_id = $1", DEMO_UNIT_ID) == 1
         assert await conn.fetchval("SELECT count(*) FROM resources WHERE unit_id = $1 AND on_grid",
                                     DEMO_UNIT_ID) == 5
         assert await conn.fetchval("SELECT count(*) FROM seats WHERE unit_id = $1", DEMO_UNIT_ID) == 60

@@ -4,6 +4,7 @@ import {follow, gql, resultError} from "./gql.js";
 import {act, bookingPanel} from "./booking_panel.js";
 import {holdTypeLegend} from "./legend.js";
 import {h, say, session} from "./session.js";
+import {inkOn} from "./contrast.js";
 import {addDays, countdown, dayLabel, hhmm, iso, localDate, longDate, startOfDay, today} from "./time.js";
 
 // Each state's colours are the design tokens (web-demo/tokens.css, --sl-state-*; AA contrast), and every cell
@@ -151,7 +152,7 @@ export class Agenda {
         starts.map((t) => this.cellEl(this.cells.get(`${r.id}|${t}`), r, t))));
       blocks.push(h("section", {class: "agenda-day", "data-day": day},
         h("h3", {}, dayLabel(day)),
-        starts.length ? h("div", {class: "scroll"}, h("table", {class: "grid"}, h("thead", {}, head), h("tbody", {}, body)))
+        starts.length ? h("div", {class: "scroll", tabindex: "0", role: "region", "aria-label": dayLabel(day)}, h("table", {class: "grid"}, h("thead", {}, head), h("tbody", {}, body)))
           : h("p", {class: "muted"}, "Closed all day.")));
     }
     this.gridEl.replaceChildren(...blocks);
@@ -172,7 +173,7 @@ export class Agenda {
     td.dataset.booking = cell && cell.bookingId ? cell.bookingId : "";
     const typed = HOLD_STATES.has(state) && cell && cell.displayColor;  // the hold type's configured colour
     td.style.background = typed ? cell.displayColor : STATE_COLOR[state];
-    td.style.color = typed ? "#fff" : STATE_FG[state];
+    td.style.color = typed ? inkOn(cell.displayColor) : STATE_FG[state];  // the text that contrasts most with it
     td.classList.toggle("typed", Boolean(typed));
     td.classList.toggle("light", state === "CLOSED");
     td.classList.toggle("past", state === "PAST");

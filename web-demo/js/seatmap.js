@@ -5,6 +5,7 @@
 import {follow, gql, resultError} from "./gql.js";
 import {holdTypeLegend} from "./legend.js";
 import {h, say, session} from "./session.js";
+import {inkOn} from "./contrast.js";
 import {countdown, hhmm, longDate} from "./time.js";
 
 export const SEAT_STATES = [["ACTIVE", "Free", "#22C55E"], ["LOCKED", "Locked (held)", "#F59E0B"],
@@ -137,6 +138,7 @@ export class SeatMapView {
   paint(el, seat) {
     el.dataset.state = seat.state;
     el.style.background = seat.displayColor;
+    el.style.color = inkOn(seat.displayColor);
     el.title = `${seat.label}: ${SEAT_NAME[seat.state]}${seat.holdTypeName ? ` — ${seat.holdTypeName}` : ""}`;
     if (seat.holdExpiresAt && seat.state === "LOCKED") el.dataset.expires = seat.holdExpiresAt;
     else delete el.dataset.expires;
