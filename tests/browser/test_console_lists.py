@@ -263,7 +263,7 @@ async def test_in_english_the_search_speaks_english_only_and_works_from_the_keyb
 
 
 async def test_a_list_that_cannot_load_says_so_and_offers_to_try_again(venue: Venue, new_page: Any) -> None:
-    page = await new_page()
+    page = await new_page(expect_console=("CloseEvent", "401", "unauthenticated"))  # a token that is not valid
     stored = json.dumps({"unitId": str(venue.unit_id), "serviceId": None, "staffToken": "slh_not_a_token"})
     await page.add_init_script(f"localStorage.setItem('slothold.demo', {json.dumps(stored)});")
     await page.goto(f"{venue.base}/?unit={venue.unit_id}#/queue")
