@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -176,7 +177,7 @@ class Relay:
                 log.error("outbox row %s has a malformed payload (%s); no jobs scheduled for it", event.id, e)
                 continue
             for function, argument, job_id, when in jobs:
-                await arq.enqueue_job(function, argument, _job_id=job_id, _defer_until=when)
+                await arq.enqueue_job(function, argument, _job_id=job_id, _defer_until=due(when))
             if stale:  # unschedule (a job that already started re-checks the booking and does nothing)
                 await arq.zrem(default_queue_name, *stale)
                 await arq.delete(*(job_key_prefix + j for j in stale))
@@ -196,7 +197,14 @@ class Relay:
             return
         for delivery_id, attempts in scheduled:
             function, argument, job_id, when = webhook_job(delivery_id, attempts + 1)
-            await arq.enqueue_job(function, argument, _job_id=job_id, _defer_until=when)
+            await arq.enqueue_job(function, argument, _job_id=job_id, _defer_until=due(when))
+
+
+def due(when: datetime | None) -> datetime | None:
+    """When arq should run a job: `when`, or None (now) when it has passed. arq keeps a deferred job's key until a day
+    after its time, so a time more than a day past (a hold booked with a clock set back: the demo's week) is a
+    negative expiry that Redis refuses — and the relay, retrying that row, stopped publishing every other."""
+    return when if when is not None and when.timestamp() > time.time() else None
 
 
 async def _sleep_unless(stop: asyncio.Event, seconds: float) -> bool:

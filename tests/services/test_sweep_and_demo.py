@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
 
 from domain.bookings import BookingStatus
 from domain.services import Deps, HoldCommand, expire_lapsed, hold
 from slothold.cli.demo import DEMO_UNIT_ID, seed_demo
+from slothold.cli.migrate import upgrade
+from store.db import create_pool
 from tests.venues import arena, at, customer
 
 
@@ -39,8 +48,28 @@ async def test_the_audit_trail_refuses_updates_and_deletes(deps: Deps, pool: Any
                 await conn.execute(sql, v.unit_id)
 
 
-async def test_the_demo_venue_loads_once_with_a_week_of_bookings_in_every_state(database_url: str, pool: Any
-                                                                                  ) -> None:
+@pytest.fixture
+async def demo_db(servers: tuple[str, str]) -> AsyncIterator[tuple[str, Any]]:
+    """A database of its own: the demo unit has a fixed id, and another test of the session may have seeded it
+    already (its week then aged: holds expired, check-ins completed), which would hide what a fresh seed makes."""
+    name = f"slothold_demo_{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(servers[0])
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    url = urlunsplit(urlsplit(servers[0])._replace(path="/" + name))
+    try:
+        await asyncio.to_thread(upgrade, url)
+        own = await create_pool(url, 1, 4)
+        try:
+            yield url, own
+        finally:
+            await own.close()
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+async def test_the_demo_venue_loads_once_with_a_week_of_bookings_in_every_state(demo_db: tuple[str, Any]) -> None:
+    database_url, pool = demo_db
     first = await seed_demo(database_url)
     async with pool.acquire() as conn:
         counts = {r["status"]: r["n"] for r in await conn.fetch(
