@@ -11,7 +11,7 @@ import strawberry
 from domain import bookings as db
 from schema import docs
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
-from schema.customers import CustomerInput
+from schema.customers import CustomerInput, mask_cpf
 from schema.errors import (
     Busy,
     CooldownActive,
@@ -71,13 +71,6 @@ class BookingHistoryEntry:
             channel=Channel(e.channel), reason=e.reason, session=e.session,
             booking_id=opt_ref(Kind.BOOKING, e.booking_id),
             allocations=[Allocation.from_domain(a) for a in e.allocations])
-
-
-def mask_cpf(cpf: str | None) -> str | None:
-    """A CPF as the front desk may see it: only the middle six digits, e.g. ***.456.789-**."""
-    if not cpf or len(cpf) != 11:
-        return None
-    return f"***.{cpf[3:6]}.{cpf[6:9]}-**"
 
 
 @strawberry.type(description="A booking's customer as staff see them on the booking: name, phone, masked CPF.")
