@@ -194,7 +194,7 @@ class PgCustomers:
             wanted = dict(row)
             for name in ("phone", "email", "name"):
                 given = getattr(identity, name)
-                if given and given != row[name]:
+                if given and given != row[name] and (identity.corrects or row[name] is None):
                     wanted[name] = given
                     if name != "name":
                         wanted[f"{name}_proved_at"] = None
