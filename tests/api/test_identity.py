@@ -7,6 +7,7 @@ record, bookings and entries are unchanged row for row, and no answer names B's 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from collections.abc import AsyncIterator
@@ -17,6 +18,7 @@ from uuid import UUID
 import httpx
 import pytest
 
+from api.auth import CACHE_SECONDS
 from domain import services
 from domain.customers import CustomerIdentity, Proof
 from domain.services import Deps, HoldCommand
@@ -377,3 +379,25 @@ async def test_an_integrator_naming_a_customer_by_cpf_cannot_move_their_phone_an
     mine = await w.gql(attacker, BOOKING, {"b": r["data"]["hold"]["booking"]["id"]})
     seen = (mine.get("data") or {}).get("booking") or {}
     assert seen.get("__typename") != "Booking", mine  # not found for the attacker
+
+
+async def test_staff_replacing_a_proved_phone_ends_the_sessions_it_opened(world: World) -> None:
+    """The phone a session was opened with is replaced by staff (the customer lost it; the number went to someone
+    else): that session no longer acts for the record. A correction of an unproved contact ends nothing."""
+    w = world
+    old_phone, new_phone = _phone(), _phone()
+    token = await w.sign_in(old_phone)
+    me = cpf(740_201)
+    first = await w.gql(token, HOLD, {"i": {**_slot(w, 10), "customer": {"cpf": me}}})
+    assert first["data"]["hold"]["__typename"] == "BookingPayload"
+    mine = {"b": first["data"]["hold"]["booking"]["id"]}
+    assert (await w.gql(token, BOOKING, mine))["data"]["booking"]["__typename"] == "Booking"
+    await w.gql(w.system, COUNTER, {"i": {**_slot(w, 12), "customer": {"cpf": me, "name": "Só o nome"}}})
+    assert (await w.gql(token, BOOKING, mine))["data"]["booking"]["__typename"] == "Booking"  # nothing proved moved
+    moved = await w.gql(w.system, COUNTER, {"i": {**_slot(w, 14), "customer": {"cpf": me, "phone": new_phone}}})
+    assert moved["data"]["counterBooking"]["__typename"] == "BookingPayload", moved
+    await asyncio.sleep(CACHE_SECONDS + 0.1)  # every process forgets a principal within its cache's 2 s
+    after = await w.gql(token, BOOKING, mine)
+    assert ((after.get("data") or {}).get("booking") or {}).get("__typename") != "Booking", after
+    fresh = await w.sign_in(new_phone)  # the new phone, proved by its own code, opens the record again
+    assert (await w.gql(fresh, BOOKING, mine))["data"]["booking"]["__typename"] == "Booking"
