@@ -25,6 +25,7 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.types.unset import UNSET
 
 from api.auth import Authenticator, LiveCredentials, bearer, token_from_params
+from api.calendar_feeds import calendar_routes
 from api.claim_pages import claim_routes
 from api.cors import CHECKED_ORIGIN, CorsMiddleware
 from api.graphql.guards import GraphQLHTTPError
@@ -315,6 +316,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             Route("/metrics", metrics_endpoint(state, settings.metrics_token), methods=["GET"]),
             *web_demo_routes(state, settings.data_dir, DEMO_UNIT_ID),
             *claim_routes(state),
+            *calendar_routes(state),  # calendar feeds: /calendar/{secret}.ics
             *rest_routes(schema, partial(request_context, state), settings.max_body_bytes),  # the REST door: /v1
             *static_routes(),
         ],

@@ -1,0 +1,116 @@
+"""calendar_feeds (migration 0024f) on the unit of work's connection (domain.ports.CalendarFeedRepository), and the
+bookings each feed shows. A feed's secret is made here, stored as its SHA-256 digest (store/access.py, as staff
+tokens are) and returned once."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from typing import Any
+from uuid import UUID, uuid4
+
+from domain import listings as order
+from domain.bookings import BookingStatus
+from domain.calendar_feeds import SECRET_PREFIX, SHOWN, TENTATIVE, CalendarFeed, FeedEvent, FeedScope, IssuedFeed
+from domain.pages import Page, PageRequest
+from store.access import digest
+from store.bookings import ConnGetter
+from store.keyset import Keyset, fetch_page
+
+_COLUMNS = ("id, unit_id, scope, customer_id, resource_id, name, created_at, created_by, revoked_at, revoked_by")
+FEEDS = Keyset(order.CALENDAR_FEEDS, ("created_at", "id"))
+
+_OWN = ("b.customer_id IN (SELECT c.id FROM customers c JOIN customers me ON me.id = $7::uuid "
+        "AND c.tenant_id = me.tenant_id WHERE c.id = me.id "
+        "OR (me.phone_proved_at IS NOT NULL AND c.phone = me.phone) "
+        "OR (me.email_proved_at IS NOT NULL AND lower(c.email) = lower(me.email)))")
+"""A customer feed's bookings: those of the records its customer's proved contacts reach, as a customer session's
+`bookings` search reaches them (store/listings.py; store/access.py `is_same_person`)."""
+_ON_RESOURCE = ("EXISTS (SELECT 1 FROM allocations a WHERE a.unit_id = b.unit_id AND a.booking_id = b.id "
+                "AND a.resource_id = $7::uuid)")
+
+_EVENTS = """
+SELECT b.id, b.status, lower(b.during) AS starts_at, upper(b.during) AS ends_at, b.version, b.updated_at, b.quantity,
+       s.name AS service, CASE WHEN $8::boolean THEN c.name END AS customer_name,
+       ARRAY(SELECT r.name FROM resources r WHERE r.unit_id = b.unit_id AND r.id IN (
+                 SELECT a.resource_id FROM allocations a WHERE a.unit_id = b.unit_id AND a.booking_id = b.id)
+             ORDER BY r.sort, r.name) AS resources
+FROM bookings b
+LEFT JOIN services s ON s.unit_id = b.unit_id AND s.id = b.service_id
+LEFT JOIN customers c ON c.id = b.customer_id
+WHERE b.unit_id = $1::uuid AND b.status = ANY($2::text[]) AND b.during && tstzrange($3::timestamptz, $4::timestamptz)
+  AND (b.status <> ALL($5::text[]) OR b.hold_expires_at > $6::timestamptz)
+  AND {which}
+ORDER BY lower(b.during), b.id
+LIMIT $9::int
+"""
+
+
+def _feed(r: Any) -> CalendarFeed:
+    return CalendarFeed(id=r["id"], unit_id=r["unit_id"], scope=FeedScope(r["scope"]), name=r["name"],
+                        created_at=r["created_at"], created_by=r["created_by"], customer_id=r["customer_id"],
+                        resource_id=r["resource_id"], revoked_at=r["revoked_at"], revoked_by=r["revoked_by"])
+
+
+def _event(r: Any) -> FeedEvent:
+    return FeedEvent(booking_id=r["id"], status=BookingStatus(r["status"]), starts_at=r["starts_at"],
+                     ends_at=r["ends_at"], version=r["version"], updated_at=r["updated_at"], quantity=r["quantity"],
+                     service=r["service"], resources=tuple(r["resources"]), customer_name=r["customer_name"])
+
+
+class PgCalendarFeeds:
+    """Calendar feeds and the bookings they show."""
+
+    def __init__(self, conn: ConnGetter) -> None:
+        self._conn = conn
+
+    async def create(self, unit_id: UUID, scope: FeedScope, name: str, created_by: str, now: datetime, *,
+                     customer_id: UUID | None = None, resource_id: UUID | None = None) -> IssuedFeed:
+        conn = await self._conn()
+        plain = SECRET_PREFIX + secrets.token_urlsafe(32)
+        row = await conn.fetchrow(
+            "INSERT INTO calendar_feeds (id, unit_id, scope, customer_id, resource_id, name, secret_hash, created_at, "
+            f"created_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {_COLUMNS}",
+            uuid4(), unit_id, scope.value, customer_id, resource_id, name, digest(plain), now, created_by)
+        return IssuedFeed(_feed(row), plain)
+
+    async def get(self, feed_id: UUID, lock: bool) -> CalendarFeed | None:
+        conn = await self._conn()
+        row = await conn.fetchrow(f"SELECT {_COLUMNS} FROM calendar_feeds WHERE id = $1"
+                                  + (" FOR UPDATE" if lock else ""), feed_id)
+        return None if row is None else _feed(row)
+
+    async def by_secret(self, secret: str) -> CalendarFeed | None:
+        conn = await self._conn()
+        row = await conn.fetchrow(f"SELECT {_COLUMNS} FROM calendar_feeds WHERE secret_hash = $1", digest(secret))
+        return None if row is None else _feed(row)
+
+    async def revoke(self, feed_id: UUID, by: str, at: datetime) -> CalendarFeed:
+        conn = await self._conn()
+        row = await conn.fetchrow(
+            "UPDATE calendar_feeds SET revoked_at = coalesce(revoked_at, $2), revoked_by = coalesce(revoked_by, $3) "
+            f"WHERE id = $1 RETURNING {_COLUMNS}", feed_id, at, by)
+        return _feed(row)
+
+    async def page(self, unit_id: UUID, customer_id: UUID | None, include_revoked: bool, page: PageRequest
+                   ) -> Page[CalendarFeed]:
+        whose = "customer_id = $2::uuid" if customer_id is not None else "scope <> 'customer' AND $2::uuid IS NULL"
+        found = await fetch_page(await self._conn(), FEEDS, _COLUMNS, "calendar_feeds",
+                                 f"unit_id = $1::uuid AND {whose} AND ($3::boolean OR revoked_at IS NULL)",
+                                 [unit_id, customer_id, include_revoked], page)
+        return found.map(_feed)
+
+    async def resource_name(self, unit_id: UUID, resource_id: UUID) -> str | None:
+        conn = await self._conn()
+        name: str | None = await conn.fetchval("SELECT name FROM resources WHERE unit_id = $1 AND id = $2",
+                                               unit_id, resource_id)
+        return name
+
+    async def events(self, feed: CalendarFeed, start: datetime, end: datetime, now: datetime, limit: int
+                     ) -> list[FeedEvent]:
+        conn = await self._conn()
+        which, subject = {FeedScope.CUSTOMER: (_OWN, feed.customer_id), FeedScope.RESOURCE: (_ON_RESOURCE,
+                          feed.resource_id), FeedScope.UNIT: ("$7::uuid IS NULL", None)}[feed.scope]
+        rows = await conn.fetch(_EVENTS.format(which=which), feed.unit_id, [s.value for s in SHOWN], start, end,
+                                [s.value for s in TENTATIVE], now, subject, feed.scope.staff, limit)
+        return [_event(r) for r in rows]
