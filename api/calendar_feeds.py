@@ -15,6 +15,7 @@ signed-in client reads it.
 from __future__ import annotations
 
 import hashlib
+from datetime import timedelta
 from typing import Any
 
 from icalendar import Calendar, Event
@@ -30,6 +31,11 @@ REFRESH_MINUTES = 15
 """What the document suggests as a polling interval (REFRESH-INTERVAL, X-PUBLISHED-TTL)."""
 _HEADERS = {"cache-control": "private, no-cache", "referrer-policy": "no-referrer", "x-robots-tag": "noindex"}
 _NOT_FOUND = {"cache-control": "no-store", "referrer-policy": "no-referrer", "x-robots-tag": "noindex"}
+
+
+def logged_path(path: str) -> str:
+    """A request path as the request log writes it: a feed's secret never reaches the logs."""
+    return f"{PATH}{{secret}}{SUFFIX}" if path.startswith(PATH) else path
 
 
 def booking_link(base_url: str, booking_id: Any) -> str:
@@ -87,7 +93,7 @@ def render(cal: FeedCalendar, base_url: str) -> bytes:
     doc.add("name", name)  # RFC 7986
     doc.add("x-wr-calname", name)  # the older spelling most apps read
     doc.add("x-wr-timezone", cal.timezone)
-    doc.add("refresh-interval", f"PT{REFRESH_MINUTES}M", parameters={"VALUE": "DURATION"})
+    doc.add("refresh-interval", timedelta(minutes=REFRESH_MINUTES), parameters={"VALUE": "DURATION"})
     doc.add("x-published-ttl", f"PT{REFRESH_MINUTES}M")
     for e in cal.events:
         doc.add_component(_event(e, cal, base_url))

@@ -25,7 +25,7 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.types.unset import UNSET
 
 from api.auth import Authenticator, LiveCredentials, bearer, token_from_params
-from api.calendar_feeds import calendar_routes
+from api.calendar_feeds import calendar_routes, logged_path
 from api.claim_pages import claim_routes
 from api.cors import CHECKED_ORIGIN, CorsMiddleware
 from api.graphql.guards import GraphQLHTTPError
@@ -178,7 +178,7 @@ class RequestIdMiddleware:
             elapsed = time.perf_counter() - started
             observe_request(scope, status["code"], elapsed)
             if scope["path"] not in ("/healthz", "/readyz", "/metrics"):
-                log.info("request", extra={"method": scope.get("method"), "path": scope["path"],
+                log.info("request", extra={"method": scope.get("method"), "path": logged_path(scope["path"]),
                                            "status": status["code"], "duration_ms": round(elapsed * 1000, 2)})
             request_id_var.reset(token)
 
