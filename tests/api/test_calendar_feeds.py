@@ -5,6 +5,7 @@ make, list and revoke which feed — customer against customer, another tenant, 
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -241,7 +242,9 @@ async def test_cancelled_dropped_and_lapsed_bookings_disappear_and_an_unchanged_
     assert await feeds.events(staff) == {} and await feeds.events(mine) == {}
 
 
-async def test_a_revoked_unknown_or_malformed_secret_is_a_bare_404(feeds: Feeds) -> None:
+async def test_a_revoked_unknown_or_malformed_secret_is_a_bare_404(feeds: Feeds,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, "slothold.http")
     made = await feeds.create("customer_a")
     url, feed_id = made["url"], made["feed"]["id"]
     assert (await feeds.fetch(url)).status_code == 200
@@ -268,6 +271,9 @@ async def test_a_revoked_unknown_or_malformed_secret_is_a_bare_404(feeds: Feeds)
     wrong = await feeds.gql("manager", REVOKE, {"f": feeds.unit})
     assert wrong["revokeCalendarFeed"] == {"__typename": "InvalidInput", "code": "invalid_id",
                                            "message": wrong["revokeCalendarFeed"]["message"]}
+    # The request log names the feeds' route, never a secret.
+    logged = [str(getattr(r, "path", "")) for r in caplog.records if r.name == "slothold.http"]
+    assert "/calendar/{secret}.ics" in logged and not [p for p in logged if SECRET_PREFIX in p]
 
 
 def _code(body: dict[str, Any]) -> str | None:
