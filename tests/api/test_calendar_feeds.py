@@ -23,6 +23,7 @@ from slothold.settings import Settings
 from store.access import PgAccess
 from tests.api.conftest import system_token
 from tests.api.test_access import _service, _sign_in
+from tests.api.test_nodes import Nodes
 from tests.conftest import MutableClock
 from tests.venues import arena, at, cpf
 
@@ -41,27 +42,15 @@ COUNTER = """mutation($i: CounterBookingInput!) { counterBooking(input: $i) { __
 
 
 @dataclass
-class Feeds:
-    client: httpx.AsyncClient
-    tokens: dict[str, str | None]
-    unit: str
-    other_unit: str
-    fields: dict[str, str]
-    clock: MutableClock
+class Feeds(Nodes):
+    """Callers by name (Nodes.post and gql), the unit and its bookings."""
+
+    unit: str = ""
+    other_unit: str = ""
+    fields: dict[str, str] = field(default_factory=dict)
     unit_name: str = ""
     bookings: dict[str, str] = field(default_factory=dict)
     """Name → the booking's global id, as the API answered it."""
-
-    async def post(self, caller: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-        token = self.tokens[caller]
-        r = await self.client.post("/graphql", json={"query": query, "variables": variables or {}},
-                                   headers={"authorization": f"Bearer {token}"} if token else {})
-        return r.json()  # type: ignore[no-any-return]
-
-    async def gql(self, caller: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-        body = await self.post(caller, query, variables)
-        assert not body.get("errors"), body
-        return body["data"]  # type: ignore[no-any-return]
 
     async def create(self, caller: str, resource: str | None = None, name: str | None = None,
                      unit: str | None = None) -> dict[str, Any]:
@@ -103,8 +92,8 @@ async def feeds(database_url: str, redis_url: str, clock: MutableClock, pool: An
             for who in ("customer_a", "customer_b"):
                 phones[who] = f"+55119{secrets.randbelow(10**8):08d}"
                 tokens[who] = await _sign_in(client, tokens["system"], v.unit_id, phones[who])  # type: ignore[arg-type]
-            w = Feeds(client, tokens, global_id("Unit", v.unit_id), global_id("Unit", other.unit_id),
-                      {name: global_id("Resource", rid) for name, rid in v.resource_ids.items()}, clock)
+            w = Feeds(client, tokens, unit=global_id("Unit", v.unit_id), other_unit=global_id("Unit", other.unit_id),
+                      fields={name: global_id("Resource", rid) for name, rid in v.resource_ids.items()})
             w.unit_name = await pool.fetchval("SELECT name FROM units WHERE id = $1", v.unit_id)
 
             def slot(day: int, hour: int) -> dict[str, str]:
@@ -133,7 +122,8 @@ def _lines(body: bytes) -> list[bytes]:
     return body.split(b"\r\n")[:-1]
 
 
-async def test_a_customer_feed_shows_their_own_bookings_as_calendar_events(feeds: Feeds) -> None:
+async def test_a_customer_feed_shows_their_own_bookings_as_calendar_events(feeds: Feeds, clock: MutableClock
+                                                                          ) -> None:
     made = await feeds.create("customer_a", name="Meu celular")
     assert made["__typename"] == "CreatedCalendarFeed", made
     url, feed = made["url"], made["feed"]
@@ -164,7 +154,7 @@ async def test_a_customer_feed_shows_their_own_bookings_as_calendar_events(feeds
     link = f"{PUBLIC}/v1/bookings/{feeds.bookings['a_held']}"
     assert str(held["URL"]) == link and link in str(held["DESCRIPTION"])
     assert "Situação: Pré-reserva" in str(held["DESCRIPTION"]) and "Cliente" not in str(held["DESCRIPTION"])
-    assert int(held["SEQUENCE"]) >= 1 and held.decoded("LAST-MODIFIED") <= feeds.clock.now()
+    assert int(held["SEQUENCE"]) >= 1 and held.decoded("LAST-MODIFIED") <= clock.now()
 
     confirmed = events[uid(feeds.bookings["a_confirmed"])]
     assert str(confirmed["STATUS"]) == "CONFIRMED" and str(confirmed["SUMMARY"]) == "Campo 2"
@@ -209,7 +199,8 @@ async def test_staff_feeds_show_the_unit_or_one_resource_with_customer_names(fee
     assert SECRET_PREFIX not in str(mine)
 
 
-async def test_cancelled_dropped_and_lapsed_bookings_disappear_and_an_unchanged_feed_is_304(feeds: Feeds) -> None:
+async def test_cancelled_dropped_and_lapsed_bookings_disappear_and_an_unchanged_feed_is_304(
+        feeds: Feeds, clock: MutableClock) -> None:
     staff = (await feeds.create("manager"))["url"]
     mine = (await feeds.create("customer_a"))["url"]
     first = await feeds.fetch(staff)
@@ -235,10 +226,10 @@ async def test_cancelled_dropped_and_lapsed_bookings_disappear_and_an_unchanged_
     assert set(await feeds.events(mine)) == {uid(feeds.bookings["a_confirmed"])}
 
     # B's hold lapses: it leaves the feed at its deadline, before any sweeper marks it expired.
-    feeds.clock.advance(hours=2)
+    clock.advance(hours=2)
     assert set(await feeds.events(staff)) == {uid(feeds.bookings["a_confirmed"])}
     # The window: from 30 days back. Two months on, the December bookings are out of it.
-    feeds.clock.advance(days=45)
+    clock.advance(days=45)
     assert await feeds.events(staff) == {} and await feeds.events(mine) == {}
 
 
