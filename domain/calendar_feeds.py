@@ -9,7 +9,9 @@ Outlook) polls. Its secret is the whole credential — 256 random bits, stored a
 * staff and integrators who manage the unit (`manage`: managers and owners) make feeds of the unit's agenda or of
   one resource's, with each booking's customer name (staff-level detail a customer's feed never has), list and
   revoke them; each one made or revoked is in the venue log (entity `calendar_feed`). Operators cannot: a feed
-  carries customers' names out of the API, for as long as it lives.
+  carries customers' names out of the API, for as long as it lives. A staff feed lives no longer than the token
+  that made it: once that token is revoked or expires, the feed answers 404 too (as a revoked token's websockets
+  end), so a departed employee's feed ends with their token.
 
 What a feed shows: the bookings that take (or took) place — held, pending payment, verifying, confirmed, checked
 in, completed — from WINDOW_BACK ago to WINDOW_AHEAD ahead, at most MAX_EVENTS of them, earliest first. Cancelled,
@@ -93,6 +95,8 @@ class CalendarFeed:
     resource_id: UUID | None = None
     revoked_at: datetime | None = None
     revoked_by: str | None = None
+    active: bool = True
+    """Its URL works: not revoked, and the token that made it (staff feeds) is neither revoked nor expired."""
 
     def described(self) -> dict[str, JsonValue]:
         """What the venue log keeps of a staff feed (GraphQL names; no secret)."""
@@ -118,6 +122,8 @@ class NewFeed:
     name: str = ""
     customer_id: UUID | None = None
     resource_id: UUID | None = None
+    token_id: UUID | None = None
+    """Staff feeds: the staff or integrator token that made it (the feed ends with it); None for customers."""
 
 
 @dataclass(frozen=True)
@@ -168,7 +174,8 @@ async def create_feed(deps: Deps, cmd: NewFeed) -> IssuedFeed:
                 is None:
             raise NotFound("resource", cmd.resource_id, field="resourceId")
         issued = await uow.calendar_feeds.create(cmd.unit_id, cmd.scope, name, cmd.created_by, now,
-                                                 customer_id=cmd.customer_id, resource_id=cmd.resource_id)
+                                                 customer_id=cmd.customer_id, resource_id=cmd.resource_id,
+                                                 token_id=cmd.token_id)
         if cmd.scope.staff:
             await venue_log.note(uow, cmd.unit_id, VenueChange(ENTITY, str(issued.feed.id), ChangeAction.CREATED,
                                                                cmd.created_by, None, issued.feed.described()), now)
@@ -179,7 +186,7 @@ async def create_feed(deps: Deps, cmd: NewFeed) -> IssuedFeed:
 async def feed(deps: Deps, feed_id: UUID) -> CalendarFeed:
     """A feed (revoked or not) by id, for the caller's authorization; NotFound naming `feedId`."""
     async with deps.uow() as uow:
-        found = await uow.calendar_feeds.get(feed_id, lock=False)
+        found = await uow.calendar_feeds.get(feed_id, deps.clock.now(), lock=False)
     if found is None:
         raise NotFound("calendar feed", feed_id, field="feedId")
     return found
@@ -189,7 +196,7 @@ async def feeds_page(deps: Deps, unit_id: UUID, customer_id: UUID | None, includ
                      ) -> Page[CalendarFeed]:
     """A page of the unit's feeds, newest first: a customer's own (`customer_id`), else the staff feeds."""
     async with deps.uow() as uow:
-        return await uow.calendar_feeds.page(unit_id, customer_id, include_revoked, page)
+        return await uow.calendar_feeds.page(unit_id, customer_id, include_revoked, deps.clock.now(), page)
 
 
 async def revoke_feed(deps: Deps, feed_id: UUID, by: str) -> CalendarFeed:
@@ -197,7 +204,7 @@ async def revoke_feed(deps: Deps, feed_id: UUID, by: str) -> CalendarFeed:
     nothing."""
     now = deps.clock.now()
     async with deps.uow() as uow:
-        found = await uow.calendar_feeds.get(feed_id, lock=True)
+        found = await uow.calendar_feeds.get(feed_id, now, lock=True)
         if found is None:
             raise NotFound("calendar feed", feed_id, field="feedId")
         if found.revoked_at is not None:
@@ -217,8 +224,8 @@ async def feed_calendar(deps: Deps, secret: str) -> FeedCalendar | None:
         return None
     now = deps.clock.now()
     async with deps.uow() as uow:
-        found = await uow.calendar_feeds.by_secret(secret)
-        if found is None or found.revoked_at is not None:
+        found = await uow.calendar_feeds.by_secret(secret, now)
+        if found is None or not found.active:
             return None
         unit = await uow.units.get(found.unit_id)
         resource_name = (await uow.calendar_feeds.resource_name(found.unit_id, found.resource_id)

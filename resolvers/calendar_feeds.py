@@ -32,7 +32,8 @@ ResourceId = Annotated[strawberry.ID | None, strawberry.argument(description=(
 Name = Annotated[str | None, strawberry.argument(description=(
     f"A label for lists, e.g. \"iPad da recepção\" (at most {feeds.NAME_MAX} characters)."))]
 FeedId = Annotated[strawberry.ID, strawberry.argument(description="The feed (a CalendarFeed id).")]
-Revoked = Annotated[bool, strawberry.argument(description="Also the revoked feeds (default false).")]
+Revoked = Annotated[bool, strawberry.argument(description=(
+    "Also the feeds that no longer work: revoked, or made with a token since revoked or expired (default false)."))]
 WHY = "calendar feeds are made by a customer for their own bookings, or by the unit's managers"
 
 
@@ -96,7 +97,7 @@ class CalendarFeedMutation:
             await authorize_unit(context, uid, Action.MANAGE)
             rid = parse_id(resource_id, "resourceId", Kind.RESOURCE) if resource_id is not None else None
             cmd = NewFeed(uid, FeedScope.RESOURCE if rid else FeedScope.UNIT, principal.key, name or "",
-                          resource_id=rid)
+                          resource_id=rid, token_id=principal.token_id)
         issued = await feeds.create_feed(context.deps, cmd)
         return CreatedCalendarFeed.from_domain(issued, feeds.feed_url(context.deps, issued.secret))
 

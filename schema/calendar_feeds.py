@@ -32,14 +32,20 @@ class CalendarFeed(Node):
     customer_id: strawberry.ID | None = strawberry.field(description="CUSTOMER feeds: the customer.")
     name: str = strawberry.field(description="A label given when it was made (\"\" when none was).")
     created_at: datetime = strawberry.field(description="When it was made.")
+    created_by: str = strawberry.field(description="Who made it: customer:<session>, staff:<token>, "
+                                       "client:<token> or system:<token> (the token's id, never its secret).")
     revoked_at: datetime | None = strawberry.field(description="When it was revoked (its URL answers 404 since); "
-                                                   "null while it works.")
+                                                   "null if it was not.")
+    active: bool = strawberry.field(description="Its URL works: not revoked and, for a staff feed, the staff or "
+                                    "integrator token that made it is neither revoked nor expired (a feed ends "
+                                    "with its token).")
 
     @classmethod
     def from_domain(cls, f: dc.CalendarFeed) -> CalendarFeed:
         return cls(id=ref(Kind.CALENDAR_FEED, f.id), unit_id=ref(Kind.UNIT, f.unit_id), scope=f.scope,
                    resource_id=opt_ref(Kind.RESOURCE, f.resource_id), customer_id=opt_ref(Kind.CUSTOMER, f.customer_id),
-                   name=f.name, created_at=f.created_at, revoked_at=f.revoked_at)
+                   name=f.name, created_at=f.created_at, created_by=f.created_by, revoked_at=f.revoked_at,
+                   active=f.active)
 
 
 @strawberry.type(description="A calendar feed just made: its URL, shown only this once (it is the feed's only "

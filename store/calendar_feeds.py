@@ -17,8 +17,18 @@ from store.access import digest
 from store.bookings import ConnGetter
 from store.keyset import Keyset, fetch_page
 
-_COLUMNS = ("id, unit_id, scope, customer_id, resource_id, name, created_at, created_by, revoked_at, revoked_by")
-FEEDS = Keyset(order.CALENDAR_FEEDS, ("created_at", "id"))
+_COLUMNS = ("f.id, f.unit_id, f.scope, f.customer_id, f.resource_id, f.name, f.created_at, f.created_by, "
+            "f.revoked_at, f.revoked_by")
+FEEDS = Keyset(order.CALENDAR_FEEDS, ("f.created_at", "f.id"))
+
+
+def _active(now_param: int) -> str:
+    """Whether feed `f` works at the time in parameter `now_param`: not revoked, and the token that made it (a
+    staff feed's) neither revoked nor expired."""
+    return (f"(f.revoked_at IS NULL AND (f.token_id IS NULL OR EXISTS (SELECT 1 FROM access_tokens t WHERE "
+            f"t.id = f.token_id AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR "
+            f"t.expires_at > ${now_param}::timestamptz))))")
+
 
 _OWN = ("b.customer_id IN (SELECT c.id FROM customers c JOIN customers me ON me.id = $7::uuid "
         "AND c.tenant_id = me.tenant_id WHERE c.id = me.id "
@@ -49,7 +59,8 @@ LIMIT $9::int
 def _feed(r: Any) -> CalendarFeed:
     return CalendarFeed(id=r["id"], unit_id=r["unit_id"], scope=FeedScope(r["scope"]), name=r["name"],
                         created_at=r["created_at"], created_by=r["created_by"], customer_id=r["customer_id"],
-                        resource_id=r["resource_id"], revoked_at=r["revoked_at"], revoked_by=r["revoked_by"])
+                        resource_id=r["resource_id"], revoked_at=r["revoked_at"], revoked_by=r["revoked_by"],
+                        active=r["active"])
 
 
 def _event(r: Any) -> FeedEvent:
@@ -65,39 +76,44 @@ class PgCalendarFeeds:
         self._conn = conn
 
     async def create(self, unit_id: UUID, scope: FeedScope, name: str, created_by: str, now: datetime, *,
-                     customer_id: UUID | None = None, resource_id: UUID | None = None) -> IssuedFeed:
+                     customer_id: UUID | None = None, resource_id: UUID | None = None, token_id: UUID | None = None
+                     ) -> IssuedFeed:
         conn = await self._conn()
         plain = SECRET_PREFIX + secrets.token_urlsafe(32)
         row = await conn.fetchrow(
-            "INSERT INTO calendar_feeds (id, unit_id, scope, customer_id, resource_id, name, secret_hash, created_at, "
-            f"created_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {_COLUMNS}",
-            uuid4(), unit_id, scope.value, customer_id, resource_id, name, digest(plain), now, created_by)
+            "INSERT INTO calendar_feeds AS f (id, unit_id, scope, customer_id, resource_id, name, secret_hash, "
+            f"created_at, created_by, token_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING {_COLUMNS}, "
+            "true AS active", uuid4(), unit_id, scope.value, customer_id, resource_id, name, digest(plain), now,
+            created_by, token_id)
         return IssuedFeed(_feed(row), plain)
 
-    async def get(self, feed_id: UUID, lock: bool) -> CalendarFeed | None:
+    async def get(self, feed_id: UUID, now: datetime, lock: bool) -> CalendarFeed | None:
         conn = await self._conn()
-        row = await conn.fetchrow(f"SELECT {_COLUMNS} FROM calendar_feeds WHERE id = $1"
-                                  + (" FOR UPDATE" if lock else ""), feed_id)
+        row = await conn.fetchrow(f"SELECT {_COLUMNS}, {_active(2)} AS active FROM calendar_feeds f WHERE f.id = $1"
+                                  + (" FOR UPDATE OF f" if lock else ""), feed_id, now)
         return None if row is None else _feed(row)
 
-    async def by_secret(self, secret: str) -> CalendarFeed | None:
+    async def by_secret(self, secret: str, now: datetime) -> CalendarFeed | None:
         conn = await self._conn()
-        row = await conn.fetchrow(f"SELECT {_COLUMNS} FROM calendar_feeds WHERE secret_hash = $1", digest(secret))
+        row = await conn.fetchrow(f"SELECT {_COLUMNS}, {_active(2)} AS active FROM calendar_feeds f "
+                                  "WHERE f.secret_hash = $1", digest(secret), now)
         return None if row is None else _feed(row)
 
     async def revoke(self, feed_id: UUID, by: str, at: datetime) -> CalendarFeed:
         conn = await self._conn()
         row = await conn.fetchrow(
-            "UPDATE calendar_feeds SET revoked_at = coalesce(revoked_at, $2), revoked_by = coalesce(revoked_by, $3) "
-            f"WHERE id = $1 RETURNING {_COLUMNS}", feed_id, at, by)
+            "UPDATE calendar_feeds AS f SET revoked_at = coalesce(f.revoked_at, $2), "
+            f"revoked_by = coalesce(f.revoked_by, $3) WHERE f.id = $1 RETURNING {_COLUMNS}, false AS active",
+            feed_id, at, by)
         return _feed(row)
 
-    async def page(self, unit_id: UUID, customer_id: UUID | None, include_revoked: bool, page: PageRequest
-                   ) -> Page[CalendarFeed]:
-        whose = "customer_id = $2::uuid" if customer_id is not None else "scope <> 'customer' AND $2::uuid IS NULL"
-        found = await fetch_page(await self._conn(), FEEDS, _COLUMNS, "calendar_feeds",
-                                 f"unit_id = $1::uuid AND {whose} AND ($3::boolean OR revoked_at IS NULL)",
-                                 [unit_id, customer_id, include_revoked], page)
+    async def page(self, unit_id: UUID, customer_id: UUID | None, include_revoked: bool, now: datetime,
+                   page: PageRequest) -> Page[CalendarFeed]:
+        whose = ("f.customer_id = $2::uuid" if customer_id is not None
+                 else "f.scope <> 'customer' AND $2::uuid IS NULL")
+        found = await fetch_page(await self._conn(), FEEDS, f"{_COLUMNS}, {_active(4)} AS active",
+                                 "calendar_feeds f", f"f.unit_id = $1::uuid AND {whose} AND ($3::boolean OR "
+                                 f"{_active(4)})", [unit_id, customer_id, include_revoked, now], page)
         return found.map(_feed)
 
     async def resource_name(self, unit_id: UUID, resource_id: UUID) -> str | None:

@@ -14,21 +14,23 @@ class CalendarFeedRepository(Protocol):
     """calendar_feeds (migration 0024f): a feed's secret is made here and stored as its digest only."""
 
     async def create(self, unit_id: UUID, scope: FeedScope, name: str, created_by: str, now: datetime, *,
-                     customer_id: UUID | None = None, resource_id: UUID | None = None) -> IssuedFeed: ...
+                     customer_id: UUID | None = None, resource_id: UUID | None = None, token_id: UUID | None = None
+                     ) -> IssuedFeed: ...
 
-    async def get(self, feed_id: UUID, lock: bool) -> CalendarFeed | None:
-        """A feed by id (revoked or not), locked until the transaction ends when `lock`."""
+    async def get(self, feed_id: UUID, now: datetime, lock: bool) -> CalendarFeed | None:
+        """A feed by id (revoked or not; `active` as of `now`), locked until the transaction ends when `lock`."""
         ...
 
-    async def by_secret(self, secret: str) -> CalendarFeed | None:
-        """The feed whose URL carries this secret (revoked or not), or None."""
+    async def by_secret(self, secret: str, now: datetime) -> CalendarFeed | None:
+        """The feed whose URL carries this secret (revoked or not; `active` as of `now`), or None."""
         ...
 
     async def revoke(self, feed_id: UUID, by: str, at: datetime) -> CalendarFeed: ...
 
-    async def page(self, unit_id: UUID, customer_id: UUID | None, include_revoked: bool, page: PageRequest
-                   ) -> Page[CalendarFeed]:
-        """A page of the unit's feeds, newest first: the customer's own when `customer_id`, else the staff ones."""
+    async def page(self, unit_id: UUID, customer_id: UUID | None, include_revoked: bool, now: datetime,
+                   page: PageRequest) -> Page[CalendarFeed]:
+        """A page of the unit's feeds, newest first: the customer's own when `customer_id`, else the staff ones;
+        those that no longer work (revoked, or their token's revoked or expired) only with `include_revoked`."""
         ...
 
     async def resource_name(self, unit_id: UUID, resource_id: UUID) -> str | None:

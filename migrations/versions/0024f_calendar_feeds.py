@@ -6,7 +6,9 @@ Create Date: 2026-12-02
 
 `calendar_feeds`: one row per feed URL handed out (`createCalendarFeed`). `scope` says whose bookings it shows:
 `customer` (that customer's own at the unit), `unit` (the unit's whole agenda, with customers' names: staff) or
-`resource` (one resource's agenda: staff). The URL's secret is stored as its SHA-256 digest only (as staff
+`resource` (one resource's agenda: staff). A staff feed keeps the staff or integrator token that made it
+(`token_id`): it stops working when that token is revoked or expires, as everything opened with the token does.
+The URL's secret is stored as its SHA-256 digest only (as staff
 tokens are, store/access.py); the plaintext is in `createCalendarFeed`'s answer, once. A revoked feed answers
 404 (api/calendar_feeds.py). Lookups are by digest (indexed); the unique and foreign-key constraints carry
 unit_id.
@@ -30,6 +32,7 @@ CREATE TABLE calendar_feeds (
     secret_hash bytea NOT NULL CHECK (length(secret_hash) = 32),
     created_at timestamptz NOT NULL,
     created_by text NOT NULL,
+    token_id uuid REFERENCES access_tokens(id),
     revoked_at timestamptz,
     revoked_by text,
     UNIQUE (unit_id, id),

@@ -9,6 +9,7 @@ import logging
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
@@ -315,3 +316,34 @@ async def test_who_may_make_list_and_revoke_which_feed(feeds: Feeds) -> None:
     assert (await feeds.gql("owner", REVOKE, {"f": staff["feed"]["id"]}))["revokeCalendarFeed"]["feed"]["revokedAt"]
     assert (await feeds.fetch(b["url"])).status_code == 404 and (await feeds.fetch(staff["url"])).status_code == 404
     assert (await feeds.fetch(a["url"])).status_code == 200
+
+
+
+async def test_a_staff_feed_ends_with_the_token_that_made_it(feeds: Feeds, clock: MutableClock) -> None:
+    issue = ("mutation($u: ID!, $e: DateTime) { issueStaffToken(input: {unitId: $u, kind: STAFF, role: MANAGER, "
+             'name: "gerente", expiresAt: $e}) { ... on IssuedStaffToken { secret token { id } } } }')
+    urls, ids = {}, {}
+    for who, expires in (("leaving", None), ("temporary", (clock.now() + timedelta(hours=1)).isoformat())):
+        issued = (await feeds.gql("owner", issue, {"u": feeds.unit, "e": expires}))["issueStaffToken"]
+        feeds.tokens[who] = issued["secret"]
+        ids[who] = issued["token"]["id"]
+        made = await feeds.create(who, name=who)
+        assert made["feed"]["revokedAt"] is None and (await feeds.fetch(made["url"])).status_code == 200
+        urls[who] = made["url"]
+    listed = await feeds.gql("owner", LIST.replace("revokedAt", "revokedAt active createdBy"),
+                             {"u": feeds.unit, "all": False})
+    assert {e["node"]["name"]: e["node"]["createdBy"] for e in listed["calendarFeeds"]["edges"]} == {
+        "leaving": f"staff:{decode_id(ids['leaving'])[1]}", "temporary": f"staff:{decode_id(ids['temporary'])[1]}"}
+    # The owner revokes the leaving manager's token: that manager's feed stops at once, the other goes on.
+    await feeds.gql("owner", "mutation($t: ID!) { revokeStaffToken(tokenId: $t) { __typename } }",
+                    {"t": ids["leaving"]})
+    assert (await feeds.fetch(urls["leaving"])).status_code == 404
+    assert (await feeds.fetch(urls["temporary"])).status_code == 200
+    # The temporary token expires: its feed with it.
+    clock.advance(hours=2)
+    assert (await feeds.fetch(urls["temporary"])).status_code == 404
+    listed = await feeds.gql("owner", LIST.replace("revokedAt", "revokedAt active"), {"u": feeds.unit, "all": False})
+    assert listed["calendarFeeds"]["edges"] == []
+    listed = await feeds.gql("owner", LIST.replace("revokedAt", "revokedAt active"), {"u": feeds.unit, "all": True})
+    assert {(e["node"]["name"], e["node"]["active"], e["node"]["revokedAt"]) for e in
+            listed["calendarFeeds"]["edges"]} == {("leaving", False, None), ("temporary", False, None)}
