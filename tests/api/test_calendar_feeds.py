@@ -138,6 +138,8 @@ async def test_a_customer_feed_shows_their_own_bookings_as_calendar_events(feeds
     assert r.headers["etag"] and "no-cache" in r.headers["cache-control"]
     lines = _lines(r.content)
     assert all(len(line) <= 75 for line in lines), "lines are folded at 75 octets (RFC 5545 §3.1)"
+    for line in lines:
+        line.decode("utf-8")  # folding never splits a multi-octet character ("ç", "ã", "·")
     assert any(line.startswith(b" ") for line in lines), "a long DESCRIPTION is folded onto continuation lines"
     cal = Calendar.from_ical(r.content)
     assert str(cal["VERSION"]) == "2.0" and str(cal["PRODID"]).startswith("-//Slothold//")
@@ -210,6 +212,8 @@ async def test_cancelled_dropped_and_lapsed_bookings_disappear_and_an_unchanged_
     assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == etag
     assert (await feeds.fetch(staff, f'W/{etag}, "other"')).status_code == 304
     assert (await feeds.fetch(staff, '"something-else"')).status_code == 200
+    head = await feeds.client.head(staff.removeprefix(PUBLIC))
+    assert head.status_code == 200 and head.headers["etag"] == etag and head.content == b""
 
     # Staff cancel Carlos's booking: it is gone from the staff feed, whose ETag changes.
     cancel = await feeds.gql("manager", 'mutation($b: ID!) { cancel(bookingId: $b, reason: "chuva") { __typename } }',
