@@ -30,7 +30,7 @@ from uuid import UUID
 
 from domain import venue_log
 from domain.bookings import BookingStatus
-from domain.errors import NotFound
+from domain.errors import ErrorCode, InvalidInput, NotFound
 from domain.pages import Page, PageRequest
 from domain.staff_tokens import checked_name
 from domain.venue_log import ChangeAction, JsonValue, VenueChange
@@ -47,6 +47,10 @@ SECRET = re.compile(r"slh_f_[A-Za-z0-9_-]{43}")
 NAME_MAX = 80
 WINDOW_BACK = timedelta(days=30)
 WINDOW_AHEAD = timedelta(days=365)
+MAX_CUSTOMER_FEEDS = 10
+"""A customer's working feeds per unit at most."""
+MAX_STAFF_FEEDS = 50
+"""A unit's working staff feeds at most."""
 MAX_EVENTS = 5000
 """A feed's events at most (the earliest of its window): calendar apps choke on much larger files."""
 ENTITY = venue_log.VenueEntity.CALENDAR_FEED.value
@@ -166,10 +170,17 @@ def feed_url(deps: Deps, secret: str) -> str:
 
 
 async def create_feed(deps: Deps, cmd: NewFeed) -> IssuedFeed:
-    """Make a feed; its secret is returned once. A resource must be the unit's (else NotFound naming it)."""
+    """Make a feed; its secret is returned once. A resource must be the unit's (else NotFound naming it); a
+    customer has at most MAX_CUSTOMER_FEEDS working feeds at the unit, the unit MAX_STAFF_FEEDS staff ones (counted
+    with the unit locked, so concurrent requests cannot pass the limit together)."""
     name = checked_name(cmd.name, "name", NAME_MAX) if cmd.name.strip() else ""
+    limit = MAX_STAFF_FEEDS if cmd.scope.staff else MAX_CUSTOMER_FEEDS
     now = deps.clock.now()
     async with deps.uow() as uow:
+        if await uow.calendar_feeds.lock_and_count(cmd.unit_id, cmd.customer_id, now) >= limit:
+            whose = "the unit has" if cmd.scope.staff else "you have"
+            raise InvalidInput("unitId", f"{whose} {limit} working calendar feeds at this unit, the most there may be: "
+                               "revoke one first", code=ErrorCode.TOO_MANY_CALENDAR_FEEDS)
         if cmd.resource_id is not None and await uow.calendar_feeds.resource_name(cmd.unit_id, cmd.resource_id) \
                 is None:
             raise NotFound("resource", cmd.resource_id, field="resourceId")

@@ -70,7 +70,7 @@ class CalendarFeedRevoked:
 
 CreateCalendarFeedResult = Annotated[CreatedCalendarFeed | InvalidInput | NotFound, strawberry.union(
     "CreateCalendarFeedResult", description="The new feed and its URL, or why it was refused (invalid_input for a "
-    "customer naming a resource, invalid_name; not_found for the resource).")]
+    "customer naming a resource, invalid_name, too_many_calendar_feeds; not_found for the resource).")]
 RevokeCalendarFeedResult = Annotated[CalendarFeedRevoked | InvalidInput | NotFound, strawberry.union(
     "RevokeCalendarFeedResult", description="The revoked feed, or why not (not_found: no such feed, or not one the "
     "caller may revoke).")]

@@ -30,6 +30,12 @@ def _active(now_param: int) -> str:
             f"t.expires_at > ${now_param}::timestamptz))))")
 
 
+
+def _whose(customer_id: UUID | None) -> str:
+    """The feeds of the customer in parameter $2, or (no customer: $2 is null) the staff feeds."""
+    return "f.customer_id = $2::uuid" if customer_id is not None else "f.scope <> 'customer' AND $2::uuid IS NULL"
+
+
 _OWN = ("b.customer_id IN (SELECT c.id FROM customers c JOIN customers me ON me.id = $7::uuid "
         "AND c.tenant_id = me.tenant_id WHERE c.id = me.id "
         "OR (me.phone_proved_at IS NOT NULL AND c.phone = me.phone) "
@@ -87,6 +93,14 @@ class PgCalendarFeeds:
             created_by, token_id)
         return IssuedFeed(_feed(row), plain)
 
+    async def lock_and_count(self, unit_id: UUID, customer_id: UUID | None, now: datetime) -> int:
+        conn = await self._conn()
+        # NO KEY UPDATE on the unit: serializes the unit's feed creations without blocking the holds' key checks.
+        await conn.execute("SELECT 1 FROM units WHERE id = $1 FOR NO KEY UPDATE", unit_id)
+        count: int = await conn.fetchval(f"SELECT count(*) FROM calendar_feeds f WHERE f.unit_id = $1 AND "
+                                         f"{_whose(customer_id)} AND {_active(3)}", unit_id, customer_id, now)
+        return count
+
     async def get(self, feed_id: UUID, now: datetime, lock: bool) -> CalendarFeed | None:
         conn = await self._conn()
         row = await conn.fetchrow(f"SELECT {_COLUMNS}, {_active(2)} AS active FROM calendar_feeds f WHERE f.id = $1"
@@ -109,11 +123,9 @@ class PgCalendarFeeds:
 
     async def page(self, unit_id: UUID, customer_id: UUID | None, include_revoked: bool, now: datetime,
                    page: PageRequest) -> Page[CalendarFeed]:
-        whose = ("f.customer_id = $2::uuid" if customer_id is not None
-                 else "f.scope <> 'customer' AND $2::uuid IS NULL")
+        where = f"f.unit_id = $1::uuid AND {_whose(customer_id)} AND ($3::boolean OR {_active(4)})"
         found = await fetch_page(await self._conn(), FEEDS, f"{_COLUMNS}, {_active(4)} AS active",
-                                 "calendar_feeds f", f"f.unit_id = $1::uuid AND {whose} AND ($3::boolean OR "
-                                 f"{_active(4)})", [unit_id, customer_id, include_revoked, now], page)
+                                 "calendar_feeds f", where, [unit_id, customer_id, include_revoked, now], page)
         return found.map(_feed)
 
     async def resource_name(self, unit_id: UUID, resource_id: UUID) -> str | None:

@@ -17,6 +17,11 @@ class CalendarFeedRepository(Protocol):
                      customer_id: UUID | None = None, resource_id: UUID | None = None, token_id: UUID | None = None
                      ) -> IssuedFeed: ...
 
+    async def lock_and_count(self, unit_id: UUID, customer_id: UUID | None, now: datetime) -> int:
+        """Lock the unit's feeds until the transaction ends (one creation at a time per unit) and count the working
+        ones of the customer (`customer_id`), else the unit's working staff feeds."""
+        ...
+
     async def get(self, feed_id: UUID, now: datetime, lock: bool) -> CalendarFeed | None:
         """A feed by id (revoked or not; `active` as of `now`), locked until the transaction ends when `lock`."""
         ...

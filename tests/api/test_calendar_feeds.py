@@ -5,6 +5,7 @@ make, list and revoke which feed — customer against customer, another tenant, 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import AsyncIterator
@@ -17,7 +18,7 @@ import httpx
 import pytest
 from icalendar import Calendar
 
-from domain.calendar_feeds import SECRET_PREFIX
+from domain.calendar_feeds import MAX_CUSTOMER_FEEDS, SECRET_PREFIX
 from schema.ids import decode_id, global_id
 from slothold.app import create_app
 from slothold.settings import Settings
@@ -351,3 +352,20 @@ async def test_a_staff_feed_ends_with_the_token_that_made_it(feeds: Feeds, clock
     listed = await feeds.gql("owner", LIST.replace("revokedAt", "revokedAt active"), {"u": feeds.unit, "all": True})
     assert {(e["node"]["name"], e["node"]["active"], e["node"]["revokedAt"]) for e in
             listed["calendarFeeds"]["edges"]} == {("leaving", False, None), ("temporary", False, None)}
+
+
+async def test_concurrent_creations_never_pass_a_customers_limit(feeds: Feeds) -> None:
+    for _ in range(MAX_CUSTOMER_FEEDS - 2):
+        assert (await feeds.create("customer_a"))["__typename"] == "CreatedCalendarFeed"
+    answers = await asyncio.gather(*(feeds.gql("customer_a", CREATE, {"u": feeds.unit}) for _ in range(6)))
+    kinds = sorted(a["createCalendarFeed"]["__typename"] for a in answers)
+    assert kinds == ["CreatedCalendarFeed"] * 2 + ["InvalidInput"] * 4, answers
+    refused = next(a["createCalendarFeed"] for a in answers if a["createCalendarFeed"]["__typename"] != "Created"
+                   "CalendarFeed")
+    assert refused["code"] == "too_many_calendar_feeds" and refused["field"] == "unitId", refused
+    listed = (await feeds.gql("customer_a", LIST, {"u": feeds.unit, "all": False}))["calendarFeeds"]["edges"]
+    assert len(listed) == MAX_CUSTOMER_FEEDS
+    # Customer B's allowance is B's own; revoking one of A's makes room for another.
+    assert (await feeds.create("customer_b"))["__typename"] == "CreatedCalendarFeed"
+    await feeds.gql("customer_a", REVOKE, {"f": listed[0]["node"]["id"]})
+    assert (await feeds.create("customer_a"))["__typename"] == "CreatedCalendarFeed"
