@@ -10,7 +10,7 @@ import strawberry
 
 from domain import calendar_feeds as feeds
 from domain import listings
-from domain.access import Action, Forbidden
+from domain.access import Action, CallerKind, Forbidden
 from domain.calendar_feeds import CalendarFeed as Feed
 from domain.calendar_feeds import FeedScope, NewFeed
 from domain.errors import InvalidInput
@@ -39,7 +39,7 @@ WHY = "calendar feeds are made by a customer for their own bookings, or by the u
 
 async def authorize_feed(context: Context, feed: Feed) -> None:
     """Refuse unless the caller may see and revoke the feed: a customer their own; staff and integrators with
-    `manage` on its unit the staff feeds (never a customer's)."""
+    `manage` on its unit the staff feeds (never a customer's); the platform any."""
     signed_in(context, Action.READ, WHY)
     principal = context.principal
     if principal.is_customer:
@@ -48,7 +48,7 @@ async def authorize_feed(context: Context, feed: Feed) -> None:
             raise Forbidden("customers may only see and revoke their own calendar feeds")
         return
     await authorize_unit(context, feed.unit_id, Action.MANAGE)
-    if not feed.scope.staff:
+    if not feed.scope.staff and principal.kind != CallerKind.SYSTEM:
         raise Forbidden("a customer's calendar feed is theirs to see and revoke")
 
 
@@ -103,7 +103,7 @@ class CalendarFeedMutation:
 
     @strawberry.mutation(description=(
         "Revoke a calendar feed: its URL answers 404 from now on (revoking it again changes nothing). Customers "
-        "their own; managers and owners (manage) the unit's staff feeds."))
+        "their own; managers and owners (manage) the unit's staff feeds; the platform any."))
     async def revoke_calendar_feed(self, info: Info, feed_id: FeedId) -> RevokeCalendarFeedResult:
         context = info.context
         signed_in(context, Action.READ, WHY)

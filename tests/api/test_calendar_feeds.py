@@ -316,6 +316,7 @@ async def test_who_may_make_list_and_revoke_which_feed(feeds: Feeds) -> None:
     for caller, feed in (("customer_b", a), ("manager", a), ("operator", staff), ("stranger", staff),
                          ("customer_a", staff)):
         assert (await feeds.gql(caller, node, {"i": feed["feed"]["id"]}))["node"] is None, caller
+    assert (await feeds.gql("system", node, {"i": a["feed"]["id"]}))["node"]["scope"] == "CUSTOMER"  # the platform
     # Whose it is may: customer B their own, the owner a manager's staff feed.
     assert (await feeds.gql("customer_b", REVOKE, {"f": b["feed"]["id"]}))["revokeCalendarFeed"]["feed"]["revokedAt"]
     assert (await feeds.gql("owner", REVOKE, {"f": staff["feed"]["id"]}))["revokeCalendarFeed"]["feed"]["revokedAt"]
