@@ -24,6 +24,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from domain.calendar_feeds import PATH, STATUS_LABELS, SUFFIX, FeedCalendar, FeedEvent, FeedScope, feed_calendar
+from domain.claim_links import PATHS as CLAIM_PATHS
 from schema.ids import Kind, global_id
 
 MEDIA_TYPE = "text/calendar; charset=utf-8"
@@ -34,8 +35,14 @@ _NOT_FOUND = {"cache-control": "no-store", "referrer-policy": "no-referrer", "x-
 
 
 def logged_path(path: str) -> str:
-    """A request path as the request log writes it: a feed's secret never reaches the logs."""
-    return f"{PATH}{{secret}}{SUFFIX}" if path.startswith(PATH) else path
+    """A request path as the request log writes it: a feed's secret, or a claim link's token, never reaches the
+    logs (each is named by its route instead)."""
+    if path.startswith(PATH):
+        return f"{PATH}{{secret}}{SUFFIX}"
+    for prefix in CLAIM_PATHS.values():
+        if path.startswith(prefix):
+            return prefix + "{token}"
+    return path
 
 
 def booking_link(base_url: str, booking_id: Any) -> str:
