@@ -15,7 +15,7 @@ from store.access import PgAccess
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, shot
 from tests.browser.test_console_bugs import no_horizontal_scroll
-from tests.browser.test_web_demo import phone
+from tests.browser.test_web_demo import in_english, phone
 from tests.integration.cluster import Cluster
 from tests.venues import cpf
 
@@ -75,6 +75,7 @@ async def test_a_receptionists_day(demo_server: Cluster, pool: asyncpg.Pool, new
     staff = await new_page()
     console: list[str] = []
     staff.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+    await in_english(staff)
     await staff.goto(venue.url("agenda"))
     await staff.get_by_label("Staff token").fill(venue.owner_token)
     await staff.get_by_role("button", name="Sign in", exact=True).click()

@@ -7,10 +7,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tests.browser.conftest import SAO_PAULO, Venue, snap
+from tests.browser.test_web_demo import in_english
 
 
 async def test_the_demo_venues_week_shows_on_the_agenda_in_every_state(demo_venue: Venue, new_page: Any) -> None:
     staff = await new_page()
+    await in_english(staff)
     await staff.goto(demo_venue.url("agenda"))
     await staff.get_by_label("Staff token").fill(demo_venue.owner_token)
     await staff.get_by_role("button", name="Sign in", exact=True).click()
