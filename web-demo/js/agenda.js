@@ -11,7 +11,7 @@ import {addDays, countdown, dayLabel, hhmm, iso, localDate, longDate, startOfDay
 register({
   "pt-BR": {
     "agenda.state.FREE": "Livre", "agenda.state.HELD": "Em hold", "agenda.state.VERIFYING": "Conferindo pagamento",
-    "agenda.state.BOOKED": "Reservado", "agenda.state.BLOCKED": "Bloqueado", "agenda.state.CLOSED": "Fechado", "agenda.state.PAST": "Passado",
+    "agenda.state.BOOKED": "Confirmado", "agenda.state.BLOCKED": "Bloqueado", "agenda.state.CLOSED": "Fechado", "agenda.state.PAST": "Passado",
     "agenda.verifying": "Conferindo", "agenda.onlineHold": "Hold online",
     "agenda.staffHold": "Hold da equipe", "agenda.day": "Dia", "agenda.view": "Visão", "agenda.viewDay": "Dia",
     "agenda.viewWeek": "Semana", "agenda.previous": "Anterior", "agenda.next": "Próximo", "agenda.today": "Hoje",
@@ -339,7 +339,9 @@ export class Agenda {
       stateName(state),
       // The hold type names a hold (HELD/VERIFYING), never a counter booking or a confirmed one (issue 20, bug 6).
       cell && (state === "HELD" || state === "VERIFYING") ? ` — ${this.holdLabel(cell)}` : "",
-      cell && cell.status ? ` ${t("agenda.bookingStatus", {status: statusWords(cell.status)})}` : "")];
+      // the booking's status when it says more than the state (awaiting payment, checked in)
+      cell && cell.status && !["HELD", "CONFIRMED", "VERIFYING"].includes(cell.status)
+        ? ` ${t("agenda.bookingStatus", {status: statusWords(cell.status)})}` : "")];
     if (cell && cell.holdExpiresAt && (state === "HELD" || state === "VERIFYING")) {
       body.push(h("p", {}, t("agenda.holdEndsIn"),
         h("strong", {class: "countdown", dataset: {expires: cell.holdExpiresAt}}, "")));

@@ -17,7 +17,7 @@ register({
     "panel.noHistory": "Ainda sem histórico.", "panel.created": "criada: {status}",
     "panel.confirmPayment": "Confirmar pagamento", "panel.checkIn": "Fazer check-in",
     "panel.noShow": "Não compareceu", "panel.complete": "Concluir", "panel.cancelTitle": "Cancelar",
-    "panel.refundNow": "Cancelar agora devolve {refund} (pago até aqui: {paid}), pela política aceita: {policy}",
+    "panel.refundNow": "Cancelar agora devolve {refund} dos {paid} pagos, pela política aceita.",
     "panel.refundNothing": "Nada foi pago: nada é devolvido.", "panel.reason": "Motivo",
     "panel.cancelBooking": "Cancelar reserva", "panel.cancelConfirm": "Confirmar o cancelamento",
     "panel.cancelBack": "Voltar", "panel.cancelAsk": "Cancelar esta reserva e devolver {refund}?",
@@ -53,7 +53,7 @@ register({
     "panel.noHistory": "No history yet.", "panel.created": "created {status}",
     "panel.confirmPayment": "Confirm payment", "panel.checkIn": "Check in",
     "panel.noShow": "No-show", "panel.complete": "Complete", "panel.cancelTitle": "Cancel",
-    "panel.refundNow": "Cancelling now refunds {refund} (paid so far: {paid}), by the accepted policy: {policy}",
+    "panel.refundNow": "Cancelling now refunds {refund} of the {paid} paid, by the accepted policy.",
     "panel.refundNothing": "Nothing was paid: nothing is refunded.", "panel.reason": "Reason",
     "panel.cancelBooking": "Cancel booking", "panel.cancelConfirm": "Confirm the cancellation",
     "panel.cancelBack": "Back", "panel.cancelAsk": "Cancel this booking and refund {refund}?",
@@ -229,10 +229,9 @@ function actions(b, agenda, message, reload) {
 /** Cancel in two steps: the form says what cancelling now refunds (Booking.refundIfCancelledNowCents, the accepted
  * policy's tier for the hours left); "Cancel booking" reads that amount again and asks to confirm it. */
 function cancelForm(b, run) {
-  const terms = b.acceptance || b.quote;
-  const words = (refund, paid) => (paid ? t("panel.refundNow", {refund: money(refund), paid: money(paid),
-    policy: terms ? terms.policySummary : t("panel.noPolicy")}) : t("panel.refundNothing"));
-  const said = h("p", {class: "small", "data-testid": "refund-words"}, words(b.refundIfCancelledNowCents, b.paidCents));
+  const words = (refund, paid) => (paid ? t("panel.refundNow", {refund: money(refund), paid: money(paid)})
+    : t("panel.refundNothing"));
+  const said = h("p", {class: "refund", "data-testid": "refund-words"}, words(b.refundIfCancelledNowCents, b.paidCents));
   const reason = h("input", {name: "reason"});
   const confirm = h("div", {class: "confirm-cancel", role: "alertdialog", "data-testid": "cancel-confirm", hidden: true});
   const ask = h("button", {type: "submit", class: "danger"}, t("panel.cancelBooking"));
