@@ -13,11 +13,11 @@ from datetime import timedelta
 from typing import Any
 
 import asyncpg
-import httpx
 
 from providers.sandbox import SandboxProvider
 from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, shot, snap, tomorrow_local
 from tests.browser.test_console_bugs import no_horizontal_scroll
+from tests.browser.test_console_day import api
 from tests.browser.test_web_demo import phone
 from tests.venues import cpf
 
@@ -34,16 +34,6 @@ EN_WORDS = ["Book", "Set-up", "Counter", "Language", "Staff", "sign out", "Today
 # The language switch names each language in itself; the rest of the screen is what is checked.
 SCREEN_TEXT = """() => [document.querySelector('header nav'), document.querySelector('#who'),
   document.querySelector('.lang span'), document.querySelector('main')].map((e) => e ? e.innerText : '').join('\\n')"""
-
-
-async def api(venue: Venue, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-    async with httpx.AsyncClient(base_url=venue.base, timeout=10,
-                                 headers={"authorization": f"Bearer {venue.owner_token}"}) as client:
-        r = await client.post("/graphql", json={"query": query, "variables": variables})
-    body = r.json()
-    assert not body.get("errors"), body
-    data: dict[str, Any] = body["data"]
-    return data
 
 
 async def place(venue: Venue, mutation: str, field: str, hour: int, customer: dict[str, str],
@@ -137,6 +127,8 @@ async def test_the_console_speaks_pt_br_by_default_and_english_after_the_switch(
     await page.locator("#who").get_by_text("Staff:").wait_for()
     await page.locator(f'section.agenda-day[data-day="{day}"] td.cell').first.wait_for()
     assert await page.evaluate("window.notReloaded") is True
+    await page.get_by_test_id("booking-details").get_by_text("Customer").wait_for()  # the panel open before
+    assert await page.get_by_test_id("customer-name").inner_text() == "Bruna Bot"
     assert await page.evaluate("document.documentElement.lang") == "en"
     assert await page.get_by_label("Language").input_value() == "en"
     en = await walk(page, venue)
@@ -224,7 +216,11 @@ async def test_cancel_shows_the_refund_it_will_give_before_it_is_confirmed(venue
     await ask.get_by_role("button", name="Confirmar o cancelamento").click()
     await page.get_by_test_id("panel-message").get_by_text("Cancelada: o horário está livre.").wait_for()
     await page.wait_for_selector(cell + '[data-state="FREE"]', timeout=3000)
-    after = (await api(venue, refund_query, {"b": booking}))["booking"]
+    for _ in range(100):  # the refund is sent by the worker, just after the cancellation
+        after = (await api(venue, refund_query, {"b": booking}))["booking"]
+        if after["refundedCents"]:
+            break
+        await asyncio.sleep(0.1)
     assert after["status"] == "CANCELLED" and after["refundedCents"] == refund, after
 
 

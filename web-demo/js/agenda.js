@@ -73,7 +73,8 @@ const SLOT_CHANGED = `subscription Slots($u: ID!, $from: DateTime!, $to: DateTim
 const COUNTER = `mutation Counter($i: CounterBookingInput!) { counterBooking(input: $i) {
   __typename ... on BookingPayload { booking { id status } }
   ... on SlotTaken { code message heldBookingId } ... on Error { code message } } }`;
-/** What the agenda showed last (unit, day, view): a language switch rebuilds the screen on the same day. */
+/** What the agenda showed last (unit, day, view, the cell selected): a language switch rebuilds the screen as it
+ * was. */
 let shown = null;
 
 /** The agenda of one unit; `live` is the page's graphql-ws client. */
@@ -86,6 +87,7 @@ export class Agenda {
     const kept = shown && shown.unitId === unit.id ? shown : null;
     this.day = kept ? kept.day : today(this.tz);
     this.view = kept ? kept.view : "day";
+    this.reselect = kept ? kept.selected : null;  // shown again once the grid is read
     this.ticket = 0;  // the grid request last sent: an older answer arriving later is dropped (issue 20)
     this.cells = new Map();  // "resourceId|startMs" → cell
     this.resources = new Map(unit.resources.map((r) => [r.id, r]));
@@ -142,7 +144,7 @@ export class Agenda {
   async reload() {
     this.dateInput.value = this.day;
     this.viewSelect.value = this.view;
-    shown = {unitId: this.unit.id, day: this.day, view: this.view};
+    shown = {unitId: this.unit.id, day: this.day, view: this.view, selected: this.selected};
     const {from, to} = this.range();
     this.stopFeed();
     this.stopFeed = follow(this.live, SLOT_CHANGED, {u: this.unit.id, from, to, since: this.since ?? null},
@@ -184,6 +186,11 @@ export class Agenda {
       }
     }
     this.render();
+    if (this.reselect) {  // the cell that was open before the language switch
+      const {resourceId, start} = this.reselect;
+      this.reselect = null;
+      if (this.resources.has(resourceId)) this.select(resourceId, start);
+    }
   }
 
   render() {
@@ -311,6 +318,7 @@ export class Agenda {
 
   select(resourceId, start) {
     this.selected = {resourceId, start};
+    if (shown) shown.selected = this.selected;
     for (const el of this.gridEl.querySelectorAll("td.selected")) el.classList.remove("selected");
     const td = this.gridEl.querySelector(`td[data-resource="${resourceId}"][data-start="${new Date(start).toISOString()}"]`);
     if (td) td.classList.add("selected");
@@ -333,6 +341,7 @@ export class Agenda {
     const title = h("h3", {}, `${resource.name} · ${longDate(start, this.tz)} ${hhmm(start, this.tz)}`);
     const close = h("button", {class: "close", "aria-label": t("agenda.close"), onclick: () => {
       this.selected = null;
+      if (shown) shown.selected = null;
       this.panel.hidden = true;
     }}, "×");
     const body = [h("p", {}, h("span", {class: "state-dot", style: {background: (HOLD_STATES.has(state) && cell && cell.displayColor) || STATE_COLOR[state]}}),
