@@ -94,9 +94,11 @@ async def walk(page: Any, venue: Venue) -> str:
 
 
 async def test_the_console_speaks_pt_br_by_default_and_english_after_the_switch(venue: Venue, new_page: Any) -> None:
-    await place(venue, "hold", "Campo 1", 10, {"phone": phone(), "name": "Bruna Bot"}, service=True)
+    await place(venue, "hold", "Campo 1", 10, {"phone": phone(), "name": "Bruna Brito"}, service=True)
     await place(venue, "counterBooking", "Campo 2", 11, {"phone": phone(), "name": "Caio Costa"})
     page = await new_page(locale="en-GB")  # the browser's own language does not decide: the console's default does
+    lookups: list[str] = []  # the grid names each hold by its channel: no booking is read to label a cell
+    page.on("request", lambda r: lookups.append(r.post_data) if "b0: booking(" in (r.post_data or "") else None)
     await page.goto(venue.url("agenda"))
     signin = page.get_by_test_id("staff-signin")
     await signin.wait_for()
@@ -128,7 +130,7 @@ async def test_the_console_speaks_pt_br_by_default_and_english_after_the_switch(
     await page.locator(f'section.agenda-day[data-day="{day}"] td.cell').first.wait_for()
     assert await page.evaluate("window.notReloaded") is True
     await page.get_by_test_id("booking-details").get_by_text("Customer").wait_for()  # the panel open before
-    assert await page.get_by_test_id("customer-name").inner_text() == "Bruna Bot"
+    assert await page.get_by_test_id("customer-name").inner_text() == "Bruna Brito"
     assert await page.evaluate("document.documentElement.lang") == "en"
     assert await page.get_by_label("Language").input_value() == "en"
     en = await walk(page, venue)
@@ -141,6 +143,9 @@ async def test_the_console_speaks_pt_br_by_default_and_english_after_the_switch(
     await no_horizontal_scroll(page)
     await snap(page, "console-en")
 
+    assert await page.locator(cell_selector(venue.fields["Campo 1"], tomorrow_local(10)) + " .label").inner_text() \
+        == "Staff hold"
+    assert not lookups, lookups
     # Kept for the next visit.
     await page.reload()
     await page.locator("td.cell").first.wait_for()
