@@ -117,6 +117,10 @@ async def test_the_console_speaks_pt_br_by_default_and_english_after_the_switch(
     assert not words_of(pt, EN_WORDS), f"English on the pt-BR screen: {words_of(pt, EN_WORDS)}"
     heading = await page.locator(f'section.agenda-day[data-day="{day}"] h3').inner_text()
     assert " de " in heading, heading  # "qui., 03 de dez."
+    # A refusal reads in the screen's language too (the API's code, said in Portuguese).
+    await page.get_by_test_id("counter-form").get_by_label("Nome do cliente").fill("Sem Telefone")
+    await page.get_by_role("button", name="Reservar no balcão").click()
+    await page.get_by_test_id("panel-message").get_by_text("O cliente precisa de um CPF ou de um telefone.").wait_for()
     await page.locator(cell_selector(venue.fields["Campo 1"], tomorrow_local(10))).click()
     paid = (await page.get_by_test_id("amount-total").inner_text()).replace("\xa0", " ")
     assert paid == "R$ 200,00", paid  # money by the locale
