@@ -346,6 +346,12 @@ async def series_bookings(deps: Deps, series_id: UUID) -> tuple[Series, list[Boo
         return series, [await uow.bookings.find(b) for b in await uow.series.booking_ids(series_id)]
 
 
+async def series_periods(deps: Deps, series_id: UUID) -> list[Period]:
+    """A series' periods, oldest first."""
+    async with deps.uow() as uow:
+        return await uow.series.periods(series_id)
+
+
 async def cancel_series_from(deps: Deps, series_id: UUID, since: datetime, actor: str, releaser: Any = None,
                              reason: str | None = None) -> SeriesChange:
     """Cancel every occurrence that starts at or after `since` (held, pending or confirmed), each with the refund
