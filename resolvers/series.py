@@ -90,8 +90,7 @@ class SeriesQuery:
                       "their unit's.")
     async def series(self, info: Info, id: Annotated[strawberry.ID, strawberry.argument(
             description="The series' id.")]) -> SeriesResult:
-        found, bookings = await authorize_series(info.context, parse_id(id, "id", Kind.SERIES), Action.READ,
-                                                 hide=True)
+        found, bookings = await authorize_series(info.context, parse_id(id, "id", Kind.SERIES), Action.READ)
         return Series.from_domain(found, bookings, info.context.deps.clock.now())
 
     @strawberry.field(description="Staff: the unit's series, newest first (created, then id), with their state.")

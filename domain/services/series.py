@@ -346,6 +346,12 @@ async def series_bookings(deps: Deps, series_id: UUID) -> tuple[Series, list[Boo
         return series, [await uow.bookings.find(b) for b in await uow.series.booking_ids(series_id)]
 
 
+async def series_of(deps: Deps, booking_ids: list[UUID]) -> dict[UUID, UUID]:
+    """booking id → series id, for those of the bookings that are occurrences of a series (the staff grid)."""
+    async with deps.uow() as uow:
+        return await uow.series.series_of(booking_ids)
+
+
 async def series_periods(deps: Deps, series_id: UUID) -> list[Period]:
     """A series' periods, oldest first."""
     async with deps.uow() as uow:
