@@ -16,9 +16,9 @@ import pytest
 from domain import service_catalog
 from domain.payments import PaymentRule
 from domain.services import Deps
+from schema.ids import decode_id
 from slothold.app import create_app
 from slothold.settings import Settings
-from schema.ids import decode_id
 from store.access import PgAccess
 from store.uow import PgUnitOfWork
 from tests.api.conftest import system_token
