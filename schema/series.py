@@ -11,6 +11,7 @@ from strawberry.scalars import JSON
 
 from domain import errors as de
 from domain import series as ds
+from domain.bookings import BookingStatus
 from schema import docs
 from schema.bookings import Booking
 from schema.customers import CustomerInput
@@ -122,7 +123,8 @@ class SeriesQuote:
 class Series(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
     unit_id: strawberry.ID = strawberry.field(description=docs.UNIT_ID)
-    status: SeriesStatus = strawberry.field(description="Where it is; HELD turns EXPIRED once its hold has run out.")
+    status: SeriesStatus = strawberry.field(description="Where it is: a HELD one shows EXPIRED once its hold has run "
+                                            "out, and any shows CANCELLED once every occurrence is cancelled.")
     mode: SeriesMode = strawberry.field(description="How it was asked for.")
     every_weeks: int = strawberry.field(description="The interval between occurrences, in weeks.")
     local_start: str = strawberry.field(description="The local wall time of each occurrence (HH:MM, the unit's "
@@ -180,7 +182,11 @@ class Series(Node):
     @classmethod
     def from_domain(cls, s: ds.Series, bookings: list[Any], now: datetime) -> Series:
         status = s.status
-        if status is ds.SeriesStatus.HELD and not any(b.occupies and not b.is_lapsed(now) for b in bookings):
+        live = any(b.occupies and not b.is_lapsed(now) for b in bookings)
+        if status in (ds.SeriesStatus.HELD, ds.SeriesStatus.CONFIRMED) and bookings and not live and all(
+                b.status is BookingStatus.CANCELLED for b in bookings):
+            status = ds.SeriesStatus.CANCELLED  # each occurrence cancelled one by one
+        elif status is ds.SeriesStatus.HELD and not live:
             status = ds.SeriesStatus.EXPIRED
         return cls(
             id=ref(Kind.SERIES, s.id), unit_id=ref(Kind.UNIT, s.unit_id), status=status, mode=s.mode,

@@ -130,14 +130,15 @@ async def hold_series(deps: Deps, cmd: SeriesCommand) -> SeriesOutcome:
     conflicts: list[tuple[Occurrence, list[Resource]]] = []
     placed: list[Booking] = []
     async with deps.uow() as uow:
-        await uow.bookings.lock_resources(unit.id, [r.id for r in pool])
-        occupancy = await uow.bookings.occupancy(unit.id, [r.id for r in pool], occs[0].starts_at,
-                                                 occs[-1].ends_at)
+        # The customer's lock first, then the resources' (the order a single hold takes them in: no deadlock).
         customer: Customer | None = None
         if capacity is not None and cmd.customer is not None:  # a self-service series: RN-HLD-05, as ONE hold
             customer = await fraud.admit(uow, unit, cmd.customer, occs[0].starts_at, now, capacity)
         elif cmd.customer is not None:
             customer = await uow.customers.identify(unit.tenant_id, cmd.customer, now)
+        await uow.bookings.lock_resources(unit.id, [r.id for r in pool])
+        occupancy = await uow.bookings.occupancy(unit.id, [r.id for r in pool], occs[0].starts_at,
+                                                 occs[-1].ends_at)
         series.customer_id = customer.id if customer else None
         await uow.series.add(series)
         preferred: Resource | None = None
