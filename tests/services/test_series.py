@@ -163,7 +163,10 @@ async def test_all_or_nothing_series_under_concurrent_single_holds(deps: Deps, p
     assert len(taken) == len({(r, s) for r, s, _ in taken})
     won = {round((b.starts_at - ny(TUESDAY, 20)) / timedelta(weeks=1)) for b in singles}
     if isinstance(out, SeriesConflicts):
-        assert {c.index for c in out.conflicts} == won and won
+        # Each week a single had taken when the series looked is reported; a single that was waiting for the
+        # series' locks may win its week once the series rolled back (it was free then: not a conflict).
+        reported = {c.index for c in out.conflicts}
+        assert reported and reported <= won
         assert all(c.alternatives for c in out.conflicts)
         assert len(taken) == len(singles)  # nothing of the series was written
         assert await pool.fetchval("SELECT count(*) FROM series WHERE unit_id = $1", v.unit_id) == 0
