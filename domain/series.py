@@ -190,8 +190,9 @@ class SeriesRepository(Protocol):
         """Mark the bookings as the series' occurrences at those indexes."""
         ...
 
-    async def booking_ids(self, series_id: UUID) -> list[UUID]:
-        """The ids of the series' bookings (every state, rescheduled ones too), by index then creation."""
+    async def bookings(self, series_id: UUID, lock: bool = False) -> list[Any]:
+        """The series' bookings (domain.bookings.Booking: every state, rescheduled ones too), by index then
+        creation; with `lock`, locked for change."""
         ...
 
     async def add_periods(self, unit_id: UUID, periods: list[Period], members: dict[UUID, list[UUID]]) -> None:

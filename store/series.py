@@ -6,9 +6,10 @@ import json
 from typing import Any
 from uuid import UUID
 
+from domain.bookings import Booking
 from domain.errors import NotFound
 from domain.series import Period, Series, SeriesMode, SeriesStatus
-from store.bookings import ConnGetter
+from store.bookings import BOOKING_COLUMNS, ConnGetter, booking_from_row
 
 SERIES_COLUMNS = """
     s.id, s.unit_id, s.customer_id, s.service_id, s.status, s.mode, s.channel, s.created_by, s.every_weeks,
@@ -38,8 +39,8 @@ FROM unnest($3::uuid[], $4::int[]) AS t(id, i)
 WHERE b.id = t.id AND b.unit_id = $2::uuid
 """
 
-_BOOKINGS = """
-SELECT id FROM bookings WHERE series_id = $1::uuid ORDER BY series_index, created_at, id
+_BOOKINGS = f"""
+SELECT {BOOKING_COLUMNS} FROM bookings b WHERE b.series_id = $1::uuid ORDER BY b.series_index, b.created_at, b.id
 """
 
 _ADD_PERIODS = """
@@ -116,10 +117,12 @@ class PgSeries:
         conn = await self._conn()
         await conn.execute(_LINK, series_id, unit_id, booking_ids, indexes)
 
-    async def booking_ids(self, series_id: UUID) -> list[UUID]:
-        """The ids of the series' bookings (every state, rescheduled ones too), by index then creation."""
+    async def bookings(self, series_id: UUID, lock: bool = False) -> list[Booking]:
+        """The series' bookings (every state, rescheduled ones too), by index then creation, in one read; with
+        `lock`, locked for change."""
         conn = await self._conn()
-        return [r["id"] for r in await conn.fetch(_BOOKINGS, series_id)]
+        return [booking_from_row(r) for r in await conn.fetch(_BOOKINGS + (" FOR UPDATE OF b" if lock else ""),
+                                                                series_id)]
 
     async def add_periods(self, unit_id: UUID, periods: list[Period], members: dict[UUID, list[UUID]]) -> None:
         """Insert the series' periods and point each period's bookings (`members`: period id → booking ids)."""

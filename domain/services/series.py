@@ -9,7 +9,7 @@ after the transaction (they read on their own unit of work).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from uuid import UUID, uuid5
@@ -46,7 +46,6 @@ from domain.series import (
 )
 from domain.services.alternatives import alternatives
 from domain.services.changes import check_release
-from domain.services.checks import utc_range
 from domain.services.deps import Deps, released
 from domain.services.holds import (
     BookingRequest,
@@ -55,6 +54,7 @@ from domain.services.holds import (
     _birth,
     _service,
     check_quantity,
+    checked_request,
     hold_type_for,
 )
 from domain.services.placing import expire_booking, place
@@ -92,16 +92,7 @@ def _single(cmd: SeriesCommand, o: Occurrence) -> HoldCommand | CounterCommand:
 async def hold_series(deps: Deps, cmd: SeriesCommand) -> SeriesOutcome:
     """Hold (or, at the counter, book) every occurrence of a series in one transaction (issue 23)."""
     now = deps.clock.now()
-    starts_at, ends_at = utc_range(cmd.starts_at, cmd.ends_at)
-    cmd = replace(cmd, starts_at=starts_at, ends_at=ends_at)
-    if cmd.quantity < 1:
-        raise InvalidInput("quantity", "quantity must be at least 1", code=ErrorCode.INVALID_QUANTITY)
-    if cmd.resource_ids is not None and not cmd.resource_ids:
-        raise InvalidInput("resourceIds", "give at least one resource, or none for any", code=ErrorCode.NO_RESOURCE)
-    if len(set(cmd.resource_ids or ())) != len(cmd.resource_ids or ()):
-        raise InvalidInput("resourceIds", "a resource is listed twice", code=ErrorCode.DUPLICATE_RESOURCE)
-    if not cmd.counter and cmd.customer is None:
-        raise InvalidInput("customer", "a hold needs the customer's CPF or phone", code=ErrorCode.CUSTOMER_REQUIRED)
+    cmd = checked_request(cmd, not cmd.counter)
     async with deps.uow() as uow:
         unit = await uow.units.get(cmd.unit_id)
         occs = occurrences(unit.tz, cmd.starts_at, cmd.ends_at, cmd.every_weeks, cmd.occurrences, cmd.until)
@@ -306,7 +297,7 @@ async def confirm_series(deps: Deps, cmd: ConfirmSeriesCommand) -> SeriesChange:
         series = await uow.series.get(cmd.series_id, lock=True)
         if series.status is not SeriesStatus.HELD:
             raise InvalidTransition(series.status.value, SeriesStatus.CONFIRMED.value, "confirm")
-        bookings = [await uow.bookings.get(b) for b in await uow.series.booking_ids(series.id)]
+        bookings = await uow.series.bookings(series.id, lock=True)
         held = [b for b in bookings if b.status is BookingStatus.HELD]
         if not held or any(b.is_lapsed(now) for b in held):
             for b in held:
@@ -344,7 +335,7 @@ async def series_bookings(deps: Deps, series_id: UUID) -> tuple[Series, list[Boo
     """A series and its occurrences' bookings (every state), by index."""
     async with deps.uow() as uow:
         series = await uow.series.get(series_id)
-        return series, [await uow.bookings.find(b) for b in await uow.series.booking_ids(series_id)]
+        return series, await uow.series.bookings(series_id)
 
 
 async def series_of(deps: Deps, booking_ids: list[UUID]) -> dict[UUID, UUID]:
@@ -369,7 +360,7 @@ async def cancel_series_from(deps: Deps, series_id: UUID, since: datetime, actor
     why = reason or f"series cancelled from {since.isoformat()}"
     async with deps.uow() as uow:
         series = await uow.series.get(series_id, lock=True)
-        bookings = [await uow.bookings.get(b) for b in await uow.series.booking_ids(series_id)]
+        bookings = await uow.series.bookings(series_id, lock=True)
         touched = []
         for b in bookings:
             if b.starts_at < since or b.status not in CHANGEABLE:
@@ -406,7 +397,7 @@ async def retime_series(deps: Deps, series_id: UUID, local_start: time, minutes:
         length = timedelta(minutes=minutes if minutes is not None else series.minutes)
         if length <= timedelta(0):
             raise InvalidInput("minutes", "minutes must be positive", code=ErrorCode.INVALID_DURATION)
-        olds = [b for b in [await uow.bookings.get(b) for b in await uow.series.booking_ids(series_id)]
+        olds = [b for b in await uow.series.bookings(series_id, lock=True)
                 if b.starts_at >= since and b.status in (BookingStatus.HELD, BookingStatus.CONFIRMED)
                 and not b.is_lapsed(now)]
         if not olds:
