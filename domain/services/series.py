@@ -144,7 +144,7 @@ async def hold_series(deps: Deps, cmd: SeriesCommand) -> SeriesOutcome:
                 continue
             tries = [clear] if cmd.resource_ids is not None else _order(clear, preferred, occupancy, o, now)
             booking = await _place_one(deps, uow, unit, cmd, series, o, tries, births[o.index], deadline,
-                                       customer, now)
+                                       customer, now, remind=not placed)
             if booking is None:
                 conflicts.append((o, clear))
                 continue
@@ -217,8 +217,9 @@ def _order(clear: list[Resource], preferred: Resource | None, occupancy: list[Oc
 
 async def _place_one(deps: Deps, uow: UnitOfWork, unit: Unit, cmd: SeriesCommand, series: Series, o: Occurrence,
                      tries: list[list[Resource]], birth: Any, deadline: datetime | None, customer: Customer | None,
-                     now: datetime) -> Booking | None:
-    """Place one occurrence on the first of `tries` that is free (savepoints: a SlotTaken undoes only itself)."""
+                     now: datetime, remind: bool) -> Booking | None:
+    """Place one occurrence on the first of `tries` that is free (savepoints: a SlotTaken undoes only itself).
+    Only the first occurrence placed carries the hold's reminder (`remind`): one hold, one reminder."""
     details = {"customer_id": customer.id if customer else None, "service_id": cmd.service_id,
                "hold_type": birth.hold_type, "channel": cmd.channel}
     for picked in tries:
@@ -228,7 +229,8 @@ async def _place_one(deps: Deps, uow: UnitOfWork, unit: Unit, cmd: SeriesCommand
         else:
             assert deadline is not None
             booking = Booking.held(deps.new_id(), unit.id, allocations, now, cmd.actor, deadline,
-                                   remind_at=reminder_at(unit.params, now, deadline) if birth.reminds else None,
+                                   remind_at=reminder_at(unit.params, now, deadline) if birth.reminds and remind
+                                   else None,
                                    **details)
         booking.series_id, booking.series_index = series.id, o.index
         pooled = {r.id: slot_starts(unit, r, o.starts_at, o.ends_at) for r in picked if r.kind is ResourceKind.POOLED}

@@ -239,3 +239,23 @@ async def test_a_series_is_one_open_hold_and_expires_once(deps: Deps, pool: asyn
     again = await hold(deps, HoldCommand(v.unit_id, ny(d, 10), ny(d, 11), (v.resource_ids["Campo 2"],),
                                          customer=customer(who), channel="web"))
     assert again.booking.status is S.HELD  # one expiration so far: no cooldown (it starts at 2)
+
+
+async def test_a_series_change_is_told_once_not_once_a_week(deps: Deps, pool: asyncpg.Pool, clock: Any) -> None:
+    from tests.services.test_notifications import deliveries, relay_pass
+
+    v = await ny_arena(pool, fields=1)
+    out = await hold_series(deps, weekly(v, "Campo 1", 5))
+    assert [b.remind_at is not None for b in out.bookings] == [True, False, False, False, False]  # one reminder
+    clock.advance(seconds=1)
+    await confirm_series(deps, ConfirmSeriesCommand(out.series.id, channel="web"))
+    clock.advance(seconds=1)
+    await cancel_series_from(deps, out.series.id, ny(TUESDAY + timedelta(weeks=3), 0), "customer")
+    clock.advance(seconds=1)
+    await cancel(deps, ChangeCommand(out.bookings[0].id, actor="customer"))  # one occurrence: its own notice
+    await relay_pass(pool, v.unit_id, clock.now())
+    told = [(d["kind"], d["booking_id"]) for d in await deliveries(pool, v.unit_id)
+            if d["audience"] == "customer" and d["channel"] == "in_app"]
+    first, fourth = out.bookings[0].id, out.bookings[3].id
+    assert sorted(told, key=str) == sorted([("created", first), ("confirmed", first), ("cancelled", fourth),
+                                            ("cancelled", first)], key=str), told
