@@ -110,7 +110,8 @@ async def hold_series(deps: Deps, cmd: SeriesCommand) -> SeriesOutcome:
                            code=ErrorCode.NO_OCCURRENCES)
     deadline = min((b.deadline for b in births.values() if b.deadline is not None), default=None)
     series = Series(
-        id=deps.new_id(), unit_id=unit.id, status=SeriesStatus.CONFIRMED if cmd.counter else SeriesStatus.HELD,
+        id=deps.new_id(), unit_id=unit.id,
+        status=SeriesStatus.CONFIRMED if all(b.confirmed for b in births.values()) else SeriesStatus.HELD,
         mode=cmd.mode, every_weeks=cmd.every_weeks, local_start=cmd.starts_at.astimezone(unit.tz).time(),
         minutes=int((cmd.ends_at - cmd.starts_at).total_seconds() // 60),
         first_day=cmd.starts_at.astimezone(unit.tz).date(), channel=cmd.channel, created_by=cmd.actor,
@@ -153,7 +154,7 @@ async def hold_series(deps: Deps, cmd: SeriesCommand) -> SeriesOutcome:
                 preferred = next(r for r in clear if r.id == booking.allocations[0].resource_id)
         if placed and not (conflicts and cmd.mode is SeriesMode.ALL_OR_NOTHING):
             await uow.series.link(series.id, unit.id, [b.id for b in placed], [b.series_index or 0 for b in placed])
-            if cmd.counter:
+            if series.status is SeriesStatus.CONFIRMED:  # the counter (or a type born sold): no acceptance
                 await _add_periods(uow, unit, series, placed, now)
             await uow.commit()
     reported = [await _conflict(deps, unit, cmd, o, rs, now) for o, rs in conflicts]
