@@ -136,7 +136,12 @@ def occurrences(tz: ZoneInfo, starts_at: datetime, ends_at: datetime, every_week
                            code=ErrorCode.TOO_MANY_OCCURRENCES)
     if ends_at <= starts_at:
         raise InvalidInput("endsAt", "endsAt must be after startsAt", code=ErrorCode.INVALID_RANGE)
+    if ends_at - starts_at >= timedelta(weeks=every_weeks):
+        raise InvalidInput("endsAt", "an occurrence must end before the next one starts",
+                           code=ErrorCode.RANGE_TOO_LONG)
     first, last = starts_at.astimezone(tz), ends_at.astimezone(tz)
+    if first.date() > date.max - timedelta(weeks=every_weeks * MAX_OCCURRENCES + 1):
+        raise InvalidInput("startsAt", "startsAt is out of range", code=ErrorCode.DATETIME_OUT_OF_RANGE)
     if until is not None and until < first.date():
         raise InvalidInput("until", "until is before the first occurrence", code=ErrorCode.NO_OCCURRENCES)
     span_days = (last.date() - first.date()).days

@@ -259,3 +259,12 @@ async def test_a_series_change_is_told_once_not_once_a_week(deps: Deps, pool: as
     first, fourth = out.bookings[0].id, out.bookings[3].id
     assert sorted(told, key=str) == sorted([("created", first), ("confirmed", first), ("cancelled", fourth),
                                             ("cancelled", first)], key=str), told
+
+
+def test_occurrences_refuse_overlapping_or_out_of_range_series() -> None:
+    for starts, ends, code in ((ny(TUESDAY, 20), ny(TUESDAY, 20) + timedelta(weeks=1), "range_too_long"),
+                               (datetime(9999, 12, 1, 20, tzinfo=UTC), datetime(9999, 12, 1, 21, tzinfo=UTC),
+                                "datetime_out_of_range")):
+        with pytest.raises(InvalidInput) as e:
+            occurrences(NEW_YORK, starts, ends, 1, 3)
+        assert e.value.code == code
