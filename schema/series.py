@@ -272,5 +272,5 @@ SeriesChangeResult = Annotated[
     SeriesChangePayload | SeriesConflicts | InvalidTransition | InvalidInput | NotFound | Busy,
     strawberry.union("SeriesChangeResult", description=(
         "What confirmSeries, cancelSeriesFrom and retimeSeries answer: SeriesChangePayload, or the refusal."))]
-SeriesResult = Annotated[Series | NotFound, strawberry.union("SeriesResult", description=(
-    "What series answers: Series, or NotFound."))]
+SeriesResult = Annotated[Series | NotFound | InvalidInput, strawberry.union("SeriesResult", description=(
+    "What series answers: Series, or the refusal (an Error) that stopped it."))]
