@@ -118,6 +118,8 @@ class SeriesOutcome:
     """The occurrences' bookings (domain.bookings.Booking), in order."""
     skipped: list[Skipped] = field(default_factory=list)
     conflicts: list[OccurrenceConflict] = field(default_factory=list)
+    replayed: bool = False
+    """An idempotency key answered: the series as it is now (its skipped and conflicts are not kept)."""
 
 
 def occurrences(tz: ZoneInfo, starts_at: datetime, ends_at: datetime, every_weeks: int = 1,

@@ -17,7 +17,7 @@ from domain.series import SeriesStatus
 from domain.services import series as use
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_series, authorize_unit, customer_for, limit_holds
-from schema.args import OptionalReasonArg
+from schema.args import IdempotencyKeyArg, OptionalReasonArg
 from schema.bookings import Booking
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.ids import Kind
@@ -37,7 +37,8 @@ from schema.series import OccurrenceConflict as OccurrenceConflictType
 SeriesIdArg = Annotated[strawberry.ID, strawberry.argument(description="The series.")]
 
 
-def _command(info: Info, i: SeriesInput | CounterSeriesInput, counter: bool) -> use.SeriesCommand:
+def _command(info: Info, i: SeriesInput | CounterSeriesInput, counter: bool, key: str | None
+             ) -> use.SeriesCommand:
     principal = info.context.principal
     channel = "counter" if counter else getattr(i, "channel", "api")
     if not counter and channel == "counter":
@@ -52,18 +53,19 @@ def _command(info: Info, i: SeriesInput | CounterSeriesInput, counter: bool) -> 
         hold_type=getattr(i, "hold_type", None), channel=channel, actor="staff" if counter else principal.actor,
         placed_by=principal.releaser, every_weeks=i.every_weeks, occurrences=i.occurrences, until=i.until,
         group_id=parse_id(i.group_id, "groupId", Kind.RESOURCE_GROUP) if i.group_id else None, mode=i.mode,
-        counter=counter)
+        counter=counter, idempotency_key=info.context.idempotency_key(key))
 
 
-async def _ask(info: Info, i: SeriesInput | CounterSeriesInput, counter: bool) -> SeriesPayload:
-    cmd = _command(info, i, counter)
+async def _ask(info: Info, i: SeriesInput | CounterSeriesInput, counter: bool, key: str | None) -> SeriesPayload:
+    cmd = _command(info, i, counter, key)
     await authorize_unit(info.context, cmd.unit_id, Action.COUNTER if counter else Action.BOOK)
     await limit_holds(info, None if counter else cmd.customer)  # a series is one hold
     out = await use.hold_series(info.context.deps, cmd)
     return SeriesPayload(series=Series.from_domain(out.series, out.bookings, info.context.deps.clock.now()),
                          bookings=[Booking.from_domain(b) for b in out.bookings],
                          skipped=[SkippedOccurrence.from_domain(s) for s in out.skipped],
-                         conflicts=[OccurrenceConflictType.from_domain(c) for c in out.conflicts])
+                         conflicts=[OccurrenceConflictType.from_domain(c) for c in out.conflicts],
+                         replayed=out.replayed)
 
 
 async def _changed(info: Info, change: use.SeriesChange) -> SeriesChangePayload:
@@ -121,14 +123,16 @@ class SeriesMutation:
                          "Closed days and blocks are skipped. Customers hold for themselves; staff and integrators "
                          "with 'book' for anyone. Accept it with confirmSeries.")
     async def hold_series(self, info: Info, input: Annotated[SeriesInput, strawberry.argument(
-            description="The series to hold, for whom.")]) -> HoldSeriesResult:
-        return await _ask(info, input, False)
+            description="The series to hold, for whom.")], idempotency_key: IdempotencyKeyArg = None
+    ) -> HoldSeriesResult:
+        return await _ask(info, input, False, idempotency_key)
 
     @strawberry.mutation(description="Staff: book a series at the counter: every occurrence confirmed at once, no "
                          "payment (SPEC §11), in one transaction.")
     async def counter_series(self, info: Info, input: Annotated[CounterSeriesInput, strawberry.argument(
-            description="The series to book, for whom.")]) -> HoldSeriesResult:
-        return await _ask(info, input, True)
+            description="The series to book, for whom.")], idempotency_key: IdempotencyKeyArg = None
+    ) -> HoldSeriesResult:
+        return await _ask(info, input, True, idempotency_key)
 
     @strawberry.mutation(description="Accept a held series once: the cancellation policy and each occurrence's "
                          "price (see Series.quote); its occurrences are confirmed. Customers accept their own.")

@@ -23,6 +23,8 @@ from schema.errors import (
     Error,
     HoldCeilingReached,
     HoldLimitReached,
+    IdempotencyInProgress,
+    IdempotencyKeyReused,
     InvalidInput,
     InvalidTransition,
     NotFound,
@@ -211,6 +213,9 @@ class SeriesPayload:
     skipped: list[SkippedOccurrence] = strawberry.field(description="Occurrences left out: closed days, blocks.")
     conflicts: list[OccurrenceConflict] = strawberry.field(description="FREE_ONLY: the taken occurrences, with "
                                                            "their nearest free options; empty otherwise.")
+    replayed: bool = strawberry.field(default=False, description="True when an earlier request with the same "
+                                      "idempotency key held the series: it is answered as it is now (bookings: "
+                                      "every occurrence's; skipped and conflicts empty).")
 
 
 @strawberry.type(description="A series after a change, with the occurrences' bookings the change made or touched.")
@@ -264,8 +269,8 @@ class CounterSeriesInput:
 
 
 HoldSeriesResult = Annotated[
-    SeriesPayload | SeriesConflicts | InvalidInput | NotFound | Busy | HoldLimitReached | CooldownActive
-    | HoldCeilingReached | CustomerBlacklisted,
+    SeriesPayload | SeriesConflicts | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress | Busy
+    | HoldLimitReached | CooldownActive | HoldCeilingReached | CustomerBlacklisted,
     strawberry.union("HoldSeriesResult", description=(
         "What holdSeries and counterSeries answer: SeriesPayload, or the refusal (an Error) that stopped it."))]
 SeriesChangeResult = Annotated[

@@ -9,7 +9,7 @@ after the transaction (they read on their own unit of work).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from uuid import UUID, uuid5
@@ -46,6 +46,7 @@ from domain.series import (
 )
 from domain.services.alternatives import alternatives
 from domain.services.changes import check_release
+from domain.services.checks import check_key
 from domain.services.deps import Deps, released
 from domain.services.holds import (
     BookingRequest,
@@ -57,6 +58,7 @@ from domain.services.holds import (
     checked_request,
     hold_type_for,
 )
+from domain.services.idempotency import claim
 from domain.services.placing import expire_booking, place
 from domain.units import Resource, ResourceKind, Unit
 
@@ -92,6 +94,7 @@ def _single(cmd: SeriesCommand, o: Occurrence) -> HoldCommand | CounterCommand:
 async def hold_series(deps: Deps, cmd: SeriesCommand) -> SeriesOutcome:
     """Hold (or, at the counter, book) every occurrence of a series in one transaction (issue 23)."""
     now = deps.clock.now()
+    check_key(cmd.idempotency_key)
     cmd = checked_request(cmd, not cmd.counter)
     async with deps.uow() as uow:
         unit = await uow.units.get(cmd.unit_id)
@@ -121,7 +124,13 @@ async def hold_series(deps: Deps, cmd: SeriesCommand) -> SeriesOutcome:
     skipped: list[Skipped] = []
     conflicts: list[tuple[Occurrence, list[Resource]]] = []
     placed: list[Booking] = []
+    operation = "counterSeries" if cmd.counter else "holdSeries"
+    request = replace(cmd, resource_ids=tuple(sorted(cmd.resource_ids, key=str))) if cmd.resource_ids else cmd
     async with deps.uow() as uow:
+        stored = await claim(uow, unit.id, cmd.idempotency_key, operation, request, now)
+        if stored is not None:  # a retry of a series that was held: the series as it is now
+            again = await uow.series.get(UUID(str(stored["series_id"])))
+            return SeriesOutcome(again, await uow.series.bookings(again.id), replayed=True)
         # The customer's lock first, then the resources' (the order a single hold takes them in: no deadlock).
         customer: Customer | None = None
         if capacity is not None and cmd.customer is not None:  # a self-service series: RN-HLD-05, as ONE hold
@@ -156,6 +165,8 @@ async def hold_series(deps: Deps, cmd: SeriesCommand) -> SeriesOutcome:
             await uow.series.link(series.id, unit.id, [b.id for b in placed], [b.series_index or 0 for b in placed])
             if series.status is SeriesStatus.CONFIRMED:  # the counter (or a type born sold): no acceptance
                 await _add_periods(uow, unit, series, placed, now)
+            if cmd.idempotency_key:
+                await uow.idempotency.complete(unit.id, cmd.idempotency_key, {"series_id": str(series.id)})
             await uow.commit()
     reported = [await _conflict(deps, unit, cmd, o, rs, now) for o, rs in conflicts]
     if not placed or (conflicts and cmd.mode is SeriesMode.ALL_OR_NOTHING):

@@ -211,3 +211,18 @@ async def test_counter_series_every_other_week_until_a_date(world: World) -> Non
     starts = [b["startsAt"] for b in got["bookings"]]
     assert len(starts) == 3 and {b["status"] for b in got["bookings"]} == {"CONFIRMED"}
     assert [datetime.fromisoformat(s) for s in starts] == [at(8, 9) + timedelta(weeks=2 * k) for k in range(3)]
+
+
+async def test_a_retried_series_is_held_once(world: World) -> None:
+    w = world
+    i = _series_input(w, 11, 3, "Campo 4")
+    first = (await w.post("a", "mutation($i: SeriesInput!, $k: String) { holdSeries(input: $i, idempotencyKey: $k) "
+                               "{ ... on SeriesPayload { series { id } replayed } } }", {"i": i, "k": "season-1"}))
+    again = (await w.post("a", "mutation($i: SeriesInput!, $k: String) { holdSeries(input: $i, idempotencyKey: $k) "
+                               "{ ... on SeriesPayload { series { id } replayed } } }", {"i": i, "k": "season-1"}))
+    assert first["data"]["holdSeries"]["replayed"] is False and again["data"]["holdSeries"]["replayed"] is True
+    assert again["data"]["holdSeries"]["series"]["id"] == first["data"]["holdSeries"]["series"]["id"]
+    other = (await w.post("a", "mutation($i: SeriesInput!, $k: String) { holdSeries(input: $i, idempotencyKey: $k) "
+                               "{ __typename ... on Error { code } } }",
+                          {"i": {**i, "occurrences": 2}, "k": "season-1"}))["data"]["holdSeries"]
+    assert other == {"__typename": "IdempotencyKeyReused", "code": "idempotency_key_reused"}
