@@ -3,6 +3,7 @@ conflicts as typed answers, one acceptance with prices per occurrence, the grid'
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from store.uow import PgUnitOfWork
 from tests.api.conftest import system_token
 from tests.api.test_access import _footprint, _sign_in
 from tests.conftest import MutableClock
-from tests.venues import arena, at
+from tests.venues import arena, at, cpf
 
 HOLD_SERIES = """mutation($i: SeriesInput!) { holdSeries(input: $i) { __typename
   ... on SeriesPayload { series { id status everyWeeks localStart occurrences { id seriesIndex status } }
@@ -226,3 +227,30 @@ async def test_a_retried_series_is_held_once(world: World) -> None:
                                "{ __typename ... on Error { code } } }",
                           {"i": {**i, "occurrences": 2}, "k": "season-1"}))["data"]["holdSeries"]
     assert other == {"__typename": "IdempotencyKeyReused", "code": "idempotency_key_reused"}
+
+
+async def test_a_free_only_series_races_single_holds_over_http(world: World) -> None:
+    w = world
+    field = str(w.fields["Campo 2"])
+    hold = ("mutation($i: HoldInput!) { hold(input: $i) { __typename ... on BookingPayload { booking { id "
+            "startsAt } } } }")
+
+    def single(week: int, n: int) -> Any:
+        s = at(8, 18) + timedelta(weeks=week)
+        return w.post("operator", hold, {"i": {"unitId": str(w.unit), "resourceIds": [field], "startsAt": s.isoformat(),
+                                               "endsAt": (s + timedelta(hours=1)).isoformat(),
+                                               "customer": {"cpf": cpf(700_000 + 10 * week + n)}}})
+
+    series = w.post("a", HOLD_SERIES, {"i": {**_series_input(w, 8, 4, "Campo 2", mode="FREE_ONLY"),
+                                             "startsAt": at(8, 18).isoformat(), "endsAt": at(8, 19).isoformat()}})
+    found = await asyncio.gather(series, *(single(week, n) for week in (1, 3) for n in range(3)))
+    got = found[0]["data"]["holdSeries"]
+    won = {round((datetime.fromisoformat(r["data"]["hold"]["booking"]["startsAt"]) - at(8, 18))
+                 / timedelta(weeks=1)) for r in found[1:] if r["data"]["hold"]["__typename"] == "BookingPayload"}
+    assert sum(1 for r in found[1:] if r["data"]["hold"]["__typename"] == "BookingPayload") == len(won)
+    assert got["__typename"] == "SeriesPayload", got
+    assert {c["index"] for c in got["conflicts"]} == won
+    assert {b["seriesIndex"] for b in got["bookings"]} == {0, 1, 2, 3} - won
+    taken = await w.pool.fetch("SELECT lower(during) AS s FROM allocations WHERE unit_id = $1 AND resource_id = $2 "
+                               "AND occupies", w.unit, w.fields["Campo 2"])
+    assert len(taken) == 4 == len({r["s"] for r in taken})  # every week once, never twice
