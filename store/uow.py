@@ -25,6 +25,7 @@ from store.outbox import PgEvents
 from store.payments import PgPayments
 from store.queue import PgQueue
 from store.seatmaps import PgSeatMaps
+from store.series import PgSeries
 from store.setup import PgSetup
 from store.staff_tokens import PgStaffTokens
 from store.unit_settings import PgUnitSettings
@@ -77,6 +78,7 @@ class PgUnitOfWork:
         self.antifraud = PgAntifraud(self._connection)
         self.seatmaps = PgSeatMaps(self._connection)
         self.venue_log = PgVenueLog(self._connection)
+        self.series = PgSeries(self._connection)
         self.unit_settings = PgUnitSettings(self._connection)
         self.layout = PgLayout(self._connection)
         self.manual_payments = PgManualPayments(self._connection)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 from uuid import UUID
 
 from domain import fraud
@@ -34,6 +34,7 @@ from domain.services.placing import place
 from domain.units import OpeningWindow, Resource, ResourceKind, Unit
 
 BeforeInsert = Callable[[UnitOfWork, Booking], Awaitable[None]]
+R = TypeVar("R", bound="BookingRequest")
 
 
 @dataclass(frozen=True)
@@ -148,18 +149,8 @@ def _on_seats(cmd: BookingRequest) -> bool:
 async def _book(deps: Deps, cmd: BookingRequest, before_insert: BeforeInsert | None = None,
                 replacing: UUID | None = None) -> BookingResult:
     now = deps.clock.now()
-    starts_at, ends_at = utc_range(cmd.starts_at, cmd.ends_at)
     check_key(cmd.idempotency_key)
-    cmd = replace(cmd, starts_at=starts_at, ends_at=ends_at)
-    if cmd.quantity < 1:
-        raise InvalidInput("quantity", "quantity must be at least 1", code=ErrorCode.INVALID_QUANTITY)
-    if cmd.resource_ids is not None and not cmd.resource_ids:
-        raise InvalidInput("resourceIds", "give at least one resource, or none for any", code=ErrorCode.NO_RESOURCE)
-    if len(set(cmd.resource_ids or ())) != len(cmd.resource_ids or ()):
-        raise InvalidInput("resourceIds", "a resource is listed twice", code=ErrorCode.DUPLICATE_RESOURCE)
-    if (isinstance(cmd, HoldCommand | SeatHoldCommand) and cmd.customer is None
-            and cmd.placed_by is not Releaser.ADMIN):
-        raise InvalidInput("customer", "a hold needs the customer's CPF or phone", code=ErrorCode.CUSTOMER_REQUIRED)
+    cmd = checked_request(cmd, isinstance(cmd, HoldCommand | SeatHoldCommand))
     async with deps.uow() as uow:
         unit = await uow.units.get(cmd.unit_id)
         if isinstance(cmd, HoldCommand | SeatHoldCommand):
@@ -192,6 +183,22 @@ async def _book(deps: Deps, cmd: BookingRequest, before_insert: BeforeInsert | N
     taken.alternatives = await alternatives(deps, unit, wanted, cmd.starts_at, cmd.ends_at, cmd.quantity, now,
                                             counter)
     raise taken
+
+
+def checked_request(cmd: R, holding: bool) -> R:
+    """The request with its range in UTC, refused when its range, quantity or resources are malformed, or (when
+    `holding`: a hold, not a sale or the counter) it names no customer and staff do not place it."""
+    starts_at, ends_at = utc_range(cmd.starts_at, cmd.ends_at)
+    cmd = replace(cmd, starts_at=starts_at, ends_at=ends_at)
+    if cmd.quantity < 1:
+        raise InvalidInput("quantity", "quantity must be at least 1", code=ErrorCode.INVALID_QUANTITY)
+    if cmd.resource_ids is not None and not cmd.resource_ids:
+        raise InvalidInput("resourceIds", "give at least one resource, or none for any", code=ErrorCode.NO_RESOURCE)
+    if len(set(cmd.resource_ids or ())) != len(cmd.resource_ids or ()):
+        raise InvalidInput("resourceIds", "a resource is listed twice", code=ErrorCode.DUPLICATE_RESOURCE)
+    if holding and cmd.customer is None and cmd.placed_by is not Releaser.ADMIN:
+        raise InvalidInput("customer", "a hold needs the customer's CPF or phone", code=ErrorCode.CUSTOMER_REQUIRED)
+    return cmd
 
 
 async def _service(uow: UnitOfWork, unit: Unit, cmd: BookingRequest) -> Service | None:
