@@ -25,6 +25,7 @@ from domain.errors import ErrorCode, InvalidInput, NotFound, SeatConflict, Seats
 from domain.events import SeatsBlockChanged, SlotSpan
 from domain.hold_types import Releaser, SeatState
 from domain.services import (
+    BestSeats,
     BookingResult,
     Deps,
     SaleCommand,
@@ -40,6 +41,11 @@ from domain.services import (
 
 MAX_SEATS_PER_MAP = 5000
 MAX_SEATS_PER_OPERATION = 500
+MAX_BEST_SEATS = 20
+"""At most this many seats in one best-available lock."""
+LOCK_BEST_TRIES = 3
+"""A best-available lock races only chosen-seat locks (other best-available ones wait for the event's lock): a seat
+taken that way between the choice and the insert makes it choose again, this many times in all."""
 MAX_EVENT_DAYS = 14
 LABEL_MAX = 20
 
@@ -126,6 +132,16 @@ class SeatMapRepository(Protocol):
     async def remove_blocks(self, event: SeatEvent, seat_ids: list[UUID], now: datetime) -> int: ...
 
     async def events_of(self, unit_id: UUID) -> list[SeatEvent]: ...
+
+    async def lock_event(self, unit_id: UUID, event_id: UUID) -> None:
+        """Take the event's lock until the transaction ends (best-available choices of one event, one at a time)."""
+        ...
+
+    async def best_free(self, unit_id: UUID, best: BestSeats, starts_at: datetime, ends_at: datetime,
+                        now: datetime) -> list[UUID]:
+        """Up to `best.count` free seats of the map over the event, best first (see `best_seats`); fewer when not
+        that many are free (side by side in one row when `best.together`). Read after `lock_event`."""
+        ...
 
 
 # --- configuration -------------------------------------------------------------------------------------------
@@ -340,6 +356,61 @@ async def lock_seats(deps: Deps, cmd: SeatCommand) -> BookingResult:
         return await hold_seats(deps, hold_cmd)
     except SlotTaken:
         raise await _taken(deps, cmd, SeatState.ACTIVE, "lock") from None
+
+
+@dataclass(frozen=True)
+class BestSeatsCommand:
+    """Lock the best free seats of an event: `count` of them (of a section, of a row), side by side in one row
+    when `together`. Best = first in the map's display order (the order its sections, rows and seats were drawn
+    in); side by side = consecutive seats of a row, all free."""
+
+    event_id: UUID
+    count: int
+    section: str | None = None
+    row: str | None = None
+    together: bool = True
+    actor: str = "staff"
+    placed_by: Releaser | None = None
+    hold_type: str | None = None
+    customer: CustomerIdentity | None = None
+    channel: str = "api"
+    idempotency_key: str | None = None
+
+
+async def lock_best_seats(deps: Deps, cmd: BestSeatsCommand) -> BookingResult:
+    """ACTIVE → LOCKED on the best free seats, chosen and locked in one transaction under the event's lock (two
+    buyers of the best seats never get the same ones, nor wait for each other's refusal): one booking for all of
+    them, or SeatsUnavailable when not that many are free (together, in that section or row)."""
+    if not 1 <= cmd.count <= MAX_BEST_SEATS:
+        raise InvalidInput("count", f"ask for 1 to {MAX_BEST_SEATS} seats", code=ErrorCode.TOO_MANY_SEATS
+                           if cmd.count > MAX_BEST_SEATS else ErrorCode.NO_SEAT)
+    section = _text(cmd.section, "section", "a section's name", 60) if cmd.section is not None else None
+    row = _text(cmd.row, "row", "a row's label", LABEL_MAX) if cmd.row is not None else None
+    async with deps.uow() as uow:
+        event = await uow.seatmaps.event(cmd.event_id)
+        seat_map = await uow.seatmaps.seat_map(event.seat_map_id)
+    if section is not None and all(s.section != section for s in seat_map.seats):
+        raise NotFound("section", section, field="section")
+    if row is not None and all(s.row != row for s in seat_map.seats if section is None or s.section == section):
+        raise NotFound("row", row, field="row")
+    best = BestSeats(event.id, seat_map.id, cmd.count, section, row, cmd.together and cmd.count > 1)
+    hold_cmd = SeatHoldCommand(event.unit_id, event.starts_at, event.ends_at, None, customer=cmd.customer,
+                               hold_type=cmd.hold_type, channel=cmd.channel, actor=cmd.actor,
+                               idempotency_key=cmd.idempotency_key, placed_by=cmd.placed_by, until=event.starts_at,
+                               best=best)
+    if (again := await replayed(deps, hold_cmd)) is not None:
+        return again
+    _open(event, deps.clock.now())
+    for _ in range(LOCK_BEST_TRIES - 1):
+        try:
+            return await hold_seats(deps, hold_cmd)
+        except SlotTaken:
+            continue  # a chosen-seat lock took one of them after the choice: choose again
+    try:
+        return await hold_seats(deps, hold_cmd)
+    except SlotTaken:
+        raise SeatsUnavailable("cannot lock: the best seats kept being taken meanwhile; nothing was changed",
+                               []) from None
 
 
 async def sell_seats(deps: Deps, cmd: SeatCommand) -> list[Booking]:

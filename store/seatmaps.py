@@ -11,6 +11,7 @@ from asyncpg import Range
 
 from domain.errors import ErrorCode, InvalidInput, NotFound, SlotTaken
 from domain.seatmaps import Occupant, Seat, SeatEvent, SeatMap
+from domain.services import BestSeats
 from store.bookings import ConnGetter
 
 _OCCUPANTS = """
@@ -20,6 +21,42 @@ WHERE s.unit_id = $1::uuid AND s.seat_map_id = $2::uuid
   AND a.during && tstzrange($3::timestamptz, $4::timestamptz)
   AND (a.occupies OR a.status = 'completed')
 ORDER BY a.occupies, lower(a.during)
+"""
+
+EVENT_LOCK_SPACE = 5_107_006
+"""The first key of the two-key advisory lock of a seat event (best-available choices); customers use 5_107_005,
+resources one-key locks (another space)."""
+
+_LOCK_EVENT = f"SELECT pg_advisory_xact_lock({EVENT_LOCK_SPACE}, hashtext($1::uuid::text))"
+
+# The free seats of the map ($1 unit, $2 map, $3/$4 the event's range, $5 section, $6 row, $7 now): nothing occupies
+# them over the event but lapsed holds (SPEC guarantee 5, as `seat_state` says). $8 seats wanted; $9 side by side:
+# the first run of that many consecutive free seats of one row (gaps and islands on `sort`), else the first free
+# ones in display order.
+_BEST_FREE = """
+WITH taken AS MATERIALIZED (
+    SELECT DISTINCT a.resource_id
+    FROM allocations a
+    WHERE a.unit_id = $1::uuid AND a.during && tstzrange($3::timestamptz, $4::timestamptz)
+      AND (a.occupies OR a.status = 'completed')
+      AND NOT (a.status IN ('held', 'pending_payment', 'verifying') AND a.hold_expires_at <= $7::timestamptz)
+), free AS (
+    SELECT s.resource_id, s.section, s.row_label, s.sort,
+           s.sort - row_number() OVER (PARTITION BY s.section, s.row_label ORDER BY s.sort) AS island
+    FROM seats s
+    WHERE s.unit_id = $1::uuid AND s.seat_map_id = $2::uuid
+      AND ($5::text IS NULL OR s.section = $5::text) AND ($6::text IS NULL OR s.row_label = $6::text)
+      AND NOT EXISTS (SELECT 1 FROM taken t WHERE t.resource_id = s.resource_id)
+), runs AS (
+    SELECT resource_id, sort,
+           count(*) OVER w AS len, row_number() OVER (w ORDER BY sort) AS k, min(sort) OVER w AS first
+    FROM free
+    WINDOW w AS (PARTITION BY section, row_label, island)
+)
+SELECT resource_id FROM runs
+WHERE NOT $9::bool OR (len >= $8::int AND k <= $8::int)
+ORDER BY CASE WHEN $9::bool THEN first ELSE sort END, sort
+LIMIT $8::int
 """
 
 _maps: dict[UUID, SeatMap] = {}
@@ -101,6 +138,17 @@ class PgSeatMaps:
                                 "ORDER BY lower(during), name LIMIT 500", unit_id)
         return [SeatEvent(r["id"], r["unit_id"], r["seat_map_id"], r["name"], r["during"].lower, r["during"].upper)
                 for r in rows]
+
+    async def lock_event(self, unit_id: UUID, event_id: UUID) -> None:
+        conn = await self._conn()
+        await conn.execute(_LOCK_EVENT, event_id)
+
+    async def best_free(self, unit_id: UUID, best: BestSeats, starts_at: datetime, ends_at: datetime,
+                        now: datetime) -> list[UUID]:
+        conn = await self._conn()
+        rows = await conn.fetch(_BEST_FREE, unit_id, best.seat_map_id, starts_at, ends_at, best.section, best.row,
+                                now, best.count, best.together)
+        return [r["resource_id"] for r in rows]
 
     async def occupants(self, event: SeatEvent) -> dict[UUID, Occupant]:
         conn = await self._conn()

@@ -21,7 +21,15 @@ from domain import fraud
 from domain.availability import bookable_slots, check_on_grid, slot_starts
 from domain.bookings import LOCKED, Allocation, Booking
 from domain.customers import Customer, CustomerIdentity
-from domain.errors import ErrorCode, HoldCeilingReached, InvalidInput, NotFound, SlotHeld, SlotTaken
+from domain.errors import (
+    ErrorCode,
+    HoldCeilingReached,
+    InvalidInput,
+    NotFound,
+    SeatsUnavailable,
+    SlotHeld,
+    SlotTaken,
+)
 from domain.hold_types import HoldType, Releaser, SeatState
 from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import UnitOfWork
@@ -70,12 +78,27 @@ class CounterCommand(BookingRequest):
     OPERATION: ClassVar[str] = "counterBooking"
 
 
+@dataclass(frozen=True)
+class BestSeats:
+    """The best free seats of an event, chosen in the hold's transaction under the event's lock (seed 004's "best
+    available"): `count` seats of the map (of a section, of a row), side by side in one row when `together`."""
+
+    event_id: UUID
+    seat_map_id: UUID
+    count: int
+    section: str | None = None
+    row: str | None = None
+    together: bool = True
+
+
 @dataclass(frozen=True, kw_only=True)
 class SeatHoldCommand(BookingRequest):
-    """Hold seats of an event: no grid or advance checks; held until `until` (the event's start) at the latest."""
+    """Hold seats of an event: no grid or advance checks; held until `until` (the event's start) at the latest.
+    With `best` (and no resource_ids) the seats are chosen under the event's lock, in the same transaction."""
 
     OPERATION: ClassVar[str] = "lockSeats"
     until: datetime
+    best: BestSeats | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,7 +188,8 @@ async def _book(deps: Deps, cmd: BookingRequest, before_insert: BeforeInsert | N
         if isinstance(cmd, HoldCommand | SeatHoldCommand):
             hold_type_for(unit, cmd)  # an unknown or misused hold type is refused before anything else
         service = await _service(uow, unit, cmd)
-        candidates = await _candidates(deps, uow, unit, cmd, now, service)
+        best = isinstance(cmd, SeatHoldCommand) and cmd.best is not None
+        candidates: list[list[Resource]] = [[]] if best else await _candidates(deps, uow, unit, cmd, now, service)
         # A self-service hold is checked against RN-HLD-05, whose ceiling needs the size of the unit's grid.
         guarded = (isinstance(cmd, HoldCommand) and cmd.customer is not None
                    and fraud.is_self_service(cmd.channel))
@@ -344,6 +368,8 @@ async def _book_on(
                 await before_insert(uow, booking)
             return booking
 
+        if isinstance(cmd, SeatHoldCommand) and cmd.best is not None:  # chosen now, under the event's lock
+            allocations = [Allocation(s, cmd.starts_at, cmd.ends_at) for s in await _best(uow, unit, cmd, now)]
         pooled = {r.id: slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
                   for r in picked if r.kind is ResourceKind.POOLED}
         # Nothing to do under the lock first (no swap to free): made now, it is placed in one round trip.
@@ -354,6 +380,22 @@ async def _book_on(
         await remember(uow, unit.id, cmd.idempotency_key, booking)
         await uow.commit()
     return BookingResult(booking)
+
+
+async def _best(uow: UnitOfWork, unit: Unit, cmd: SeatHoldCommand, now: datetime) -> list[UUID]:
+    """The best free seats for `cmd.best`, the event locked until the transaction ends (SeatsUnavailable when there
+    are not that many free: nothing was changed)."""
+    best = cmd.best
+    assert best is not None
+    await uow.seatmaps.lock_event(unit.id, best.event_id)
+    seats = await uow.seatmaps.best_free(unit.id, best, cmd.starts_at, cmd.ends_at, now)
+    if len(seats) < best.count:
+        where = " ".join(x for x in (f"in section {best.section}" if best.section else "",
+                                    f"row {best.row}" if best.row else "") if x)
+        together = " side by side in one row" if best.together and best.count > 1 else ""
+        raise SeatsUnavailable(f"cannot lock: there are not {best.count} free seats{together}"
+                               f"{' ' + where if where else ''}; nothing was changed", [])
+    return seats
 
 
 def hold_type_for(unit: Unit, cmd: BookingRequest) -> HoldType:
