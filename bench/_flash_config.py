@@ -37,6 +37,9 @@ class Config:
     """Of best-available requests, the share that names a section."""
     time_limit: float = 180.0
     workers: int = 2
+    pool_max: int = 10
+    """Database connections per API worker: the PostgreSQL server is shared (max_connections 100 here), and on 2
+    cores more connections only queue inside PostgreSQL."""
     port: int = 8767
     server_url: str = "postgresql://postgres@127.0.0.1:5432"
     db: str = "slothold_flash"

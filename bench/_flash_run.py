@@ -75,7 +75,8 @@ async def measure(cfg: Config, logs: Path) -> Measured:
     sale_data = await _flash_data.setup(cfg)
     with CpuMeter() as idle:  # anything else running on the machine skews every figure
         await asyncio.sleep(1)
-    server = ApiServer(cfg.port, cfg.workers, cfg.url, cfg.redis, logs / "flash-api.log")
+    server = ApiServer(cfg.port, cfg.workers, cfg.url, cfg.redis, logs / "flash-api.log",
+                       env={"SLOTHOLD_DB_POOL_MAX": str(cfg.pool_max)})
     conns = [Connection("127.0.0.1", cfg.port) for _ in range(cfg.buyers)]
     try:
         server.start()

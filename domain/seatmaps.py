@@ -124,7 +124,9 @@ class SeatMapRepository(Protocol):
 
     async def event(self, event_id: UUID) -> SeatEvent: ...
 
-    async def occupants(self, event: SeatEvent) -> dict[UUID, Occupant]: ...
+    async def occupants(self, event: SeatEvent, seat_ids: Sequence[UUID] | None = None) -> dict[UUID, Occupant]:
+        """What occupies the map's seats over the event (only `seat_ids` when given)."""
+        ...
 
     async def add_blocks(self, event: SeatEvent, seat_ids: list[UUID], reason: str, actor: str,
                          now: datetime, new_id: object) -> None: ...
@@ -133,14 +135,11 @@ class SeatMapRepository(Protocol):
 
     async def events_of(self, unit_id: UUID) -> list[SeatEvent]: ...
 
-    async def lock_event(self, unit_id: UUID, event_id: UUID) -> None:
-        """Take the event's lock until the transaction ends (best-available choices of one event, one at a time)."""
-        ...
-
-    async def best_free(self, unit_id: UUID, best: BestSeats, starts_at: datetime, ends_at: datetime,
-                        now: datetime) -> list[UUID]:
-        """Up to `best.count` free seats of the map over the event, best first (see `best_seats`); fewer when not
-        that many are free (side by side in one row when `best.together`). Read after `lock_event`."""
+    async def choose_best(self, unit_id: UUID, best: BestSeats, starts_at: datetime, ends_at: datetime,
+                          now: datetime, event_id: UUID) -> list[UUID]:
+        """Up to `best.count` free seats of the map over the event, best first (the first in display order; side by
+        side in one row when `best.together`), chosen under advisory locks held until the transaction ends, so that
+        two choices at once never pick the same seats; fewer when not that many are free."""
         ...
 
 
@@ -323,7 +322,7 @@ async def _views(deps: Deps, cmd: SeatCommand) -> tuple[SeatEvent, list[SeatView
         event = await uow.seatmaps.event(cmd.event_id)
         seat_map = await uow.seatmaps.seat_map(event.seat_map_id)
         seats = _check_seats(cmd, seat_map)
-        occupants = await uow.seatmaps.occupants(event)
+        occupants = await uow.seatmaps.occupants(event, cmd.seat_ids)  # the seats asked for, not the whole map
     return event, [SeatView(s, seat_state(occupants.get(s.id), now), occupants.get(s.id)) for s in seats]
 
 

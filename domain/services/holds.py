@@ -383,12 +383,11 @@ async def _book_on(
 
 
 async def _best(uow: UnitOfWork, unit: Unit, cmd: SeatHoldCommand, now: datetime) -> list[UUID]:
-    """The best free seats for `cmd.best`, the event locked until the transaction ends (SeatsUnavailable when there
-    are not that many free: nothing was changed)."""
+    """The best free seats for `cmd.best`, chosen under locks held until the transaction ends (SeatsUnavailable when
+    there are not that many free: nothing was changed)."""
     best = cmd.best
     assert best is not None
-    await uow.seatmaps.lock_event(unit.id, best.event_id)
-    seats = await uow.seatmaps.best_free(unit.id, best, cmd.starts_at, cmd.ends_at, now)
+    seats = await uow.seatmaps.choose_best(unit.id, best, cmd.starts_at, cmd.ends_at, now, best.event_id)
     if len(seats) < best.count:
         where = " ".join(x for x in (f"in section {best.section}" if best.section else "",
                                     f"row {best.row}" if best.row else "") if x)
