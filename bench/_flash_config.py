@@ -40,7 +40,7 @@ class Config:
     pool_max: int = 10
     """Database connections per API worker: the PostgreSQL server is shared (max_connections 100 here), and on 2
     cores more connections only queue inside PostgreSQL."""
-    port: int = 8767
+    port: int = 8779
     server_url: str = "postgresql://postgres@127.0.0.1:5432"
     db: str = "slothold_flash"
     redis: str = "redis://127.0.0.1:6379/0"

@@ -88,6 +88,8 @@ async def measure(cfg: Config, logs: Path) -> Measured:
         map_read = (time.perf_counter() - t, len(body))
         view = MapView(json.loads(body)["data"]["r"])
         sale = Sale(cfg, event, sale_data.sections, view, stats)
+        for c in conns:  # uvicorn closes a connection idle for 5 s: every buyer's is fresh when the sale opens
+            await c.close()
         stop = asyncio.Event()
         pss = await statements_ready(cfg.url)
         sampler = asyncio.create_task(sample_activity(f"{cfg.server_url}/postgres", cfg.db, stop))
@@ -108,7 +110,7 @@ async def measure(cfg: Config, logs: Path) -> Measured:
         statements = await top_statements(cfg.url) if pss else [
             "pg_stat_statements: not in this server's shared_preload_libraries (a shared server: not restarted for "
             "it), so the statements' shares come from the pg_stat_activity samples above"]
-        after = await load_map(conns[0], Stats(), event)
+        after = await load_map(Connection("127.0.0.1", cfg.port), Stats(), event)  # the buyers' may have idled out
         db = await asyncpg.connect(cfg.url)
         try:
             checks = await check(db, sale_data.unit_id, sale_data.seat_map_id, sale_data.event.id, stats,

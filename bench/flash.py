@@ -92,7 +92,7 @@ def main() -> None:
     ap.add_argument("--buyers", type=int, help="concurrent buyers (default 500; 60 with --quick)")
     ap.add_argument("--workers", type=int, help="API worker processes (default 2)")
     ap.add_argument("--db", help="the database to drop and recreate (default slothold_flash)")
-    ap.add_argument("--port", type=int, help="the API's port (default 8767)")
+    ap.add_argument("--port", type=int, help="the API's port (default 8779)")
     ap.add_argument("--profile", action=argparse.BooleanOptionalAction, default=None,
                     help="py-spy the API workers during the sale (default: yes, not with --quick)")
     ap.add_argument("--keep-db", action="store_true", help="keep the database afterwards")

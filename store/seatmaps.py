@@ -31,20 +31,21 @@ EVENT_LOCK_SPACE = 5_107_006
 # The free seats of the map ($1 unit, $2 map, $3/$4 the event's range, $5 section, $6 row, $7 now): nothing occupies
 # them over the event but lapsed holds (SPEC guarantee 5, as `seat_state` says), with their runs: consecutive free
 # seats of one row (gaps and islands on `sort`), `len` long, the seat `k`-th in its run, which starts at `first`.
+# The seats taken are a NOT IN (uncorrelated: one hashed subplan, a hash lookup per seat), not an anti join: a join's
+# plan depends on statistics, and on tables filled moments ago (a new event's first minute) the planner chose a
+# nested loop over every seat × every allocation, seconds per choice.
 _RUNS = """
-WITH taken AS MATERIALIZED (
-    SELECT DISTINCT a.resource_id
-    FROM allocations a
-    WHERE a.unit_id = $1::uuid AND a.during && tstzrange($3::timestamptz, $4::timestamptz)
-      AND (a.occupies OR a.status = 'completed')
-      AND NOT (a.status IN ('held', 'pending_payment', 'verifying') AND a.hold_expires_at <= $7::timestamptz)
-), free AS (
+WITH free AS (
     SELECT s.resource_id, s.section, s.row_label, s.sort,
            s.sort - row_number() OVER (PARTITION BY s.section, s.row_label ORDER BY s.sort) AS island
     FROM seats s
     WHERE s.unit_id = $1::uuid AND s.seat_map_id = $2::uuid
       AND ($5::text IS NULL OR s.section = $5::text) AND ($6::text IS NULL OR s.row_label = $6::text)
-      AND NOT EXISTS (SELECT 1 FROM taken t WHERE t.resource_id = s.resource_id)
+      AND s.resource_id NOT IN (
+          SELECT a.resource_id FROM allocations a
+          WHERE a.unit_id = $1::uuid AND a.during && tstzrange($3::timestamptz, $4::timestamptz)
+            AND (a.occupies OR a.status = 'completed') AND a.resource_id IS NOT NULL
+            AND NOT (a.status IN ('held', 'pending_payment', 'verifying') AND a.hold_expires_at <= $7::timestamptz))
 ), runs AS (
     SELECT resource_id, section, row_label, sort,
            count(*) OVER w AS len, row_number() OVER (w ORDER BY sort) AS k, min(sort) OVER w AS first
