@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Protocol
 from uuid import UUID
 
@@ -72,6 +73,16 @@ class SeatMap:
     unit_id: UUID
     name: str
     seats: tuple[Seat, ...] = ()
+
+    @cached_property
+    def by_id(self) -> dict[UUID, Seat]:
+        """Its seats by id (a map is kept per process: built once, not per request)."""
+        return {s.id: s for s in self.seats}
+
+    @cached_property
+    def rows(self) -> frozenset[tuple[str, str]]:
+        """Its (section, row) pairs."""
+        return frozenset((s.section, s.row) for s in self.seats)
 
 
 @dataclass(frozen=True)
@@ -301,7 +312,7 @@ def _check_seats(cmd: SeatCommand, seat_map: SeatMap) -> list[Seat]:
         raise InvalidInput("seatIds", f"at most {MAX_SEATS_PER_OPERATION} seats at once", code=ErrorCode.TOO_MANY_SEATS)
     if len(set(cmd.seat_ids)) != len(cmd.seat_ids):
         raise InvalidInput("seatIds", "a seat is listed twice", code=ErrorCode.DUPLICATE_SEAT)
-    by_id = {s.id: s for s in seat_map.seats}
+    by_id = seat_map.by_id
     for sid in cmd.seat_ids:
         if sid not in by_id:
             raise NotFound("seat", sid, field="seatIds")
@@ -388,9 +399,9 @@ async def lock_best_seats(deps: Deps, cmd: BestSeatsCommand) -> BookingResult:
     async with deps.uow() as uow:
         event = await uow.seatmaps.event(cmd.event_id)
         seat_map = await uow.seatmaps.seat_map(event.seat_map_id)
-    if section is not None and all(s.section != section for s in seat_map.seats):
+    if section is not None and all(sec != section for sec, _ in seat_map.rows):
         raise NotFound("section", section, field="section")
-    if row is not None and all(s.row != row for s in seat_map.seats if section is None or s.section == section):
+    if row is not None and all(r != row for sec, r in seat_map.rows if section is None or sec == section):
         raise NotFound("row", row, field="row")
     best = BestSeats(event.id, seat_map.id, cmd.count, section, row, cmd.together and cmd.count > 1)
     hold_cmd = SeatHoldCommand(event.unit_id, event.starts_at, event.ends_at, None, customer=cmd.customer,

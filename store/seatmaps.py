@@ -28,9 +28,10 @@ EVENT_LOCK_SPACE = 5_107_006
 """The first key of the two-key advisory locks of best-available choices: per row of a seat event, and per event
 (choices not side by side); customers use 5_107_005, resources one-key locks (another space)."""
 
-# The free seats of the map ($1 unit, $2 map, $3/$4 the event's range, $5 section, $6 row, $7 now): nothing occupies
-# them over the event but lapsed holds (SPEC guarantee 5, as `seat_state` says), with their runs: consecutive free
-# seats of one row (gaps and islands on `sort`), `len` long, the seat `k`-th in its run, which starts at `first`.
+# The free seats of the map ($1 unit, $2 map, $3/$4 the event's range, $5 section, $6 row, $7 now): active seats
+# (as `seat_resources` sells them) that nothing occupies over the event but lapsed holds (SPEC guarantee 5, as
+# `seat_state` says), with their runs: consecutive free seats of one row (gaps and islands on `sort`), `len` long,
+# the seat `k`-th in its run, which starts at `first`.
 # The seats taken are a NOT IN (uncorrelated: one hashed subplan, a hash lookup per seat), not an anti join: a join's
 # plan depends on statistics, and on tables filled moments ago (a new event's first minute) the planner chose a
 # nested loop over every seat × every allocation, seconds per choice.
@@ -41,6 +42,7 @@ WITH free AS (
     FROM seats s
     WHERE s.unit_id = $1::uuid AND s.seat_map_id = $2::uuid
       AND ($5::text IS NULL OR s.section = $5::text) AND ($6::text IS NULL OR s.row_label = $6::text)
+      AND s.resource_id NOT IN (SELECT r.id FROM resources r WHERE r.unit_id = $1::uuid AND NOT r.active)
       AND s.resource_id NOT IN (
           SELECT a.resource_id FROM allocations a
           WHERE a.unit_id = $1::uuid AND a.during && tstzrange($3::timestamptz, $4::timestamptz)

@@ -85,6 +85,17 @@ async def test_a_lapsed_hold_is_free_to_the_best_available(deps: Deps, pool: Any
     assert await pool.fetchval("SELECT status FROM bookings WHERE id = $1", stale.id) == "expired"
 
 
+async def test_a_seat_out_of_use_is_never_chosen(deps: Deps, pool: Any) -> None:
+    _, e, seats = await theatre(deps, pool)
+    await pool.execute("UPDATE resources SET active = false WHERE id = $1", seats[1])
+    first = await sm.lock_best_seats(deps, best(e, 2))
+    assert sorted(seats_of(first), key=seats.index) == seats[2:4]  # A-1 alone is not two together
+    single = await sm.lock_best_seats(deps, best(e, 1, n=2))
+    assert seats_of(single) == [seats[0]]
+    apart = await sm.lock_best_seats(deps, best(e, 3, n=3, together=False))
+    assert seats[1] not in seats_of(apart)
+
+
 async def test_a_retry_with_its_key_gets_its_first_answer(deps: Deps, pool: Any) -> None:
     _, e, _ = await theatre(deps, pool)
     first = await sm.lock_best_seats(deps, best(e, 2, idempotency_key="best-1"))
