@@ -30,7 +30,13 @@ MARKERS: list[tuple[str, str, str]] = [
     ("resolver lockBestSeats", "lock_best_seats", "resolvers/seatmaps.py"),
     ("resolver lockSeats", "lock_seats", "resolvers/seatmaps.py"),
     ("resolver confirm", "confirm", "resolvers/checkout.py"),
-    ("use case: seat views (occupants of the whole map)", "_views", "domain/seatmaps.py"),
+    ("use case: seat views (the asked seats' occupants)", "_views", "domain/seatmaps.py"),
+    ("  best available: choose_best", "choose_best", "store/seatmaps.py"),
+    ("  customers.identify", "identify", "store/customers.py"),
+    ("  the gated insert (lock_and_add)", "lock_and_add", "store/bookings.py"),
+    ("  seat_resources (config pool)", "seat_resources", "store/units.py"),
+    ("unit of work commit", "commit", "store/uow.py"),
+    ("authentication (token → principal)", "principal", "api/auth.py"),
     ("use case: _book (the hold path)", "_book", "domain/services/holds.py"),
     ("use case: checkout.confirm", "confirm", "domain/checkout.py"),
     ("access: authorize", "authorize_unit", "resolvers/permissions.py"),
@@ -105,7 +111,11 @@ async def measure(cfg: Config, logs: Path) -> Measured:
         profiles: list[str] = []
         for p, raw in zip(profilers, raws, strict=True):
             err = wait_profile(p)
-            lines = summarize(raw, cfg.profile_seconds, PROFILE_RATE, markers=MARKERS)
+            busy = raw.with_suffix(".busy.txt")  # without the supervisor's ping thread, blocked in read() all along
+            if raw.exists():
+                busy.write_text("".join(ln for ln in raw.read_text(errors="replace").splitlines(keepends=True)
+                                        if "always_pong" not in ln))
+            lines = summarize(busy, cfg.profile_seconds, PROFILE_RATE, top=16, markers=MARKERS)
             profiles.append(f"py-spy of an API worker ({raw.name}){': ' + err if err else ''}: " + " · ".join(lines))
         statements = await top_statements(cfg.url) if pss else [
             "pg_stat_statements: not in this server's shared_preload_libraries (a shared server: not restarted for "

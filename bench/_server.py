@@ -65,7 +65,6 @@ class ApiServer:
     log_path: Path
     proc: subprocess.Popen[bytes] | None = None
     env: dict[str, str] = field(default_factory=dict)
-    """More environment for the server (e.g. SLOTHOLD_DB_POOL_MAX)."""
     _log: IO[bytes] | None = field(default=None, repr=False)
 
     @property

@@ -382,21 +382,6 @@ async def _book_on(
     return BookingResult(booking)
 
 
-async def _best(uow: UnitOfWork, unit: Unit, cmd: SeatHoldCommand, now: datetime) -> list[UUID]:
-    """The best free seats for `cmd.best`, chosen under locks held until the transaction ends (SeatsUnavailable when
-    there are not that many free: nothing was changed)."""
-    best = cmd.best
-    assert best is not None
-    seats = await uow.seatmaps.choose_best(unit.id, best, cmd.starts_at, cmd.ends_at, now, best.event_id)
-    if len(seats) < best.count:
-        where = " ".join(x for x in (f"in section {best.section}" if best.section else "",
-                                    f"row {best.row}" if best.row else "") if x)
-        together = " side by side in one row" if best.together and best.count > 1 else ""
-        raise SeatsUnavailable(f"cannot lock: there are not {best.count} free seats{together}"
-                               f"{' ' + where if where else ''}; nothing was changed", [])
-    return seats
-
-
 def hold_type_for(unit: Unit, cmd: BookingRequest) -> HoldType:
     """The hold type a hold names (CART when omitted), checked for who places it and where it sends the slot."""
     ht = unit.hold_types.resolve(cmd.hold_type)
@@ -439,3 +424,18 @@ async def _payment_due(deps: Deps, unit: Unit, cmd: BookingRequest, service: Ser
 def _normalised(cmd: BookingRequest) -> BookingRequest:
     """What a request's fingerprint is made of: the whole command, its resources in a stable order."""
     return replace(cmd, resource_ids=tuple(sorted(cmd.resource_ids, key=str))) if cmd.resource_ids else cmd
+
+
+async def _best(uow: UnitOfWork, unit: Unit, cmd: SeatHoldCommand, now: datetime) -> list[UUID]:
+    """The best free seats for `cmd.best`, chosen under locks held until the transaction ends (SeatsUnavailable when
+    there are not that many free: nothing was changed)."""
+    best = cmd.best
+    assert best is not None
+    seats = await uow.seatmaps.choose_best(unit.id, best, cmd.starts_at, cmd.ends_at, now, best.event_id)
+    if len(seats) < best.count:
+        where = " ".join(x for x in (f"in section {best.section}" if best.section else "",
+                                    f"row {best.row}" if best.row else "") if x)
+        together = " side by side in one row" if best.together and best.count > 1 else ""
+        raise SeatsUnavailable(f"cannot lock: there are not {best.count} free seats{together}"
+                               f"{' ' + where if where else ''}; nothing was changed", [])
+    return seats
