@@ -44,6 +44,10 @@ class Config:
     server_url: str = "postgresql://postgres@127.0.0.1:5432"
     db: str = "slothold_flash"
     redis: str = "redis://127.0.0.1:6379/0"
+    fresh: bool = True
+    """Drop, recreate and migrate the database first (False: use it as it is, migrated: the test suite's)."""
+    warmup: float = 2.0
+    """Seconds of purchases on the warm-up event before the sale (0: none)."""
     profile: bool = True
     profile_seconds: float = 8.0
     seed: int = 22

@@ -70,14 +70,16 @@ async def _warm_up(cfg: Config, conns: list[Connection], event: str, sections: l
     view = await load_map(conns[0], stats, event)
     for c in conns:
         await c.post_json("/graphql", {"query": "{ __typename }"})
-    warm = Sale(replace(cfg, time_limit=2.0), event, sections, view, stats, itertools.count(10_000_000))
-    await warm.run(conns[:16])
+    if cfg.warmup > 0:
+        warm = Sale(replace(cfg, time_limit=cfg.warmup), event, sections, view, stats, itertools.count(10_000_000))
+        await warm.run(conns[:16])
 
 
 async def measure(cfg: Config, logs: Path) -> Measured:
     print(f"setup: database {cfg.db}, {cfg.seats:,} seats ({cfg.sections} sections × {cfg.rows} rows × "
           f"{cfg.per_row}), {cfg.buyers} buyers…", flush=True)
-    await _flash_data.reset(cfg)
+    if cfg.fresh:
+        await _flash_data.reset(cfg)
     sale_data = await _flash_data.setup(cfg)
     with CpuMeter() as idle:  # anything else running on the machine skews every figure
         await asyncio.sleep(1)
