@@ -68,8 +68,6 @@ async def _warm_up(cfg: Config, conns: list[Connection], event: str, sections: l
     """Every connection open, every worker's caches filled: a few purchases on another event of the map."""
     stats = Stats()
     view = await load_map(conns[0], stats, event)
-    for c in conns:
-        await c.post_json("/graphql", {"query": "{ __typename }"})
     if cfg.warmup > 0:
         warm = Sale(replace(cfg, time_limit=cfg.warmup), event, sections, view, stats, itertools.count(10_000_000))
         await warm.run(conns[:16])
@@ -96,8 +94,9 @@ async def measure(cfg: Config, logs: Path) -> Measured:
         map_read = (time.perf_counter() - t, len(body))
         view = MapView(json.loads(body)["data"]["r"])
         sale = Sale(cfg, event, sale_data.sections, view, stats)
-        for c in conns:  # uvicorn closes a connection idle for 5 s: every buyer's is fresh when the sale opens
-            await c.close()
+        for c in conns:  # uvicorn closes a connection idle for 5 s: every buyer's is fresh when the sale opens,
+            await c.close()  # opened one at a time, which spreads them over the workers (a burst of 500 did not)
+            await c.post_json("/graphql", {"query": "{ __typename }"})
         stop = asyncio.Event()
         pss = await statements_ready(cfg.url)
         sampler = asyncio.create_task(sample_activity(f"{cfg.server_url}/postgres", cfg.db, stop))
