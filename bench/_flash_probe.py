@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 import asyncpg
 
 _ACTIVITY = """
-SELECT state, coalesce(wait_event_type || ':' || wait_event, 'CPU') AS wait, left(query, 400) AS query
+SELECT pid, state, coalesce(wait_event_type || ':' || wait_event, 'CPU') AS wait, left(query, 400) AS query,
+       CASE WHEN wait_event_type = 'Lock' THEN pg_blocking_pids(pid) END AS blockers
 FROM pg_stat_activity
 WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND state <> 'idle'
 """
@@ -39,6 +40,8 @@ class Activity:
     waits: Counter[str] = field(default_factory=Counter)
     statements: Counter[str] = field(default_factory=Counter)
     idle_in_transaction: int = 0
+    holders: Counter[str] = field(default_factory=Counter)
+    """What the backends others waited for (on a row lock: the unit's audit chain head) were doing."""
 
     def lines(self, top: int = 8) -> list[str]:
         if not self.samples:
@@ -51,6 +54,10 @@ class Activity:
                                                             for k, v in self.waits.most_common(top)))
         out.append("statements active backends were in: " + "; ".join(
             f"{k} {v / busy:.0%}" for k, v in self.statements.most_common(top)))
+        held = sum(self.holders.values())
+        if held:
+            out.append("what the backends others waited for on a row lock (Lock:transactionid) were doing, per "
+                       "waiter: " + "; ".join(f"{k} {v / held:.0%}" for k, v in self.holders.most_common(top)))
         return out
 
 
@@ -63,7 +70,14 @@ async def sample_activity(url: str, db: str, stop: asyncio.Event, every: float =
             rows = await conn.fetch(_ACTIVITY, db)
             act.samples += 1
             act.backends += len(rows)
+            by_pid = {r["pid"]: r for r in rows}
             for r in rows:
+                if r["wait"] == "Lock:transactionid":
+                    for b in r["blockers"] or ():
+                        h = by_pid.get(b)
+                        act.holders["gone" if h is None else "waiting for the API (idle in transaction)"
+                                    if h["state"] == "idle in transaction" else
+                                    f"{statement(h['query'])} ({h['wait']})"] += 1
                 if r["state"] == "idle in transaction":
                     act.idle_in_transaction += 1
                     continue
