@@ -386,6 +386,14 @@ class BestSeatsCommand:
     channel: str = "api"
     idempotency_key: str | None = None
 
+    @classmethod
+    def of(cls, cmd: SeatCommand, count: int, section: str | None = None, row: str | None = None,
+           together: bool = True) -> BestSeatsCommand:
+        """The best-available lock of a seat command's event, by its caller (its seats are left out)."""
+        return cls(cmd.event_id, count, section, row, together, actor=cmd.actor, placed_by=cmd.placed_by,
+                   hold_type=cmd.hold_type, customer=cmd.customer, channel=cmd.channel,
+                   idempotency_key=cmd.idempotency_key)
+
 
 async def lock_best_seats(deps: Deps, cmd: BestSeatsCommand) -> BookingResult:
     """ACTIVE → LOCKED on the best free seats, chosen and locked in one transaction under the event's lock (two

@@ -121,20 +121,16 @@ class SeatMapMutation:
         return BookingPayload(booking=Booking.from_domain(r.booking), replayed=r.replayed)
 
     @strawberry.mutation(description="ACTIVE → LOCKED on the best free seats (best available): chosen and locked in "
-                         "one step under the event's lock, side by side in one row unless together is false. "
-                         "SeatsUnavailable when not that many are free. Customers lock for themselves.")
+                         "one step (two buyers never get the same seats), side by side in one row unless together is "
+                         "false. SeatsUnavailable when not that many are free. Customers lock for themselves.")
     async def lock_best_seats(self, info: Info, input: BestArg, idempotency_key: IdempotencyKeyArg = None
                               ) -> LockSeatsResult:
         ctx = info.context
         customer = customer_for(ctx, input.customer.for_caller(ctx.principal) if input.customer else None)
-        eid = parse_id(input.event_id, "eventId", Kind.SEAT_EVENT)
-        await authorize_unit(ctx, await seatmaps.event_unit(ctx.deps, eid), Action.BOOK)
-        principal = ctx.principal
-        cmd = seatmaps.BestSeatsCommand(eid, input.count, input.section, input.row, input.together,
-                                        actor="staff" if principal.is_staff else principal.actor,
-                                        placed_by=principal.releaser, hold_type=input.hold_type, customer=customer,
-                                        channel=input.channel, idempotency_key=ctx.idempotency_key(idempotency_key))
-        r = await seatmaps.lock_best_seats(ctx.deps, cmd)
+        cmd = await _command(ctx, input.event_id, [], Action.BOOK, hold_type=input.hold_type, customer=customer,
+                             channel=input.channel, idempotency_key=ctx.idempotency_key(idempotency_key))
+        r = await seatmaps.lock_best_seats(ctx.deps, seatmaps.BestSeatsCommand.of(
+            cmd, input.count, input.section, input.row, input.together))
         return BookingPayload(booking=Booking.from_domain(r.booking), replayed=r.replayed)
 
     @strawberry.mutation(description="Staff: → SOLD. Free seats become one sale; locked seats' bookings are confirmed "

@@ -127,3 +127,26 @@ async def test_many_buyers_at_once_never_share_a_seat(deps: Deps, pool: Any) -> 
     s = await states(deps, e)
     assert sum(1 for x in seats if s[x] is L) == len(locked)
     assert len(locked) >= 28  # 72 seats asked for 32: the map is (nearly) sold out, not left half empty
+
+
+async def test_a_cold_map_is_loaded_once_for_many_buyers_at_once(deps: Deps, pool: Any,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sale opening on a cold process: the concurrent misses wait for one load of the map."""
+    from store import seatmaps as store_seatmaps
+
+    _, e, _ = await theatre(deps, pool)
+    store_seatmaps._maps.clear()
+    loads = 0
+    real = store_seatmaps.PgSeatMaps._load_map
+
+    async def counted(self: Any, seat_map_id: Any) -> Any:
+        nonlocal loads
+        loads += 1
+        await asyncio.sleep(0.05)  # long enough for every other request to miss too
+        return await real(self, seat_map_id)
+
+    monkeypatch.setattr(store_seatmaps.PgSeatMaps, "_load_map", counted)
+    results = await asyncio.gather(*(sm.lock_best_seats(deps, best(e, 1, n=n)) for n in range(12)))
+    assert loads == 1
+    assert len({seats_of(r)[0] for r in results}) == 12
+    assert not store_seatmaps._loading
