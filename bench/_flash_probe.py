@@ -24,7 +24,7 @@ def statement(query: str) -> str:
     if q.upper() in ("BEGIN", "COMMIT", "ROLLBACK") or q.upper().startswith(("BEGIN", "COMMIT")):
         return q.split()[0].upper()
     if "pg_advisory_xact_lock(5107006" in q:
-        return "event lock"
+        return "best-available lock wait (a row's or the event's)"
     if "WITH taken AS" in q:
         return "best free seats"
     m = re.match(r"(?i)(WITH\s+(\w+)|SELECT|INSERT INTO \w+|UPDATE \w+|DELETE FROM \w+)", q)
