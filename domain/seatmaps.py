@@ -45,7 +45,7 @@ MAX_SEATS_PER_OPERATION = 500
 MAX_BEST_SEATS = 20
 """At most this many seats in one best-available lock."""
 LOCK_BEST_TRIES = 3
-"""A best-available lock races only chosen-seat locks (other best-available ones wait for the event's lock): a seat
+"""A best-available lock races chosen-seat locks, and choices made under another lock (a row's, the event's): a seat
 taken that way between the choice and the insert makes it choose again, this many times in all."""
 MAX_EVENT_DAYS = 14
 LABEL_MAX = 20
@@ -396,9 +396,10 @@ class BestSeatsCommand:
 
 
 async def lock_best_seats(deps: Deps, cmd: BestSeatsCommand) -> BookingResult:
-    """ACTIVE → LOCKED on the best free seats, chosen and locked in one transaction under the event's lock (two
-    buyers of the best seats never get the same ones, nor wait for each other's refusal): one booking for all of
-    them, or SeatsUnavailable when not that many are free (together, in that section or row)."""
+    """ACTIVE → LOCKED on the best free seats, chosen and locked in one transaction under advisory locks (the best
+    row no other choice is in; `PgSeatMaps.choose_best`): two buyers never get the same seats, nor queue behind
+    each other while other rows have room. One booking for all of them, or SeatsUnavailable when not that many are
+    free (together, in that section or row); the exclusion constraint stays the guarantee."""
     if not 1 <= cmd.count <= MAX_BEST_SEATS:
         raise InvalidInput("count", f"ask for 1 to {MAX_BEST_SEATS} seats", code=ErrorCode.TOO_MANY_SEATS
                            if cmd.count > MAX_BEST_SEATS else ErrorCode.NO_SEAT)

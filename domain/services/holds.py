@@ -80,8 +80,9 @@ class CounterCommand(BookingRequest):
 
 @dataclass(frozen=True)
 class BestSeats:
-    """The best free seats of an event, chosen in the hold's transaction under the event's lock (seed 004's "best
-    available"): `count` seats of the map (of a section, of a row), side by side in one row when `together`."""
+    """The best free seats of an event, chosen in the hold's own transaction under advisory locks (a row's of the
+    event, or the event's; seed 004's "best available"): `count` seats of the map (of a section, of a row), side by
+    side in one row when `together`."""
 
     event_id: UUID
     seat_map_id: UUID
@@ -94,7 +95,7 @@ class BestSeats:
 @dataclass(frozen=True, kw_only=True)
 class SeatHoldCommand(BookingRequest):
     """Hold seats of an event: no grid or advance checks; held until `until` (the event's start) at the latest.
-    With `best` (and no resource_ids) the seats are chosen under the event's lock, in the same transaction."""
+    With `best` (and no resource_ids) the seats are chosen in the same transaction, under its locks."""
 
     OPERATION: ClassVar[str] = "lockSeats"
     until: datetime
@@ -368,7 +369,7 @@ async def _book_on(
                 await before_insert(uow, booking)
             return booking
 
-        if isinstance(cmd, SeatHoldCommand) and cmd.best is not None:  # chosen now, under the event's lock
+        if isinstance(cmd, SeatHoldCommand) and cmd.best is not None:  # chosen now, under locks of the event
             allocations = [Allocation(s, cmd.starts_at, cmd.ends_at) for s in await _best(uow, unit, cmd, now)]
         pooled = {r.id: slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
                   for r in picked if r.kind is ResourceKind.POOLED}
