@@ -24,7 +24,7 @@ async def test_a_small_flash_sale_sells_every_seat_once(database_url: str, redis
     parts = urlsplit(database_url)
     server = urlunsplit(parts._replace(path="", query=""))
     # The session's database (migrated already): the sale's venue is one more unit in it.
-    cfg = replace(Config.make(quick=True), sections=2, rows=3, per_row=20, buyers=24, workers=1, time_limit=30.0,
+    cfg = replace(Config.make(quick=True), sections=2, rows=3, per_row=20, buyers=24, workers=1, time_limit=60.0,
                   server_url=server, redis=redis_url, db=parts.path.lstrip("/"), port=_free_port(), fresh=False,
                   warmup=0.0, pool_max=6)
     m = await measure(cfg, tmp_path)
