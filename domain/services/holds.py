@@ -349,7 +349,9 @@ async def _book_on(
             return BookingResult(stored, replayed=True)
         if cmd.service_id is not None and _on_seats(cmd):  # NotFound naming serviceId, not the FK's error
             await uow.catalog.table(unit.id, cmd.service_id)
-        customer: Customer | None = None
+        if isinstance(cmd, SeatHoldCommand) and cmd.best is not None:  # chosen now, under locks of the event
+            allocations = [Allocation(s, cmd.starts_at, cmd.ends_at) for s in await _best(uow, unit, cmd, now)]
+        customer: Customer | None = None  # (after the choice: a refusal for want of seats writes nothing)
         if capacity is not None and cmd.customer is not None:  # a self-service hold: RN-HLD-05
             customer = await fraud.admit(uow, unit, cmd.customer, cmd.starts_at, now, capacity, replacing)
         elif cmd.customer is not None:
@@ -369,8 +371,6 @@ async def _book_on(
                 await before_insert(uow, booking)
             return booking
 
-        if isinstance(cmd, SeatHoldCommand) and cmd.best is not None:  # chosen now, under locks of the event
-            allocations = [Allocation(s, cmd.starts_at, cmd.ends_at) for s in await _best(uow, unit, cmd, now)]
         pooled = {r.id: slot_starts(unit, r, cmd.starts_at, cmd.ends_at)
                   for r in picked if r.kind is ResourceKind.POOLED}
         # Nothing to do under the lock first (no swap to free): made now, it is placed in one round trip.
