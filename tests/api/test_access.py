@@ -390,6 +390,8 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
          {"m": str(w.seat_map), "s": at(11, 20).isoformat(), "e": at(11, 22).isoformat()}),
         ("lockSeats", Action.BOOK, "mutation($e: ID!, $s: [ID!]!) { lockSeats(input: {eventId: $e, seatIds: $s, "
          'customer: {phone: "' + w.customer_phone + '"}}) { __typename } }', {"e": ev, "s": [seat(1)]}),
+        ("lockBestSeats", Action.BOOK, "mutation($e: ID!) { lockBestSeats(input: {eventId: $e, count: 1, "
+         'customer: {phone: "' + w.customer_phone + '"}}) { __typename } }', {"e": ev}),
         ("sellSeats", Action.COUNTER, "mutation($e: ID!, $s: [ID!]!) { sellSeats(input: {eventId: $e, seatIds: $s})"
          " { __typename } }", {"e": ev, "s": [seat(2)]}),
         ("unlockSeats", Action.BOOK, "mutation($e: ID!, $s: [ID!]!) { unlockSeats(eventId: $e, seatIds: $s) "
