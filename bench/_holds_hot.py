@@ -27,6 +27,7 @@ class HotSlot:
     round_times: list[float] = field(default_factory=list)
     request_times: list[float] = field(default_factory=list)
     in_database: str = ""
+    waits: str = ""
 
     @property
     def rate(self) -> float:
