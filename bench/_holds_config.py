@@ -49,7 +49,7 @@ class Config:
     hot_clients: int = 64
     hot_rounds: int = 30
     evening_clients: int = 200
-    evening_rounds: int = 8
+    evening_rounds: int = 6
     grid_resources: int = 50
     grid_days: int = 30
     grid_runs: int = 20

@@ -27,6 +27,8 @@ CONFLICTS = ("SlotTaken", "SlotHeld")
 """The refusals that are real conflicts; any other refusal (Busy, an internal error, …) should not happen."""
 EVENING_HOURS = range(18, 23)
 """Local start hours of an evening's slots: 18:00 to 23:00 on 4 fields, 20 (field, hour) pairs."""
+TRIES = 3
+"""Holds a customer sends at most: what it asked for, then what it was offered (or another pair)."""
 
 
 @dataclass
@@ -40,6 +42,7 @@ class Evening:
     round_times: list[float] = field(default_factory=list)
     request_times: list[float] = field(default_factory=list)
     in_database: str = ""
+    refused_free: int = 0  # (field, hour) pairs refused as taken that nobody held at the end of their round
     waits: str = ""
 
     @property
@@ -82,19 +85,21 @@ async def evening(cfg: Config, server: ApiServer, plan: _data.SlotPlan, url: str
     """Rounds of `evening_clients` customers, each on its own keep-alive connection, over one new evening each:
     a customer asks for a random (field, hour) — one in four for any field at a random hour — and after a
     SlotTaken tries the first alternative offered in the evening, else a random pair it has not seen taken; it
-    stops once it holds one or has seen every pair taken."""
+    stops once it holds one, has seen every pair taken or has sent TRIES holds. Nothing is released during a
+    round, so a pair refused as taken must be held at the end of it (else a free slot was refused)."""
     out = Evening()
     days = evenings(plan)[1: 1 + cfg.evening_rounds]  # tomorrow on (today's evening may be partly past)
     rnd = random.Random(11)
     conns = [Connection("127.0.0.1", server.port) for _ in range(cfg.evening_clients)]
     fields = plan.resource_ids
 
-    async def customer(conn: Connection, slots: list[tuple[datetime, datetime]], n: int) -> None:
+    async def customer(conn: Connection, slots: list[tuple[datetime, datetime]], n: int,
+                       refused: set[tuple[UUID, datetime]]) -> None:
         pairs = [(r, s, e) for s, e in slots for r in fields]
         taken: set[tuple[UUID, datetime]] = set()
         r0, s0, e0 = rnd.choice(pairs)
         ask: tuple[UUID | None, datetime, datetime] = (None if rnd.random() < 0.25 else r0, s0, e0)
-        for _ in range(len(pairs) + 5):
+        for _ in range(TRIES):
             rid, s, e = ask
             t = time.perf_counter()
             kind, detail = await post_hold(conn, _body(plan, rid, s, e, n))
@@ -112,6 +117,7 @@ async def evening(cfg: Config, server: ApiServer, plan: _data.SlotPlan, url: str
                     out.samples.append(f"{kind}: {detail[:300]}")
                 return
             taken.update((r, s) for r in (fields if rid is None else [rid]))
+            refused.update((r, s) for r in (fields if rid is None else [rid]))
             offered = [(decode_id(a["resourceId"])[1], datetime.fromisoformat(a["startsAt"]))
                        for a in (json.loads(detail).get("alternatives") or [])]
             nxt = next(((r, s2, e2) for r, s2, e2 in pairs if (r, s2) in offered and (r, s2) not in taken), None)
@@ -126,10 +132,11 @@ async def evening(cfg: Config, server: ApiServer, plan: _data.SlotPlan, url: str
         s, e = plan.slots[-1]  # warm the connections on a slot outside the rounds
         await asyncio.gather(*(post_hold(c, _body(plan, fields[j % len(fields)], s, e, first + j))
                                for j, c in enumerate(conns)))
+        refused: set[tuple[UUID, datetime]] = set()
         for r, slots in enumerate(days):
             n0 = first + (r + 1) * cfg.evening_clients
             t = time.perf_counter()
-            await asyncio.gather(*(customer(c, slots, n0 + j) for j, c in enumerate(conns)))
+            await asyncio.gather(*(customer(c, slots, n0 + j, refused) for j, c in enumerate(conns)))
             out.round_times.append(time.perf_counter() - t)
             out.rounds += 1
             out.pairs += len(slots) * len(fields)
@@ -145,8 +152,11 @@ async def evening(cfg: Config, server: ApiServer, plan: _data.SlotPlan, url: str
     held = {(x["r"], x["s"]): x["n"] for x in rows}
     wanted = [(rid, s) for slots in days for s, _ in slots for rid in fields]
     ones = sum(held.get(p) == 1 for p in wanted)
-    out.in_database = (f"{ones}/{len(wanted)} (field, hour) pairs of the evenings have exactly one occupying "
-                       f"allocation in the database; {out.holds} holds answered")
+    more = sum(held.get(p, 0) > 1 for p in wanted)
+    out.refused_free = sum(p not in held for p in refused)
+    out.in_database = (f"{ones}/{len(wanted)} (field, hour) pairs of the evenings are held by exactly one "
+                       f"occupying allocation in the database, {more} by more; {out.holds} holds answered; "
+                       f"{out.refused_free} of the {len(refused)} pairs refused as taken were free at the end")
     return out
 
 

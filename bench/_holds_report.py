@@ -69,13 +69,13 @@ def report_contention(cfg: Config, rep: Report, hs: HotSlot, ev: Evening) -> Non
     for s in hs.samples:
         rep.note(f"hot slot FAILURE {s}")
     rep.add(f"Evening: holds/s ({cfg.evening_clients} clients, 4 fields × 5 hours)",
-            f"{ev.rate:,.0f}/s ({ev.holds}/{ev.pairs} pairs held over {ev.rounds} rounds; {ev.attempt_rate:,.0f} "
+            f"{ev.rate:,.1f}/s ({ev.holds}/{ev.pairs} pairs held over {ev.rounds} rounds; {ev.attempt_rate:,.0f} "
             "attempts/s)")
     rep.add("Evening: round latency (until every customer is answered)", latency(ev.round_times))
     rep.add("Evening: request latency", latency(ev.request_times))
     share = ev.not_conflicts / ev.refusals if ev.refusals else 0.0
     rep.add("Evening: refusals that were not conflicts", f"{ev.not_conflicts}/{ev.refusals} ({share:.1%}); "
-            f"{dict(ev.kinds)}", f"0 {verdict(ev.not_conflicts == 0 and ev.holds == ev.pairs)}")
+            f"{dict(ev.kinds)}", f"0 {verdict(ev.not_conflicts == 0 and ev.refused_free == 0)}")
     rep.note(f"evening: {ev.in_database}")
     rep.note(f"evening: what the bench database's client backends did: {ev.waits}")
     for s in ev.samples:
