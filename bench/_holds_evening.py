@@ -19,6 +19,7 @@ from bench import _data
 from bench._holds_config import CPF_BASE, HOLD, Config
 from bench._holds_requests import post_hold
 from bench._http import Connection
+from bench._measure import CpuMeter
 from bench._server import ApiServer
 from schema.ids import decode_id
 from tests.venues import cpf
@@ -44,6 +45,7 @@ class Evening:
     in_database: str = ""
     refused_free: int = 0  # (field, hour) pairs refused as taken that nobody held at the end of their round
     waits: str = ""
+    cpu: CpuMeter = field(default_factory=CpuMeter)
 
     @property
     def rate(self) -> float:
@@ -133,6 +135,8 @@ async def evening(cfg: Config, server: ApiServer, plan: _data.SlotPlan, url: str
         await asyncio.gather(*(post_hold(c, _body(plan, fields[j % len(fields)], s, e, first + j))
                                for j, c in enumerate(conns)))
         refused: set[tuple[UUID, datetime]] = set()
+        out.cpu = CpuMeter(server, cfg.db)
+        out.cpu.__enter__()
         for r, slots in enumerate(days):
             n0 = first + (r + 1) * cfg.evening_clients
             t = time.perf_counter()
@@ -140,6 +144,7 @@ async def evening(cfg: Config, server: ApiServer, plan: _data.SlotPlan, url: str
             out.round_times.append(time.perf_counter() - t)
             out.rounds += 1
             out.pairs += len(slots) * len(fields)
+        out.cpu.__exit__()
     finally:
         for c in conns:
             await c.close()

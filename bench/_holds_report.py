@@ -66,6 +66,7 @@ def report_contention(cfg: Config, rep: Report, hs: HotSlot, ev: Evening) -> Non
             f"{dict(hs.kinds)}", verdict(clean))
     rep.note(f"hot slot: {hs.in_database}")
     rep.note(f"hot slot: what the bench database's client backends did: {hs.waits}")
+    rep.note(f"hot slot: {hs.cpu.describe(hs.attempts / hs.cpu.wall if hs.cpu.wall else 0)} (per attempt)")
     for s in hs.samples:
         rep.note(f"hot slot FAILURE {s}")
     rep.add(f"Evening: holds/s ({cfg.evening_clients} clients, 4 fields × 5 hours)",
@@ -78,6 +79,7 @@ def report_contention(cfg: Config, rep: Report, hs: HotSlot, ev: Evening) -> Non
             f"{dict(ev.kinds)}", f"0 {verdict(ev.not_conflicts == 0 and ev.refused_free == 0)}")
     rep.note(f"evening: {ev.in_database}")
     rep.note(f"evening: what the bench database's client backends did: {ev.waits}")
+    rep.note(f"evening: {ev.cpu.describe(ev.attempts / ev.cpu.wall if ev.cpu.wall else 0)} (per attempt)")
     for s in ev.samples:
         rep.note(f"evening FAILURE {s}")
 
