@@ -33,6 +33,16 @@ async def reset_database(server_url: str, name: str) -> str:
     return f"{server_url}/{name}"
 
 
+async def fetch(url: str, query: str, *args: object) -> list[asyncpg.Record]:
+    """Rows of one query on a connection of its own (the checks after a phase)."""
+    conn = await asyncpg.connect(url)
+    try:
+        rows: list[asyncpg.Record] = await conn.fetch(query, *args)
+    finally:
+        await conn.close()
+    return rows
+
+
 def migrate(url: str) -> None:
     """Alembic upgrade to head (runs its own event loop: call it outside asyncio)."""
     upgrade(url)

@@ -148,12 +148,8 @@ async def evening(cfg: Config, server: ApiServer, plan: _data.SlotPlan, url: str
     finally:
         for c in conns:
             await c.close()
-    conn = await asyncpg.connect(url)
-    try:
-        rows = await conn.fetch("SELECT resource_id AS r, lower(during) AS s, count(*) AS n FROM allocations "
-                                "WHERE unit_id = $1::uuid AND occupies GROUP BY 1, 2", plan.unit_id)
-    finally:
-        await conn.close()
+    rows = await _data.fetch(url, "SELECT resource_id AS r, lower(during) AS s, count(*) AS n FROM allocations "
+                             "WHERE unit_id = $1::uuid AND occupies GROUP BY 1, 2", plan.unit_id)
     held = {(x["r"], x["s"]): x["n"] for x in rows}
     wanted = [(rid, s) for slots in days for s, _ in slots for rid in fields]
     ones = sum(held.get(p) == 1 for p in wanted)

@@ -8,8 +8,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import asyncpg
-
 from bench import _data
 from bench._holds_config import Config
 from bench._holds_requests import hold_body, post_hold
@@ -73,12 +71,8 @@ async def hot_slot(cfg: Config, server: ApiServer, plan: _data.SlotPlan, url: st
     finally:
         for c in conns:
             await c.close()
-    conn = await asyncpg.connect(url)
-    try:
-        rows = await conn.fetch("SELECT lower(during) AS s, count(*) AS n FROM allocations "
-                                "WHERE resource_id = $1::uuid AND occupies GROUP BY 1", rid)
-    finally:
-        await conn.close()
+    rows = await _data.fetch(url, "SELECT lower(during) AS s, count(*) AS n FROM allocations "
+                             "WHERE resource_id = $1::uuid AND occupies GROUP BY 1", rid)
     held = {r["s"]: r["n"] for r in rows}
     ones = sum(held.get(s) == 1 for s, _ in round_slots)
     out.in_database = (f"{ones}/{len(round_slots)} round slots have exactly one occupying allocation "

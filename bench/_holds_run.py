@@ -41,10 +41,24 @@ class Results:
     probes: list[str]
 
 
-async def measure(cfg: Config) -> tuple[Results, _data.GridUnit]:
-    print(f"setup: database {cfg.db}, {cfg.resources:,} resources…", flush=True)
+async def _fresh(cfg: Config) -> str:
+    """The bench database dropped, recreated and migrated; its URL."""
     url = await _data.reset_database(cfg.pg, cfg.db)
     await asyncio.to_thread(_data.migrate, url)
+    return url
+
+
+async def _busy_before() -> float:
+    """Cores the machine spends on other work over a second, before a run (it skews every figure)."""
+    (BENCH / ".logs").mkdir(exist_ok=True)
+    with CpuMeter() as idle:
+        await asyncio.sleep(1)
+    return idle.machine
+
+
+async def measure(cfg: Config) -> tuple[Results, _data.GridUnit]:
+    print(f"setup: database {cfg.db}, {cfg.resources:,} resources…", flush=True)
+    url = await _fresh(cfg)
     now = datetime.now(UTC)
     pool = await create_pool(url, 1, 4)
     try:
@@ -58,10 +72,7 @@ async def measure(cfg: Config) -> tuple[Results, _data.GridUnit]:
           f"({g.held} held), {g.slots_booked / g.slots_total:.0%} of its slots", flush=True)
     keys = itertools.count()  # slot-pair indices and customer numbers, never reused in a run
     logs = BENCH / ".logs"
-    logs.mkdir(exist_ok=True)
-    with CpuMeter() as idle:  # anything else running on the machine skews every figure
-        await asyncio.sleep(1)
-    probes = [f"before the run the machine was busy {idle.machine:.2f} cores with other work",
+    probes = [f"before the run the machine was busy {await _busy_before():.2f} cores with other work",
               f"before 1a: {await lapsed_probe(url, plan)}"]
     rss: dict[str, list[tuple[str, float]]] = {}
     errors: dict[str, list[str]] = {}
@@ -123,22 +134,16 @@ async def measure_contention(cfg: Config, profile: str | None = None) -> Content
     """Phase 3 alone (hot slot and evening) on a fresh database, with a 2-worker API; `profile`: py-spy raw profiles
     of both workers over the hot slot go to FILE.0 and FILE.1."""
     print(f"setup: database {cfg.db}, hot and evening units…", flush=True)
-    url = await _data.reset_database(cfg.pg, cfg.db)
-    await asyncio.to_thread(_data.migrate, url)
-    now = datetime.now(UTC)
+    url = await _fresh(cfg)
     pool = await create_pool(url, 1, 4)
     try:
-        hot = await _data.hot_unit(pool, now)
-        eve = await _data.evening_unit(pool, now)
+        hot = await _data.hot_unit(pool, datetime.now(UTC))
+        eve = await _data.evening_unit(pool, datetime.now(UTC))
     finally:
         await pool.close()
-    logs = BENCH / ".logs"
-    logs.mkdir(exist_ok=True)
-    with CpuMeter() as idle:
-        await asyncio.sleep(1)
-    probes = [f"before the run the machine was busy {idle.machine:.2f} cores with other work; load average "
-              f"{_loadavg()}"]
-    server = ApiServer(cfg.port, 2, url, cfg.redis, logs / "uvicorn-contention.log")
+    probes = [f"before the run the machine was busy {await _busy_before():.2f} cores with other work; load "
+              f"average {_loadavg()}"]
+    server = ApiServer(cfg.port, 2, url, cfg.redis, BENCH / ".logs" / "uvicorn-contention.log")
     try:
         server.start()
         spies = ([_spy(pid, f"{profile}.{i}", 8, 0) for i, pid in enumerate(server.worker_pids())]

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import signal
+from collections.abc import Coroutine
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 import uvloop
 
@@ -25,6 +27,15 @@ from bench._server import stop_all
 # and 2), _holds_hot (phase 3), _holds_evening (phase 3b), _holds_grid (phase 4), _holds_plans (EXPLAIN),
 # _holds_run (the runs), _holds_report.
 __all__ = ["Config", "hold_body", "main", "post_hold"]
+T = TypeVar("T")
+
+
+def _run(main: Coroutine[Any, Any, T]) -> T:
+    """Run a measurement; every server it started is stopped however it ends."""
+    try:
+        return uvloop.run(main)
+    finally:
+        stop_all()
 
 
 def main() -> None:
@@ -51,22 +62,13 @@ def main() -> None:
 
     signal.signal(signal.SIGTERM, on_sigterm)
     if args.only == "holds":
-        try:
-            runs = uvloop.run(measure_holds(cfg, args.profile))
-        finally:
-            stop_all()
+        runs = _run(measure_holds(cfg, args.profile))
         rep = report_holds(cfg, runs, started)
     elif args.only == "contention":
-        try:
-            cr = uvloop.run(measure_contention(cfg, args.profile))
-        finally:
-            stop_all()
+        cr = _run(measure_contention(cfg, args.profile))
         rep = report_only_contention(cfg, cr, started)
     elif args.only == "grid":
-        try:
-            gt, g, probes, errors = uvloop.run(measure_grid(cfg))
-        finally:
-            stop_all()
+        gt, g, probes, errors = _run(measure_grid(cfg))
         rep = Report(f"`bench.holds --only grid{' --quick' if cfg.quick else ''}`",
                      f"Grid alone: {cfg.grid_resources} resources × {cfg.grid_days} days × 30 min, "
                      f"{GRID_ONLY_FILLER:,} filler allocations on another unit.", started)
@@ -78,10 +80,7 @@ def main() -> None:
             if errs:
                 rep.note(f"server log ({name}): {len(errs)} error lines, e.g. {errs[0][:300]}")
     else:
-        try:
-            results, g = uvloop.run(measure(cfg))
-        finally:
-            stop_all()
+        results, g = _run(measure(cfg))
         rep = report(cfg, results, g, started)
     if args.record if args.record is not None else not (cfg.quick or args.only):
         path = BENCH / "RESULTS.md"

@@ -1,6 +1,6 @@
 """Contention on one slot (issue 22): a loser of a slot visibly taken is answered without waiting for the
-resource's lock; a free slot whose lock another transaction holds is never refused for that; a unit that just
-refused a hold answers the next loser with one read, before the customer's checks."""
+resource's lock; a free slot whose lock another transaction holds is never refused for that (the statements of a
+loser: tests/services/test_hold_round_trips.py; many at once: test_hold.py, tests/api/test_hold_api.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ import pytest
 from domain.errors import SlotTaken
 from domain.services import Deps, HoldCommand, hold
 from store.bookings import lock_key
-from store.db import create_pool
-from store.uow import PgUnitOfWork
 from tests.venues import arena, at, customer
 
 
@@ -64,51 +62,3 @@ async def test_a_free_slot_whose_lock_is_held_long_is_held_once_the_lock_is_free
     await holder
     made = await attempt
     assert made.booking.allocations[0].resource_id == c1
-
-
-async def test_sixty_four_concurrent_holds_on_one_slot_then_a_late_one_make_one_booking(deps: Deps, pool) -> None:
-    v = await arena(pool)
-    c1 = v.resource_ids["Campo 1"]
-    results = await asyncio.gather(
-        *(hold(deps, HoldCommand(v.unit_id, at(9, 19), at(9, 20), (c1,), customer=customer(i)))
-          for i in range(64)),
-        return_exceptions=True,
-    )
-    wins = [r for r in results if not isinstance(r, BaseException)]
-    assert len(wins) == 1
-    assert all(isinstance(r, SlotTaken) for r in results if r not in wins)
-    with pytest.raises(SlotTaken):
-        await hold(deps, HoldCommand(v.unit_id, at(9, 19), at(9, 20), (c1,), customer=customer(99)))
-    async with pool.acquire() as conn:
-        assert await conn.fetchval("SELECT count(*) FROM allocations WHERE resource_id = $1 AND occupies", c1) == 1
-
-
-async def test_on_a_unit_that_just_refused_a_hold_a_loser_costs_one_read(database_url: str, pool: asyncpg.Pool,
-                                                                       clock) -> None:
-    v = await arena(pool)
-    c1 = v.resource_ids["Campo 1"]
-    seen: list[str] = []
-    traced = await create_pool(database_url, 2, 2)
-    try:
-        for conn in [await traced.acquire() for _ in range(2)]:
-            conn.add_query_logger(lambda r: seen.append(" ".join(r.query.split())))
-            await traced.release(conn)
-        deps = Deps(uow=lambda: PgUnitOfWork(traced), clock=clock)
-        await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,), customer=customer(1)))
-        with pytest.raises(SlotTaken):  # the first loser goes the whole way: the constraint's answer
-            await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,), customer=customer(2)))
-        await asyncio.sleep(0.05)
-        async with pool.acquire() as conn:
-            customers = await conn.fetchval("SELECT count(*) FROM customers")
-        seen.clear()
-        with pytest.raises(SlotTaken) as e:
-            await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,), customer=customer(3)))
-        assert e.value.alternatives
-        await asyncio.sleep(0.05)  # query loggers run soon after each query
-    finally:
-        await traced.close()
-    tx = [q for q in seen if not q.startswith(("WITH RECURSIVE typeinfo_tree", "SELECT current_setting('jit')"))]
-    first = tx[: tx.index("ROLLBACK;") + 1]
-    assert [q[:6] for q in first] == ["BEGIN;", "SELECT", "ROLLBA"]  # no customer lock, upsert or insert
-    async with pool.acquire() as conn:
-        assert await conn.fetchval("SELECT count(*) FROM customers") == customers  # customer 3 was not made
