@@ -33,6 +33,16 @@ async def reset_database(server_url: str, name: str) -> str:
     return f"{server_url}/{name}"
 
 
+async def fetch(url: str, query: str, *args: object) -> list[asyncpg.Record]:
+    """Rows of one query on a connection of its own (the checks after a phase)."""
+    conn = await asyncpg.connect(url)
+    try:
+        rows: list[asyncpg.Record] = await conn.fetch(query, *args)
+    finally:
+        await conn.close()
+    return rows
+
+
 def migrate(url: str) -> None:
     """Alembic upgrade to head (runs its own event loop: call it outside asyncio)."""
     upgrade(url)
@@ -82,8 +92,8 @@ def holdable_slots(now: datetime, slot_minutes: int = 60,
 
 
 async def _venue(pool: asyncpg.Pool, name: str, resources: int | list[str],
-                 slot_minutes: int = 60) -> tuple[UUID, UUID, list[UUID]]:
-    params = {"slot_minutes": slot_minutes} if slot_minutes != 60 else {}
+                 slot_minutes: int = 60, **more: object) -> tuple[UUID, UUID, list[UUID]]:
+    params = ({"slot_minutes": slot_minutes} if slot_minutes != 60 else {}) | more
     specs = [ResourceSpec(name=n) for n in resources] if isinstance(resources, list) else []
     v = await create_venue(pool, VenueSpec(unit_name=name, tenant_name=f"{name} tenant",
                                            hours=every_day(OPENS, CLOSES), resources=specs, params=params))
@@ -108,6 +118,14 @@ async def hold_unit(pool: asyncpg.Pool, resources: int, now: datetime) -> SlotPl
 async def hot_unit(pool: asyncpg.Pool, now: datetime) -> SlotPlan:
     """A realistic small venue (4 fields) for the hot-slot rounds; all rounds hit its first field."""
     unit_id, tenant_id, ids = await _venue(pool, "Bench hot", [f"Campo {i}" for i in range(1, 5)])
+    return SlotPlan(unit_id, tenant_id, ids, holdable_slots(now))
+
+
+async def evening_unit(pool: asyncpg.Pool, now: datetime) -> SlotPlan:
+    """Another venue of 4 fields for the evening rounds, whose hold ceiling (RN-HLD-05) lets a whole evening be
+    held (the default 30 % of a day's 60 slots would refuse the 19th of its 20 holds: a rule, not a conflict)."""
+    unit_id, tenant_id, ids = await _venue(pool, "Bench evening", [f"Campo {i}" for i in range(1, 5)],
+                                           hold_ceiling_percent=100)
     return SlotPlan(unit_id, tenant_id, ids, holdable_slots(now))
 
 

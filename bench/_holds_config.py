@@ -48,6 +48,8 @@ class Config:
     clients: int = 32
     hot_clients: int = 64
     hot_rounds: int = 30
+    evening_clients: int = 200
+    evening_rounds: int = 6
     grid_resources: int = 50
     grid_days: int = 30
     grid_runs: int = 20
@@ -59,5 +61,5 @@ class Config:
     @classmethod
     def make(cls, quick: bool) -> Config:
         if quick:
-            return cls(quick, resources=1_000, seconds=3, warmup=1, hot_rounds=5, grid_runs=5)
+            return cls(quick, resources=1_000, seconds=3, warmup=1, hot_rounds=5, evening_rounds=2, grid_runs=5)
         return cls(quick, resources=10_000, seconds=10, warmup=2)

@@ -8,12 +8,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import asyncpg
-
 from bench import _data
 from bench._holds_config import Config
 from bench._holds_requests import hold_body, post_hold
 from bench._http import Connection
+from bench._measure import CpuMeter
 from bench._server import ApiServer
 
 
@@ -27,6 +26,8 @@ class HotSlot:
     round_times: list[float] = field(default_factory=list)
     request_times: list[float] = field(default_factory=list)
     in_database: str = ""
+    waits: str = ""
+    cpu: CpuMeter = field(default_factory=CpuMeter)
 
     @property
     def rate(self) -> float:
@@ -51,6 +52,8 @@ async def hot_slot(cfg: Config, server: ApiServer, plan: _data.SlotPlan, url: st
         await asyncio.gather(*(attempt(c, hold_body(plan, rid, s, e, first + j))
                                for j, c in enumerate(conns)))
         out.request_times.clear()
+        out.cpu = CpuMeter(server, cfg.db)
+        out.cpu.__enter__()
         for r, (s, e) in enumerate(round_slots):
             n0 = first + (r + 1) * cfg.hot_clients
             t = time.perf_counter()
@@ -64,15 +67,12 @@ async def hot_slot(cfg: Config, server: ApiServer, plan: _data.SlotPlan, url: st
             out.clean_rounds += kinds == Counter({"BookingPayload": 1, "SlotTaken": cfg.hot_clients - 1})
             out.samples += [f"round {r}: {k}: {d[:300]}" for k, d in results
                             if k not in ("BookingPayload", "SlotTaken")][: 5 - len(out.samples)]
+        out.cpu.__exit__()
     finally:
         for c in conns:
             await c.close()
-    conn = await asyncpg.connect(url)
-    try:
-        rows = await conn.fetch("SELECT lower(during) AS s, count(*) AS n FROM allocations "
-                                "WHERE resource_id = $1::uuid AND occupies GROUP BY 1", rid)
-    finally:
-        await conn.close()
+    rows = await _data.fetch(url, "SELECT lower(during) AS s, count(*) AS n FROM allocations "
+                             "WHERE resource_id = $1::uuid AND occupies GROUP BY 1", rid)
     held = {r["s"]: r["n"] for r in rows}
     ones = sum(held.get(s) == 1 for s, _ in round_slots)
     out.in_database = (f"{ones}/{len(round_slots)} round slots have exactly one occupying allocation "

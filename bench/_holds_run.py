@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bench import _data
 from bench._holds_config import BENCH, Config
+from bench._holds_evening import Evening, WaitSampler, evening
 from bench._holds_grid import GridTimes, grid_latency
 from bench._holds_hot import HotSlot, hot_slot
 from bench._holds_plans import lapsed_probe
@@ -32,6 +33,7 @@ class Results:
     api2: Throughput
     single: tuple[list[float], Counter[str]]
     hot: HotSlot
+    evening: Evening
     big_loser: tuple[list[float], Counter[str]]
     grid: GridTimes
     rss: dict[str, list[tuple[str, float]]]
@@ -39,15 +41,30 @@ class Results:
     probes: list[str]
 
 
-async def measure(cfg: Config) -> tuple[Results, _data.GridUnit]:
-    print(f"setup: database {cfg.db}, {cfg.resources:,} resources…", flush=True)
+async def _fresh(cfg: Config) -> str:
+    """The bench database dropped, recreated and migrated; its URL."""
     url = await _data.reset_database(cfg.pg, cfg.db)
     await asyncio.to_thread(_data.migrate, url)
+    return url
+
+
+async def _busy_before() -> float:
+    """Cores the machine spends on other work over a second, before a run (it skews every figure)."""
+    (BENCH / ".logs").mkdir(exist_ok=True)
+    with CpuMeter() as idle:
+        await asyncio.sleep(1)
+    return idle.machine
+
+
+async def measure(cfg: Config) -> tuple[Results, _data.GridUnit]:
+    print(f"setup: database {cfg.db}, {cfg.resources:,} resources…", flush=True)
+    url = await _fresh(cfg)
     now = datetime.now(UTC)
     pool = await create_pool(url, 1, 4)
     try:
         plan = await _data.hold_unit(pool, cfg.resources, now)
         hot = await _data.hot_unit(pool, now)
+        eve = await _data.evening_unit(pool, now)
         g = await _data.grid_unit(pool, cfg.grid_resources, cfg.grid_days, now)
     finally:
         await pool.close()
@@ -55,10 +72,7 @@ async def measure(cfg: Config) -> tuple[Results, _data.GridUnit]:
           f"({g.held} held), {g.slots_booked / g.slots_total:.0%} of its slots", flush=True)
     keys = itertools.count()  # slot-pair indices and customer numbers, never reused in a run
     logs = BENCH / ".logs"
-    logs.mkdir(exist_ok=True)
-    with CpuMeter() as idle:  # anything else running on the machine skews every figure
-        await asyncio.sleep(1)
-    probes = [f"before the run the machine was busy {idle.machine:.2f} cores with other work",
+    probes = [f"before the run the machine was busy {await _busy_before():.2f} cores with other work",
               f"before 1a: {await lapsed_probe(url, plan)}"]
     rss: dict[str, list[tuple[str, float]]] = {}
     errors: dict[str, list[str]] = {}
@@ -83,8 +97,7 @@ async def measure(cfg: Config) -> tuple[Results, _data.GridUnit]:
         server.start()
         api2 = await api_holds(cfg, server, plan, keys)
         single = await one_hold(server, plan, [next(keys) for _ in range(20)], next(keys) + 20_000_000)
-        print("3. hot slot", flush=True)
-        hs = await hot_slot(cfg, server, hot, url, next(keys) + 10_000_000)
+        hs, ev = await contention(cfg, server, hot, eve, url, next(keys))
         big_loser = await one_hold(server, plan, [0, 1, 2], 30_000_000)  # pairs 0-2 are held since 1a
         print("4. grid", flush=True)
         gt = await grid_latency(cfg, server, url, g)
@@ -92,7 +105,57 @@ async def measure(cfg: Config) -> tuple[Results, _data.GridUnit]:
     finally:
         server.stop()
     probes.append(f"at the end: {await lapsed_probe(url, plan)}")
-    return Results(api1, sql, api2, single, hs, big_loser, gt, rss, errors, probes), g
+    return Results(api1, sql, api2, single, hs, ev, big_loser, gt, rss, errors, probes), g
+
+
+async def contention(cfg: Config, server: ApiServer, hot: _data.SlotPlan, eve: _data.SlotPlan, url: str, k: int
+                     ) -> tuple[HotSlot, Evening]:
+    """Phase 3: the hot slot, then the evening, each with what the database's backends waited on."""
+    print("3. hot slot", flush=True)
+    async with WaitSampler(url, cfg.db) as waits:
+        hs = await hot_slot(cfg, server, hot, url, k + 10_000_000)
+    hs.waits = waits.describe()
+    print("3b. evening", flush=True)
+    async with WaitSampler(url, cfg.db) as waits:
+        ev = await evening(cfg, server, eve, url, k + 40_000_000)
+    ev.waits = waits.describe()
+    return hs, ev
+
+
+@dataclass
+class ContentionRuns:
+    hot: HotSlot
+    evening: Evening
+    probes: list[str]
+    errors: list[str]
+
+
+async def measure_contention(cfg: Config, profile: str | None = None) -> ContentionRuns:
+    """Phase 3 alone (hot slot and evening) on a fresh database, with a 2-worker API; `profile`: py-spy raw profiles
+    of both workers over the hot slot go to FILE.0 and FILE.1."""
+    print(f"setup: database {cfg.db}, hot and evening units…", flush=True)
+    url = await _fresh(cfg)
+    pool = await create_pool(url, 1, 4)
+    try:
+        hot = await _data.hot_unit(pool, datetime.now(UTC))
+        eve = await _data.evening_unit(pool, datetime.now(UTC))
+    finally:
+        await pool.close()
+    probes = [f"before the run the machine was busy {await _busy_before():.2f} cores with other work; load "
+              f"average {_loadavg()}"]
+    server = ApiServer(cfg.port, 2, url, cfg.redis, BENCH / ".logs" / "uvicorn-contention.log")
+    try:
+        server.start()
+        spies = ([_spy(pid, f"{profile}.{i}", 8, 0) for i, pid in enumerate(server.worker_pids())]
+                 if profile else [])
+        hs, ev = await contention(cfg, server, hot, eve, url, 0)
+        for spy in spies:
+            spy.wait(30)
+        errors = server.log_errors()
+    finally:
+        server.stop()
+    probes.append(f"at the end: load average {_loadavg()}")
+    return ContentionRuns(hs, ev, probes, errors)
 
 
 # Rows the throughput phases leave in allocations by the time the grid runs (notes of the full runs: 15-32 k,
@@ -184,10 +247,15 @@ def _loadavg() -> str:
 
 def _py_spy(server: ApiServer, cfg: Config, out: str) -> subprocess.Popen[bytes]:
     """py-spy recording the API worker over the measured seconds of a phase (it starts after the warm-up)."""
+    return _spy(server.worker_pids()[0], out, cfg.seconds, cfg.warmup)
+
+
+def _spy(pid: int, out: str, seconds: float, after: float) -> subprocess.Popen[bytes]:
+    """py-spy recording process `pid` for `seconds`, `after` seconds from now (raw stacks to `out`)."""
     local = Path(sys.executable).with_name("py-spy")
     spy = local if local.exists() else Path(shutil.which("py-spy") or "py-spy")
-    cmd = [str(spy), "record", "--pid", str(server.worker_pids()[0]), "--duration", str(int(cfg.seconds)),
+    cmd = [str(spy), "record", "--pid", str(pid), "--duration", str(int(seconds)),
            "--rate", "200", "--format", "raw", "--nonblocking", "-o", out]
     with open(out + ".log", "wb") as log:
-        return subprocess.Popen(["sh", "-c", f"sleep {cfg.warmup}; exec " + " ".join(cmd)],
+        return subprocess.Popen(["sh", "-c", f"sleep {after}; exec " + " ".join(cmd)],
                                 stdout=log, stderr=subprocess.STDOUT)

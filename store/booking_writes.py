@@ -7,6 +7,15 @@ wait: the exclusion constraint (and the pool counters' ON CONFLICT DO UPDATE) se
 the snapshot, so a slot taken while we waited is still refused (SlotTaken); a lapsed hold found in the snapshot
 stops the insert (the caller expires it, then adds — the lock is held by then); and a lapsed hold the snapshot does
 not show has not lapsed, or is not there: it is either in the constraint's way (SlotTaken, rightly) or gone.
+
+Contention (issue 22): a live booking or block the snapshot shows on an exclusive range is a SlotTaken the
+constraint would give too, so it is answered before any lock (losers of a taken slot never queue behind its
+winner). A single-resource booking only tries its lock: when another transaction holds it (the slot's winner, most
+likely, until it commits), nothing is done and the caller runs the statement again a moment later, in a new
+snapshot, which shows the winner's allocation once it committed — so the losers never hold the lock one after the
+other while their refusals travel back (the convoy), and after a few tries the statement waits for the lock as
+before: a free slot is never refused for being busy. Several resources always wait, in ascending key order (a
+tried lock held while waiting for another could deadlock).
 """
 
 from __future__ import annotations
@@ -35,17 +44,28 @@ EVENTS_CTE = """
 """
 """The audit events (hash-chained by their trigger) and outbox rows of a booking's change, as two CTEs."""
 
-# $28 the resources' lock keys (ascending), $29 now: the lapsed holds in the way stop the insert (`go` is empty).
+# $28 the resources' lock keys (ascending), $29 now, $30 whether to wait for the locks (else only try them): an
+# exclusive range visibly taken by a live booking or block (`taken`) is answered before any lock is taken; a lock
+# another transaction holds (when only trying) and the lapsed holds in the way stop the insert (`go` is empty).
 _GATE = """
- lk AS MATERIALIZED (SELECT count(pg_advisory_xact_lock(k)) AS n FROM unnest($28::bigint[]) AS k),
+ lk AS MATERIALIZED (
+    SELECT s.taken, (SELECT count(*) FILTER (WHERE CASE WHEN $30::bool THEN pg_advisory_xact_lock(k) IS NOT NULL
+                                                        ELSE pg_try_advisory_xact_lock(k) END)
+                     FROM unnest($28::bigint[]) AS k WHERE NOT s.taken) = cardinality($28::bigint[]) AS locked
+    FROM (SELECT EXISTS (
+        SELECT 1 FROM unnest($16::uuid[], $17::timestamptz[], $18::timestamptz[], $20::bool[]) AS t(r, s, e, p)
+        JOIN allocations a ON a.resource_id = t.r AND a.unit_id = $2::uuid AND a.occupies AND NOT a.pooled
+             AND a.during && tstzrange(t.s, t.e) AND (a.hold_expires_at IS NULL OR a.hold_expires_at > $29)
+        WHERE NOT t.p) AS taken) s
+ ),
  lapsed AS MATERIALIZED (
     SELECT DISTINCT a.booking_id
     FROM allocations a
     WHERE a.resource_id = ANY($16::uuid[]) AND a.occupies AND a.hold_expires_at IS NOT NULL
       AND a.unit_id = $2::uuid AND a.during && tstzrange($9::timestamptz, $10::timestamptz)
-      AND a.hold_expires_at <= $29::timestamptz AND (SELECT n FROM lk) >= 0
+      AND a.hold_expires_at <= $29::timestamptz AND (SELECT locked FROM lk)
  ),
- go AS MATERIALIZED (SELECT 1 AS ok WHERE NOT EXISTS (SELECT 1 FROM lapsed)),
+ go AS MATERIALIZED (SELECT 1 AS ok WHERE (SELECT locked FROM lk) AND NOT EXISTS (SELECT 1 FROM lapsed)),
 """
 
 _BOOKING = """
@@ -86,7 +106,8 @@ def _insert_sql(pooled: bool, gated: bool) -> str:
         return "WITH" + body + "SELECT $21::uuid[], $22::timestamptz[], $23::int[], 1"  # every parameter typed
     body = ctes.replace("$FROM", " FROM go").replace("$GO", " CROSS JOIN go")
     return ("WITH" + _GATE + body + "SELECT $21::uuid[], $22::timestamptz[], $23::int[], "
-            "(SELECT count(*) FROM go) AS added, array(SELECT booking_id FROM lapsed) AS lapsed")
+            "(SELECT count(*) FROM go) AS added, array(SELECT booking_id FROM lapsed) AS lapsed, lk.taken, lk.locked "
+            "FROM lk")
 
 
 INSERT = {(pooled, gated): _insert_sql(pooled, gated) for pooled in (False, True) for gated in (False, True)}

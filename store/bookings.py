@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections.abc import Awaitable, Callable, Iterator
@@ -19,6 +20,9 @@ from store.booking_writes import EVENTS_CTE, INSERT, insert_args
 from store.booking_writes import event_rows as _event_rows
 
 ConnGetter = Callable[[], Awaitable[asyncpg.Connection]]
+
+LOCK_TRIES = (0.002, 0.004, 0.008, 0.016, 0.032)
+"""Seconds `lock_and_add` pauses after each try of a lock another transaction holds, before it waits for it."""
 
 BOOKING_COLUMNS = """
        b.id, b.unit_id, b.status, b.created_at, b.customer_id, b.service_id, b.hold_type, b.channel,
@@ -302,11 +306,20 @@ class PgBookings:
                            ) -> list[Booking]:
         """`lock_resources`, `lapsed_overlapping` and `add` in one round trip (store/booking_writes.py says why that
         is sound). When lapsed holds still occupy the booking's ranges nothing is added: they are returned, locked
-        for change, for the caller to expire before it calls `add` (the resources stay locked)."""
+        for change, for the caller to expire before it calls `add` (the resources stay locked). A range visibly
+        taken is SlotTaken before any lock; a single resource's lock held by another transaction is tried again
+        after a pause (LOCK_TRIES), then waited for."""
         conn = await self._conn()
         keys = sorted({lock_key(a.resource_id) for a in booking.allocations})
-        with self._refusals(booking):
-            row = await conn.fetchrow(INSERT[bool(slot_starts), True], *insert_args(booking, slot_starts), keys, now)
+        args = [*insert_args(booking, slot_starts), keys, now]
+        for pause in (*LOCK_TRIES, None) if len(keys) == 1 else (None,):
+            with self._refusals(booking):
+                row = await conn.fetchrow(INSERT[bool(slot_starts), True], *args, pause is None)
+            if row["taken"]:
+                raise self._taken(booking, "that slot is taken")
+            if row["locked"]:
+                break
+            await asyncio.sleep(pause or 0)  # the lock is held: the slot's winner, until it commits or gives up
         if row["added"]:
             booking.pull_events()
             return []

@@ -52,7 +52,8 @@ class BookingRepository(Protocol):
     async def lock_and_add(self, booking: Booking, slot_starts: dict[UUID, list[datetime]], now: datetime
                            ) -> list[Booking]:
         """Lock the booking's resources and add it, unless lapsed holds occupy its ranges: then nothing is added and
-        they are returned, locked for change (the resources stay locked)."""
+        they are returned, locked for change (the resources stay locked). SlotTaken when a live booking or block
+        visibly occupies an exclusive range (answered without waiting for the lock)."""
         ...
 
     async def save(self, booking: Booking) -> None: ...

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -192,6 +193,7 @@ async def _book(deps: Deps, cmd: BookingRequest, before_insert: BeforeInsert | N
             return await _book_on(deps, unit, picked, cmd, now, before_insert, capacity, replacing, service)
         except SlotTaken as refused:
             last = refused
+            _contended(unit.id, refused=True)
         except HoldCeilingReached as refusal:
             async with deps.uow() as uow:  # the hold's transaction is gone; the alert is kept on its own
                 if await fraud.raise_ceiling_alert(uow, unit, refusal, now):
@@ -358,6 +360,8 @@ async def _book_on(
             await uow.catalog.table(unit.id, cmd.service_id)
         if isinstance(cmd, SeatHoldCommand) and cmd.best is not None:  # chosen now, under locks of the event
             allocations = [Allocation(s, cmd.starts_at, cmd.ends_at) for s in await _best(uow, unit, cmd, now)]
+        elif before_insert is None and _contended(unit.id):
+            await _check_not_taken(uow, unit, picked, cmd, now)
         customer: Customer | None = None  # (after the choice: a refusal for want of seats writes nothing)
         if capacity is not None and cmd.customer is not None:  # a self-service hold: RN-HLD-05
             customer = await fraud.admit(uow, unit, cmd.customer, cmd.starts_at, now, capacity, replacing)
@@ -388,6 +392,34 @@ async def _book_on(
         await remember(uow, unit.id, cmd.idempotency_key, booking)
         await uow.commit()
     return BookingResult(booking)
+
+
+CONTENDED_SECONDS = 2.0
+_refused_at: dict[UUID, float] = {}
+
+
+def _contended(unit_id: UUID, refused: bool = False) -> bool:
+    """Whether this process refused a booking of the unit (SlotTaken) in the last CONTENDED_SECONDS; `refused`
+    records one now. Its bookings are then checked against what is visibly taken before anything else is done."""
+    t = time.monotonic()
+    if refused:
+        if len(_refused_at) > 10_000:
+            _refused_at.clear()
+        _refused_at[unit_id] = t
+    return t - _refused_at.get(unit_id, -CONTENDED_SECONDS) < CONTENDED_SECONDS
+
+
+async def _check_not_taken(uow: UnitOfWork, unit: Unit, picked: list[Resource], cmd: BookingRequest,
+                           now: datetime) -> None:
+    """SlotTaken, before the customer's checks and the resources' lock, when a live booking or block already
+    occupies one of the picked exclusive resources over the range (issue 22: the losers of a hot slot cost one
+    read). Sound either way: what proceeds is still decided by the lock and the exclusion constraint."""
+    exclusive = [r.id for r in picked if r.kind is ResourceKind.EXCLUSIVE]
+    if not exclusive:
+        return
+    occ = await uow.bookings.occupancy(unit.id, exclusive, cmd.starts_at, cmd.ends_at)
+    if any(o.is_active(now) for o in occ):
+        raise SlotTaken("that slot is taken", [r.id for r in picked], cmd.starts_at, cmd.ends_at)
 
 
 def hold_type_for(unit: Unit, cmd: BookingRequest) -> HoldType:
