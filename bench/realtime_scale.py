@@ -373,7 +373,7 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
     clients: Clients | None = None
     try:
         for a in apis:
-            a.start()
+            await start_api(a)
         for u in range(len(units)):  # warm each API's caches, connections and prepared statements
             await events.fire(u)
         await wait_published(url)
@@ -523,6 +523,20 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
     return v
 
 
+async def start_api(api: ApiServer, tries: int = 6) -> None:
+    """Start an API process; retried when PostgreSQL, shared with others, refuses new connections for a while."""
+    for i in range(tries):
+        try:
+            await asyncio.to_thread(api.start)
+            return
+        except (RuntimeError, TimeoutError):
+            api.stop()
+            if i == tries - 1:
+                raise
+            print(f"    API on port {api.port} did not start (see its log); retrying in 10 s", flush=True)
+            await asyncio.sleep(10)
+
+
 async def wait_total(clients: Clients, name: str, want: int, limit: float) -> bool:
     last, since = -1, time.monotonic()
     while True:
@@ -551,7 +565,7 @@ async def measure(cfg: Config, before: str | None) -> tuple[list[Variant], list[
     head = await asyncio.to_thread(lambda: subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=BENCH.parent,
                                                           capture_output=True, text=True).stdout.strip())
     worker = WorkerProcess(url, cfg.redis, LOGS / "realtime-scale-worker.log")
-    pool = await create_pool(url, 8, 8)
+    pool = await create_pool(url, 4, 4)
     events = Events(pool, units, params)
     variants: list[Variant] = []
     trees: list[Path] = []
@@ -565,7 +579,11 @@ async def measure(cfg: Config, before: str | None) -> tuple[list[Variant], list[
         plan.append(("after", None, head))
         for name, code, rev in plan:
             print(f"{name}: the API from {rev}", flush=True)
-            variants.append(await run_variant(cfg, name, code, url, units, events, worker, rev))
+            try:
+                variants.append(await run_variant(cfg, name, code, url, units, events, worker, rev))
+            except (RuntimeError, TimeoutError, OSError, asyncpg.PostgresError) as e:
+                notes.append(f"{name} ({rev}) FAILED: {type(e).__name__}: {str(e)[:300]}")
+                print(f"  [{name}] FAILED: {e}", flush=True)
     finally:
         await pool.close()
         worker.stop()
