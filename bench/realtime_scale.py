@@ -560,7 +560,15 @@ async def measure(cfg: Config, before: str | None) -> tuple[list[Variant], list[
     notes.append(f"before the run the machine was busy {(100 - c.idle - c.iowait) / 100 * psutil.cpu_count():.2f} "
                  f"cores with other work (load average {', '.join(f'{x:.1f}' for x in psutil.getloadavg())})")
     print(f"setup: database {cfg.db}, {cfg.units + 1} units", flush=True)
-    url, units, params = await setup(cfg)
+    for attempt in range(20):  # PostgreSQL is shared: wait for room when it is full
+        try:
+            url, units, params = await setup(cfg)
+            break
+        except asyncpg.TooManyConnectionsError:
+            if attempt == 19:
+                raise
+            print("    PostgreSQL is full (others' work); retrying in 15 s", flush=True)
+            await asyncio.sleep(15)
     LOGS.mkdir(exist_ok=True)
     head = await asyncio.to_thread(lambda: subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=BENCH.parent,
                                                           capture_output=True, text=True).stdout.strip())

@@ -81,6 +81,9 @@ REPLAY_ARGUMENTS = frozenset({"since"})
 HISTORY = 256
 """Results a group keeps (with the sequence number of their event) for subscribers that resume a little behind."""
 
+READY_TIMEOUT = 10.0
+"""Seconds a resuming subscriber waits for its live group's feed to start before it is served alone."""
+
 
 FORBIDDEN_CLOSE = 4403
 """The close code of a socket whose credentials were revoked, expired or changed (as for a bad token at connect)."""
@@ -331,8 +334,11 @@ class Group:
     `position`: every result of events up to this sequence number is out, none of a later one.
     """
 
-    def __init__(self, registry: SharedSubscriptions, key: tuple[Any, ...], replay: int | None = None) -> None:
+    def __init__(self, registry: SharedSubscriptions, key: tuple[Any, ...], replay: int | None = None,
+                 target: Group | None = None) -> None:
         self.registry = registry
+        self.target = target
+        """A replay group: the live group that keeps open for it (it hands over to whichever is live then)."""
         self.key = key
         self.replay = replay
         self.members: dict[int, Member] = {}
@@ -391,10 +397,10 @@ class Group:
                 waiting.remove(self)
                 if not waiting:
                     del self.registry.replays[self.key]
-                live = self.registry.groups.get(self.key)
-                if live is not None and live.replays:
-                    live.replays -= 1
-                    live._close_if_unused()
+                target, self.target = self.target, None
+                if target is not None:
+                    target.replays -= 1
+                    target._close_if_unused()
 
     def _remember(self, seq: int, payload: str) -> None:
         history = self.history
@@ -537,10 +543,16 @@ class SharedSubscriptions:
         live = self._live(key, handler, operation.query, resume.live_variables, operation.operation_name)
         if not live.ready.is_set():
             live.replays += 1  # it waits for its feed to start: keep the group open for this subscriber
+            started = False
             try:
-                await live.ready.wait()
+                await asyncio.wait_for(live.ready.wait(), READY_TIMEOUT)
+                started = True
+            except TimeoutError:
+                pass  # a stream without a feed (none today): served alone
             finally:
                 live.replays -= 1
+                if not started:
+                    live._close_if_unused()
         if live.closed or live.position is None:
             live._close_if_unused()
             return False
@@ -553,7 +565,7 @@ class SharedSubscriptions:
             replay = next((g for g in waiting if not g.closed and g.position is not None and g.position <= since),
                           None)
             if replay is None:
-                replay = Group(self, key, replay=since)
+                replay = Group(self, key, replay=since, target=live)
                 waiting.append(replay)
                 live.replays += 1
                 replay.task = asyncio.create_task(replay.run(handler, operation.query, operation.variables,

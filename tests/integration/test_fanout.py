@@ -72,6 +72,10 @@ async def _true(value: bool) -> bool:
     return value
 
 
+async def _len_is(found: Coroutine[Any, Any, list[int]], n: int) -> bool:
+    return len(await found) == n
+
+
 async def test_identical_subscriptions_share_one_execution_and_each_gets_every_event_in_order(
     server: Server, pool: Any
 ) -> None:
@@ -147,6 +151,8 @@ async def test_resumed_subscriptions_hand_over_to_the_group_with_nothing_lost_or
     of them once, in order, and afterwards they are members of the one live group (one feed for all)."""
     v = await arena(pool)
     before = [await hold_on(server.port, v, f"Campo {1 + i % 4}", 8, i) for i in range(4)]
+    # Numbered before the live group starts: resuming before them needs the database, not the group's memory.
+    assert await wait_until(lambda: _len_is(slot_seqs(pool, v.unit_id), len(before)), timeout=10)
     live = await WsClient.connect(server.port)
     await live.subscribe(SLOTS, window(v), sub_id="live")
     assert await wait_until(lambda: _true(server.hub_subscribers == 1))
@@ -157,7 +163,8 @@ async def test_resumed_subscriptions_hand_over_to_the_group_with_nothing_lost_or
     async def slow_events_since(deps: Any, unit_id: Any, seq: int, limit: int = 1000) -> list[Any]:
         found = await real(deps, unit_id, seq, limit)  # an old snapshot: what commits meanwhile comes live
         reads.append(len(made))
-        await asyncio.sleep(1.0)
+        # Hold the replay back until two more holds have committed (however slow the machine is).
+        assert await wait_until(lambda: _true(len(made) >= reads[-1] + 2), timeout=30, every=0.05)
         return found
 
     monkeypatch.setattr(queries, "events_since", slow_events_since)
@@ -185,7 +192,7 @@ async def test_resumed_subscriptions_hand_over_to_the_group_with_nothing_lost_or
     await asyncio.sleep(0.5)
     stop.set()
     await flow
-    assert reads and len(made) >= reads[0] + 2  # holds were committed during the replay
+    assert reads  # the replay read the database (and waited for two more holds meanwhile)
     want = await slot_seqs(pool, v.unit_id)
     assert len(want) == len(before) + len(made)
     for name, ws in clients.items():
