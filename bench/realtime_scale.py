@@ -39,6 +39,7 @@ from bench._measure import Report, ms, pct
 from bench._rt_config import BENCH, HOLD_TTL, INSERT_EVENT, LOGS
 from bench._rt_drivers import event_payload
 from bench._rt_proc import WorkerProcess, start_profile, stop_profilers, stop_workers, summarize, wait_profile
+from bench._rt_redis import ChannelObserver
 from bench._server import ApiServer, stop_all
 from domain.units import UnitParameters
 from schema.ids import decode_id
@@ -334,13 +335,9 @@ def check(received: list[list[tuple[float, int | None, str | None, str]]], unit_
     return c
 
 
-async def unit_seqs(url: str, units: list[Unit]) -> dict[int, list[int]]:
-    conn = await asyncpg.connect(url)
-    try:
-        rows = await conn.fetch("SELECT unit_id, seq FROM outbox WHERE topic = 'slot_changed' AND seq IS NOT NULL "
-                                "ORDER BY seq")
-    finally:
-        await conn.close()
+async def unit_seqs(pool: asyncpg.Pool, units: list[Unit]) -> dict[int, list[int]]:
+    rows = await pool.fetch("SELECT unit_id, seq FROM outbox WHERE topic = 'slot_changed' AND seq IS NOT NULL "
+                            "ORDER BY seq")
     index = {u.id: i for i, u in enumerate(units)}
     out: dict[int, list[int]] = {i: [] for i in range(len(units))}
     for r in rows:
@@ -348,16 +345,12 @@ async def unit_seqs(url: str, units: list[Unit]) -> dict[int, list[int]]:
     return out
 
 
-async def wait_published(url: str, timeout: float = 60) -> None:
-    conn = await asyncpg.connect(url)
-    try:
-        deadline = time.monotonic() + timeout
-        while await conn.fetchval("SELECT count(*) FROM outbox WHERE published_at IS NULL"):
-            if time.monotonic() > deadline:
-                raise TimeoutError("the relay left events unpublished")
-            await asyncio.sleep(0.05)
-    finally:
-        await conn.close()
+async def wait_published(pool: asyncpg.Pool, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while await pool.fetchval("SELECT count(*) FROM outbox WHERE published_at IS NULL"):
+        if time.monotonic() > deadline:
+            raise TimeoutError("the relay left events unpublished")
+        await asyncio.sleep(0.05)
 
 
 def window(unit: Unit) -> dict[str, Any]:
@@ -366,17 +359,17 @@ def window(unit: Unit) -> dict[str, Any]:
 
 
 async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units: list[Unit], events: Events,
-                      worker: WorkerProcess, head: str) -> Variant:
+                      worker: WorkerProcess, head: str, obs: ChannelObserver) -> Variant:
     v = Variant(name, head)
     apis = [ApiServer(cfg.port + i, 1, url, cfg.redis, LOGS / f"realtime-scale-{name}-api{i}.log", code=code,
-                      env={"SLOTHOLD_DB_POOL_MAX": "6"}) for i in range(cfg.apis)]
+                      env={"SLOTHOLD_DB_POOL_MIN": "6", "SLOTHOLD_DB_POOL_MAX": "6"}) for i in range(cfg.apis)]
     clients: Clients | None = None
     try:
         for a in apis:
             await start_api(a)
         for u in range(len(units)):  # warm each API's caches, connections and prepared statements
             await events.fire(u)
-        await wait_published(url)
+        await wait_published(events.pool)
         await asyncio.sleep(1)
         v.rss_idle = [rss(a) for a in apis]
         clients = Clients(cfg.clients)
@@ -393,7 +386,7 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
         t = time.monotonic()
         await warm(clients, "live", events, list(range(U)))
         v.warmup_seconds = time.monotonic() - t
-        await wait_published(url)
+        await wait_published(events.pool)
         await asyncio.sleep(1.5)
         await clients.collect("live")  # the warm-up's messages
         v.rss_connected = [rss(a) for a in apis]
@@ -437,11 +430,20 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
                 d = t_arr - s.t_commit
                 lat.append(d)
                 last[s.booking] = max(last.get(s.booking, 0.0), d)
+        # commit → on the Redis channel (PostgreSQL, NOTIFY, the relay), and from there to the last subscriber (API)
+        relay, api_last = [], []
+        for booking, d in last.items():
+            seen = obs.seen.get(booking)
+            if seen is not None:
+                r = seen[0] - events.sent[booking].t_commit
+                relay.append(r)
+                api_last.append(d - r)
         expected = sum(per_unit[u] * k for u in range(U))
         v.live = {"events": len(events.sent), "deliveries": len(lat), "expected": expected,
                   "lat": lat, "last": list(last.values()), "cores": cores.describe(), "drained": drained,
+                  "relay": relay, "api_last": api_last,
                   "cpu_per_delivery_us": cores.api * cores.wall / max(1, len(lat)) * 1e6}
-        seqs = await unit_seqs(url, units)
+        seqs = await unit_seqs(events.pool, units)
         v.check = check(received, unit_of, seqs, {u: (seqs[u] or [0])[-1] for u in range(U)})
         print(f"  [{name}] {len(events.sent)} events at {cfg.rate:g}/s per unit: {len(lat):,} deliveries, p99 "
               f"{ms(pct(lat, 99))}, last subscriber p99 {ms(pct(list(last.values()), 99))}; {cores.describe()}",
@@ -454,7 +456,7 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
         print(f"  [{name}] storm: {d:,} dashboards on one unit", flush=True)
         await clients.connect("storm", sspecs, 25)
         await warm(clients, "storm", events, [S])
-        await wait_published(url)
+        await wait_published(events.pool)
         await asyncio.sleep(1.0)
         first = await clients.collect("storm")
         last_seen = [max((m[1] or 0) for m in msgs) for msgs in first]
@@ -463,7 +465,7 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
         events.sent.clear()
         for _ in range(cfg.missed):
             await events.fire(S)
-        await wait_published(url)
+        await wait_published(events.pool)
         feeds_before = [feeds(a) for a in apis]
         rspecs = [(apis[j % cfg.apis].port, {**window(units[S]), "since": last_seen[j]}) for j in range(d)]
         prof = None
@@ -500,7 +502,7 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
                 s = events.sent.get(_db(booking)) if kind == "next" else None
                 if s is not None:
                     after_lat.append(t_arr - s.t_commit)
-        seqs = await unit_seqs(url, units)
+        seqs = await unit_seqs(events.pool, units)
         resumed = [a + b for a, b in zip(replayed, live_after, strict=True)]
         v.storm_check = check(resumed, [S] * d, seqs, {S: seqs[S][-1]}, after=last_seen)
         v.storm = {"dashboards": d, "connect_failed": failed, "connect_s": connect_s, "caught": caught,
@@ -577,8 +579,10 @@ async def measure(cfg: Config, before: str | None) -> tuple[list[Variant], list[
     events = Events(pool, units, params)
     variants: list[Variant] = []
     trees: list[Path] = []
+    obs = ChannelObserver(cfg.redis, None)
     try:
         worker.start()
+        await obs.start()
         plan: list[tuple[str, Path | None, str]] = []
         if before:
             tree = await asyncio.to_thread(export_tree, before)
@@ -588,11 +592,12 @@ async def measure(cfg: Config, before: str | None) -> tuple[list[Variant], list[
         for name, code, rev in plan:
             print(f"{name}: the API from {rev}", flush=True)
             try:
-                variants.append(await run_variant(cfg, name, code, url, units, events, worker, rev))
+                variants.append(await run_variant(cfg, name, code, url, units, events, worker, rev, obs))
             except (RuntimeError, TimeoutError, OSError, asyncpg.PostgresError) as e:
                 notes.append(f"{name} ({rev}) FAILED: {type(e).__name__}: {str(e)[:300]}")
                 print(f"  [{name}] FAILED: {e}", flush=True)
     finally:
+        await obs.stop()
         await pool.close()
         worker.stop()
         for t in trees:
@@ -626,6 +631,9 @@ def report(cfg: Config, variants: list[Variant], notes: list[str], started: date
                     f"p99 < 100 ms: {'met' if p99_last < 0.1 else '**missed**'}")
             rep.add(f"{tag}: commit → each subscriber", f"{lat(live['lat'])}; {live['deliveries']:,} of "
                     f"{live['expected']:,} deliveries")
+            rep.add(f"{tag}: of which commit → Redis channel (PostgreSQL, NOTIFY, relay), per event",
+                    lat(live["relay"]))
+            rep.add(f"{tag}: of which Redis channel → last subscriber (API), per event", lat(live["api_last"]))
             per = [(c - i) * 1024 / max(1, n) for c, i, n in zip(v.rss_connected, v.rss_idle, v.per_api, strict=True)]
             growth = ", ".join(f"{i:.0f} → {c:.0f}" for i, c in zip(v.rss_idle, v.rss_connected, strict=True))
             rep.add(f"{tag}: API memory per subscriber (RSS growth / subscribers)",
