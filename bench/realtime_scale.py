@@ -399,26 +399,10 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
         k = round(cfg.seconds * cfg.rate)
         base_total, _, _ = await clients.status("live")
         events.sent.clear()
-        prof = None
-        if cfg.profile and name == "after":
-            out = LOGS / f"realtime-scale-api0-{name}.pyspy.txt"
-            prof = (start_profile(apis[0].worker_pids()[0], cfg.seconds, out), out)
+        per_unit = Counter(unit_of)
         with cores:
-            t0 = time.monotonic()
-            tasks = []
-            for i in range(k * U):
-                at = t0 + (i // U) / cfg.rate + (i % U) / (U * cfg.rate)
-                delay = at - time.monotonic()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                tasks.append(asyncio.create_task(events.fire(i % U)))
-            await asyncio.gather(*tasks)
-            per_unit = Counter(unit_of)
-            want_total = base_total + sum(per_unit[u] * k for u in range(U))
-            drained = await wait_total(clients, "live", want_total, 20)
-        if prof is not None:
-            err = wait_profile(prof[0])
-            v.profile += ([f"py-spy failed: {err}"] if err else summarize(prof[1], cfg.seconds))
+            await fire_per_unit(cfg, events, U, k)
+            drained = await wait_total(clients, "live", base_total + sum(per_unit[u] * k for u in range(U)), 20)
         received = await clients.collect("live")
         lat: list[float] = []
         last: dict[str, float] = {}
@@ -449,6 +433,17 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
               f"{ms(pct(lat, 99))}, last subscriber p99 {ms(pct(list(last.values()), 99))}; {cores.describe()}",
               flush=True)
 
+        if cfg.profile and name == "after":  # one more such phase under py-spy (its pauses would skew the figures)
+            out = LOGS / f"realtime-scale-api0-{name}.pyspy.txt"
+            prof = start_profile(apis[0].worker_pids()[0], cfg.seconds, out)
+            total0, _, _ = await clients.status("live")
+            await fire_per_unit(cfg, events, U, k)
+            await wait_total(clients, "live", total0 + sum(per_unit[u] * k for u in range(U)), 20)
+            err = wait_profile(prof)
+            v.profile += ([f"py-spy failed: {err}"] if err else
+                          [f"1 event/s per unit (an extra phase): {line}" for line in summarize(out, cfg.seconds)])
+            await clients.collect("live")
+
         # ---- the reconnect storm, on one more unit
         S = U
         d = cfg.dashboards
@@ -478,7 +473,8 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
             caught = await wait_frames(clients, "storm", [cfg.missed] * d, cfg.catch_up_limit)
         if prof is not None:
             err = wait_profile(prof[0])
-            v.profile += ["storm:"] + ([f"py-spy failed: {err}"] if err else summarize(prof[1], 6))
+            v.profile += ([f"py-spy failed: {err}"] if err else
+                          [f"the storm (profiled: its pauses slow it): {line}" for line in summarize(prof[1], 6)])
         replayed = await clients.collect("storm")
         done_at = []
         for msgs in replayed:
@@ -523,6 +519,19 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
             a.stop()
             v.errors += a.log_errors()
     return v
+
+
+async def fire_per_unit(cfg: Config, events: Events, units: int, k: int) -> None:
+    """k events per unit at cfg.rate per unit, the units' events spread evenly over each period (open loop)."""
+    t0 = time.monotonic()
+    tasks = []
+    for i in range(k * units):
+        at = t0 + (i // units) / cfg.rate + (i % units) / (units * cfg.rate)
+        delay = at - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(events.fire(i % units)))
+    await asyncio.gather(*tasks)
 
 
 async def start_api(api: ApiServer, tries: int = 6) -> None:
