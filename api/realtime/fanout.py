@@ -253,7 +253,7 @@ class Member:
         self.operation = operation
         self._send = send
         self.prefix = '{"id":' + json.dumps(operation.id) + ',"type":"next","payload":'
-        self.backlog: deque[str] = deque()
+        self.backlog: deque[str] | None = None  # made when the socket first falls behind (an empty deque is 600 B)
         self.pending: asyncio.Task[None] | None = None
         self.ended: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
 
@@ -261,14 +261,17 @@ class Member:
         """Write one `next` message now, or queue it behind the ones still waiting for the socket."""
         text = self.prefix + payload + "}"
         if self.pending is not None:
-            if len(self.backlog) >= BACKLOG_LIMIT:
-                self.backlog.clear()
+            backlog = self.backlog
+            if backlog is None:
+                backlog = self.backlog = deque()
+            if len(backlog) >= BACKLOG_LIMIT:
+                backlog.clear()
                 self.end({"id": self.operation.id, "type": "error", "payload": [{
                     "message": "This subscriber reads too slowly; events were dropped. Subscribe again with "
                                "since: <the last seq you received> to catch up.",
                     "extensions": {"code": "slow_subscriber"}}]})
                 return
-            self.backlog.append(text)
+            backlog.append(text)
             return
         coro = self._send(text)
         try:
@@ -288,10 +291,12 @@ class Member:
         except asyncio.CancelledError:
             raise
         except Exception:
-            self.backlog.clear()
+            self.backlog = None
             self.end(None)
         finally:
             self.pending = None
+            if not self.backlog:
+                self.backlog = None
 
     def end(self, final: dict[str, Any] | None) -> None:
         """Leave the group; `final` (complete or error) is sent after what is already queued."""
