@@ -285,18 +285,21 @@ class Variant:
     errors: list[str] = field(default_factory=list)
 
 
-async def wait_frames(clients: Clients, name: str, want: list[int], limit: float) -> bool:
-    """Until subscriber j of the set has want[j] frames (or `limit` s without progress)."""
+async def wait_frames(clients: Clients, name: str, limit: float, *, each: list[int] | None = None,
+                      total: int | None = None) -> bool:
+    """Until subscriber j of the set has each[j] frames, or the set `total` frames (False: `limit` s passed without
+    progress)."""
     last, since = -1, time.monotonic()
     while True:
-        total, _, counts = await clients.status(name)
-        if all(c >= w for c, w in zip(counts, want, strict=True)):
+        got, _, counts = await clients.status(name)
+        if (each is not None and all(c >= w for c, w in zip(counts, each, strict=True))) or (
+                total is not None and got >= total):
             return True
-        if total != last:
-            last, since = total, time.monotonic()
+        if got != last:
+            last, since = got, time.monotonic()
         elif time.monotonic() - since > limit:
             return False
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.05)
 
 
 async def warm(clients: Clients, name: str, events: Events, units: list[int]) -> None:
@@ -402,7 +405,7 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
         per_unit = Counter(unit_of)
         with cores:
             await fire_per_unit(cfg, events, U, k)
-            drained = await wait_total(clients, "live", base_total + sum(per_unit[u] * k for u in range(U)), 20)
+            drained = await wait_frames(clients, "live", 20, total=base_total + sum(per_unit[u] * k for u in range(U)))
         received = await clients.collect("live")
         lat: list[float] = []
         last: dict[str, float] = {}
@@ -438,7 +441,7 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
             prof = start_profile(apis[0].worker_pids()[0], cfg.seconds, out)
             total0, _, _ = await clients.status("live")
             await fire_per_unit(cfg, events, U, k)
-            await wait_total(clients, "live", total0 + sum(per_unit[u] * k for u in range(U)), 20)
+            await wait_frames(clients, "live", 20, total=total0 + sum(per_unit[u] * k for u in range(U)))
             err = wait_profile(prof)
             v.profile += ([f"py-spy failed: {err}"] if err else
                           [f"1 event/s per unit (an extra phase): {line}" for line in summarize(out, cfg.seconds)])
@@ -470,7 +473,7 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
         with Cores(apis, clients, worker) as storm_cores:
             t0 = time.monotonic()
             failed, connect_s = await clients.connect("storm", rspecs, 0)  # all at once
-            caught = await wait_frames(clients, "storm", [cfg.missed] * d, cfg.catch_up_limit)
+            caught = await wait_frames(clients, "storm", cfg.catch_up_limit, each=[cfg.missed] * d)
         if prof is not None:
             err = wait_profile(prof[0])
             v.profile += ([f"py-spy failed: {err}"] if err else
@@ -490,7 +493,7 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
             for _ in range(cfg.live_after):
                 await events.fire(S)
                 await asyncio.sleep(0.5)
-            await wait_total(clients, "storm", total0 + d * cfg.live_after, 20)
+            await wait_frames(clients, "storm", 20, total=total0 + d * cfg.live_after)
         live_after = await clients.collect("storm")
         after_lat: list[float] = []
         for msgs in live_after:
@@ -546,19 +549,6 @@ async def start_api(api: ApiServer, tries: int = 6) -> None:
                 raise
             print(f"    API on port {api.port} did not start (see its log); retrying in 10 s", flush=True)
             await asyncio.sleep(10)
-
-
-async def wait_total(clients: Clients, name: str, want: int, limit: float) -> bool:
-    last, since = -1, time.monotonic()
-    while True:
-        total, _, _ = await clients.status(name)
-        if total >= want:
-            return True
-        if total != last:
-            last, since = total, time.monotonic()
-        elif time.monotonic() - since > limit:
-            return False
-        await asyncio.sleep(0.05)
 
 
 def _db(booking: str | None) -> str:
@@ -624,6 +614,17 @@ def lat(values: list[float]) -> str:
     return f"p50 {ms(pct(values, 50))}, p99 {ms(pct(values, 99))}, max {ms(max(values))}"
 
 
+def checked(c: Counter[str]) -> tuple[str, str]:
+    """A delivery check's figure and verdict."""
+    clean = not any(c.get(k) for k in ("duplicates", "missing", "out of order", "subscribers with non-next messages",
+                                       "subscribers that received nothing"))
+    return (f"{c.get('deliveries', 0):,} of {c.get('expected', 0):,}; duplicates {c.get('duplicates', 0)}, missing "
+            f"{c.get('missing', 0)}, out of order {c.get('out of order', 0)}, subscribers with other messages "
+            f"{c.get('subscribers with non-next messages', 0)} / with none "
+            f"{c.get('subscribers that received nothing', 0)}",
+            "met" if clean else "**missed**")
+
+
 def report(cfg: Config, variants: list[Variant], notes: list[str], started: datetime) -> Report:
     rep = Report("`bench.realtime_scale" + (" --quick`" if cfg.quick else "`"),
                  f"{cfg.subscribers:,} slotChanged subscribers over {cfg.units} units on {cfg.apis} API processes "
@@ -649,14 +650,7 @@ def report(cfg: Config, variants: list[Variant], notes: list[str], started: date
                     ", ".join(f"{p:.1f} KiB" for p in per) + f" (RSS {growth} MiB "
                     f"for {', '.join(f'{n:,}' for n in v.per_api)} subscribers)",
                     f"≤ 40 KiB: {'met' if max(per) <= 40 else '**missed**'}")
-            c = v.check
-            clean = not any(c.get(k) for k in ("duplicates", "missing", "out of order",
-                                               "subscribers with non-next messages",
-                                               "subscribers that received nothing"))
-            rep.add(f"{tag}: every event once, in order (per subscriber)",
-                    f"{c.get('deliveries', 0):,} of {c.get('expected', 0):,}; duplicates {c.get('duplicates', 0)}, "
-                    f"missing {c.get('missing', 0)}, out of order {c.get('out of order', 0)}",
-                    "met" if clean else "**missed**")
+            rep.add(f"{tag}: every event once, in order (per subscriber)", *checked(v.check))
         s = v.storm
         if s:
             done = s["done_at"]
@@ -670,14 +664,7 @@ def report(cfg: Config, variants: list[Variant], notes: list[str], started: date
                     "groups per API when shared)")
             rep.add(f"{tag}: after the storm, API CPU per event to {s['dashboards']:,} dashboards",
                     f"{s['after_api_ms_per_event']:.1f} ms; commit → each dashboard {lat(s['after_lat'])}")
-            c = v.storm_check
-            clean = not any(c.get(k) for k in ("duplicates", "missing", "out of order",
-                                               "subscribers with non-next messages",
-                                               "subscribers that received nothing"))
-            rep.add(f"{tag}: storm, every event after each dashboard's since once, in order",
-                    f"{c.get('deliveries', 0):,} of {c.get('expected', 0):,}; duplicates {c.get('duplicates', 0)}, "
-                    f"missing {c.get('missing', 0)}, out of order {c.get('out of order', 0)}, non-next "
-                    f"{c.get('subscribers with non-next messages', 0)}", "met" if clean else "**missed**")
+            rep.add(f"{tag}: storm, every event after each dashboard's since once, in order", *checked(v.storm_check))
     for v in variants:
         tag = f"{v.name} ({v.code})"
         rep.note(f"{tag}: connecting {v.subscribers:,} took {v.connect_seconds:.1f} s, all live after "
