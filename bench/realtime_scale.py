@@ -466,18 +466,10 @@ async def run_variant(cfg: Config, name: str, code: Path | None, url: str, units
         await wait_published(events.pool)
         feeds_before = [feeds(a) for a in apis]
         rspecs = [(apis[j % cfg.apis].port, {**window(units[S]), "since": last_seen[j]}) for j in range(d)]
-        prof = None
-        if cfg.profile and name == "after":
-            out = LOGS / f"realtime-scale-storm-api0-{name}.pyspy.txt"
-            prof = (start_profile(apis[0].worker_pids()[0], 6, out), out)
         with Cores(apis, clients, worker) as storm_cores:
             t0 = time.monotonic()
             failed, connect_s = await clients.connect("storm", rspecs, 0)  # all at once
             caught = await wait_frames(clients, "storm", cfg.catch_up_limit, each=[cfg.missed] * d)
-        if prof is not None:
-            err = wait_profile(prof[0])
-            v.profile += ([f"py-spy failed: {err}"] if err else
-                          [f"the storm (profiled: its pauses slow it): {line}" for line in summarize(prof[1], 6)])
         replayed = await clients.collect("storm")
         done_at = []
         for msgs in replayed:
