@@ -40,6 +40,7 @@ from bench._rt_config import BENCH, HOLD_TTL, INSERT_EVENT, LOGS
 from bench._rt_drivers import event_payload
 from bench._rt_proc import WorkerProcess, start_profile, stop_profilers, stop_workers, summarize, wait_profile
 from bench._rt_redis import ChannelObserver
+from bench._rt_run import cleanup
 from bench._server import ApiServer, stop_all
 from domain.units import UnitParameters
 from schema.ids import decode_id
@@ -699,6 +700,8 @@ def main() -> None:
         stop_profilers()
         stop_workers()
         stop_all()
+        with contextlib.suppress(Exception):  # the run's deadline jobs in arq's queue, and the database
+            uvloop.run(cleanup(cfg, keep_db=False))  # type: ignore[arg-type]  # the same fields
     rep = report(cfg, variants, notes, started)
     if args.record if args.record is not None else not cfg.quick:
         path = BENCH / "RESULTS.md"
