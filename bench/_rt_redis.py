@@ -25,7 +25,8 @@ class ChannelObserver:
     channel), so commit → here is the database + relay part of the latency, and here → websocket the API's.
     """
 
-    def __init__(self, redis_url: str, unit_id: str) -> None:
+    def __init__(self, redis_url: str, unit_id: str | None) -> None:
+        """`unit_id` None: every unit's events."""
         self.url, self.unit_id = redis_url, unit_id
         self.seen: dict[str, tuple[float, int]] = {}  # booking_id → (monotonic arrival, seq)
         self.duplicates = 0
@@ -47,7 +48,7 @@ class ChannelObserver:
                     continue
                 t = time.monotonic()
                 data = json.loads(msg["data"])
-                if data.get("unit_id") != self.unit_id:
+                if self.unit_id is not None and data.get("unit_id") != self.unit_id:
                     continue
                 booking = str((data.get("payload") or {}).get("booking_id"))
                 if booking in self.seen:

@@ -64,6 +64,8 @@ class ApiServer:
     redis_url: str
     log_path: Path
     proc: subprocess.Popen[bytes] | None = None
+    code: Path | None = None
+    """Run the API from this copy of the code (e.g. an older commit's tree) instead of the project's."""
     env: dict[str, str] = field(default_factory=dict)
     _log: IO[bytes] | None = field(default=None, repr=False)
 
@@ -75,12 +77,14 @@ class ApiServer:
         issue_bench_token(self.database_url)
         env = {**os.environ, "DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url,
                "SLOTHOLD_LOG_LEVEL": "WARNING", **self.env}
+        if self.code is not None:
+            env["PYTHONPATH"] = str(self.code)
         cmd = [sys.executable, "-m", "uvicorn", "slothold.app:create_app", "--factory",
                "--host", "127.0.0.1", "--port", str(self.port), "--workers", str(self.workers),
                "--no-access-log", "--log-level", "warning"]
         self._log = self.log_path.open("wb")
         # A session of its own: stop() signals exactly this process group (the server and its workers).
-        self.proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, env=env, stdout=self._log,
+        self.proc = subprocess.Popen(cmd, cwd=self.code or PROJECT_ROOT, env=env, stdout=self._log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         _running.append(self)
         deadline = time.monotonic() + timeout

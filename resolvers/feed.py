@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from contextvars import ContextVar
 from typing import Any, Protocol
 from uuid import UUID
 
@@ -51,19 +52,49 @@ class EventHub(Protocol):
     def unregister(self, sub: Any) -> None: ...
 
 
+class FeedWatch(Protocol):
+    """Who runs a feed for many subscribers (api/realtime/fanout.py) learns from it where it stands: a shared
+    stream must know which event each of its results comes from, to hand subscribers from one stream to another
+    with nothing lost or doubled."""
+
+    def started(self, last: int) -> None:
+        """The feed delivers the events after `last`, none before."""
+
+    def yielding(self, seq: int) -> None:
+        """The event about to be handed to the resolver (a result the resolver yields now comes from it)."""
+
+    def processed(self, seq: int) -> bool:
+        """The resolver is done with this event (its result is out, or it had none). True: stop the feed here."""
+        ...
+
+
+FEED_WATCH: ContextVar[FeedWatch | None] = ContextVar("slothold_feed_watch", default=None)
+"""Set by a shared stream's task (api/realtime/fanout.py) for the one feed its execution runs."""
+
+
 async def unit_events(deps: Deps, hub: EventHub, unit_id: UUID, since: int | None) -> AsyncIterator[FeedEvent]:
-    """Every event of the unit after `since` (None: from now on), in sequence order, each once."""
+    """Every event of the unit after `since` (None: from now on), in sequence order, each once — until the
+    stream's FeedWatch, if it has one, says to stop."""
+    watch = FEED_WATCH.get()
     inbox: Inbox = hub.register(unit_id)
     try:
         last = since if since is not None else await queries.last_seq(deps, unit_id)
+        if watch is not None:
+            watch.started(last)
+            if watch.processed(last):
+                return
         behind = since is not None
         while True:
             if behind:
                 while True:
                     missed = await queries.events_since(deps, unit_id, last)
                     for event in missed:
+                        if watch is not None:
+                            watch.yielding(event.seq)
                         yield event
                         last = event.seq
+                        if watch is not None and watch.processed(last):
+                            return
                     if len(missed) < 1000:
                         break
                 behind = False
@@ -71,7 +102,11 @@ async def unit_events(deps: Deps, hub: EventHub, unit_id: UUID, since: int | Non
             if event.seq == RESYNC_SEQ or event.seq > last + 1:
                 behind = True
             elif event.seq == last + 1:
+                if watch is not None:
+                    watch.yielding(event.seq)
                 yield event
                 last = event.seq
+                if watch is not None and watch.processed(last):
+                    return
     finally:
         hub.unregister(inbox)

@@ -60,7 +60,7 @@ from store.replicas import ReadReplicas
 from store.stores import PgStores
 from store.whatsapp import PgConversations
 from telemetry.logs import configure, request_id_var
-from telemetry.metrics import instrument, metrics_endpoint, observe_request
+from telemetry.metrics import count_feeds, instrument, metrics_endpoint, observe_request
 
 log = logging.getLogger("slothold.http")
 
@@ -216,6 +216,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         config_pool = await create_config_pool(settings.session_database_url or settings.database_url)
         redis = redis_client(settings, 2)
         hub = Hub(settings.redis_url, partial(broadcast, settings))
+        count_feeds(lambda: hub.subscriber_count)
         await hub.start()
         the_clock = clock or SystemClock()
         deps = build_deps(pool, the_clock, os.environ, sandbox_on_clock=True,  # the pretend bank on the app's clock

@@ -74,6 +74,8 @@ CONFLICTS = Counter(
     ["mutation", "code"])
 SUBSCRIBERS = Gauge("slothold_subscribers", "Live GraphQL subscriptions on this process's websockets.")
 DELIVERIES = Counter("slothold_deliveries", "Subscription results (`next` messages) sent to websocket clients.")
+FEEDS = Gauge("slothold_event_feeds", "Event feeds this process's hub serves: one per shared subscription (group or "
+              "replay) and one per subscription served alone — what the process executes per event.")
 JOBS = Counter("slothold_jobs", "Worker jobs run, by function and outcome (ok, error, retry, cancelled).",
                ["function", "outcome"])
 JOB_DURATION = Histogram("slothold_job_duration_seconds", "How long worker jobs ran, by function.",
@@ -202,6 +204,11 @@ def subscription_started() -> None:
 
 def subscription_ended() -> None:
     SUBSCRIBERS.dec()
+
+
+def count_feeds(read: Callable[[], int]) -> None:
+    """Read the hub's number of feeds at each scrape."""
+    FEEDS.set_function(read)
 
 
 def delivered(n: int = 1) -> None:

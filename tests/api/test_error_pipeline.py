@@ -202,7 +202,13 @@ async def test_a_refusal_while_a_subscription_replays_is_answered_the_same_way(
     async def busy(*args: Any, **kwargs: Any) -> Any:
         raise de.Busy("the database connection was lost; try again (with the same idempotency key)")
 
+    async def five(*args: Any, **kwargs: Any) -> int:
+        return 5
+
     monkeypatch.setattr(queries, "events_since", busy)
+    # The unit is at seq 5 (no relay runs here): a subscriber resuming at 0 must read what it missed (one already
+    # at the group's position joins it without reading anything).
+    monkeypatch.setattr(queries, "last_seq", five)
     window = {"u": str(live.unit_id), "from": at(8, 9).isoformat(), "to": at(8, 10).isoformat(), "since": 0}
     assert await live.subscribe(SLOTS, window) == _refused(
         "the database connection was lost; try again (with the same idempotency key)", {"code": "busy"})

@@ -21,6 +21,7 @@ from graphql.execution import Executor
 
 from api.graphql.executor import SharedEventExecutor
 from api.realtime.fanout import BACKLOG_LIMIT, Group, Member, SharedSubscriptions, share_key
+from domain import queries
 from jobs.relay import Relay
 from providers.clock import SystemClock
 from slothold.app import create_app
@@ -28,7 +29,7 @@ from slothold.cli.embedded import free_port
 from slothold.settings import Settings
 from store.relay import PgOutboxSource
 from tests.integration.cluster import WsClient, issue_system_token, wait_until
-from tests.integration.test_realtime import SLOTS, hold_on, window
+from tests.integration.test_realtime import SLOTS, hold_on, slot_seqs, window
 from tests.venues import arena
 
 
@@ -69,6 +70,10 @@ async def server(database_url: str, redis_url: str) -> AsyncIterator[Server]:
 
 async def _true(value: bool) -> bool:
     return value
+
+
+async def _len_is(found: Coroutine[Any, Any, list[int]], n: int) -> bool:
+    return len(await found) == n
 
 
 async def test_identical_subscriptions_share_one_execution_and_each_gets_every_event_in_order(
@@ -112,7 +117,9 @@ async def test_identical_subscriptions_share_one_execution_and_each_gets_every_e
     assert await wait_until(lambda: _true(not server.shared.groups and server.hub_subscribers == 0))
 
 
-async def test_different_variables_and_replays_do_not_share(server: Server, pool: Any) -> None:
+async def test_different_variables_do_not_share_and_a_resumed_subscription_joins_after_its_replay(
+    server: Server, pool: Any
+) -> None:
     v = await arena(pool)
     ws = await WsClient.connect(server.port)
     await ws.subscribe(SLOTS, window(v), sub_id="a")
@@ -121,12 +128,93 @@ async def test_different_variables_and_replays_do_not_share(server: Server, pool
     got = {(await ws.next())["id"] for _ in range(2)}
     assert got == {"a", "b"}
     assert len(server.shared.groups) == 2
-    # since: this subscriber replays from its own position, alone.
+    # since: this subscriber replays from its own position, then joins the group of "a".
     await ws.subscribe(SLOTS, {**window(v), "since": 0}, sub_id="c")
     replayed = await ws.next()
     assert replayed["id"] == "c" and replayed["payload"]["data"]["slotChanged"]["bookingId"] == first["id"]
-    assert len(server.shared.groups) == 2 and server.shared.subscriber_count == 2
+    assert await wait_until(lambda: _true(server.shared.replaying == 0))
+    assert len(server.shared.groups) == 2 and server.shared.subscriber_count == 3
+    assert await wait_until(lambda: _true(server.hub_subscribers == 2))  # the replay's feed is gone
+    second = await hold_on(server.port, v, "Campo 2", 9, 2)
+    msgs = [await ws.next() for _ in range(3)]
+    assert sorted(m["id"] for m in msgs) == ["a", "b", "c"]
+    assert {m["payload"]["data"]["slotChanged"]["bookingId"] for m in msgs} == {second["id"]}
+    with pytest.raises(TimeoutError):
+        await ws.next(timeout=0.3)
     await ws.close()
+
+
+async def test_resumed_subscriptions_hand_over_to_the_group_with_nothing_lost_or_doubled(
+    server: Server, pool: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dashboards resume while holds keep coming: the events committed during their (slowed) replay reach each
+    of them once, in order, and afterwards they are members of the one live group (one feed for all)."""
+    v = await arena(pool)
+    before = [await hold_on(server.port, v, f"Campo {1 + i % 4}", 8, i) for i in range(4)]
+    # Numbered before the live group starts: resuming before them needs the database, not the group's memory.
+    assert await wait_until(lambda: _len_is(slot_seqs(pool, v.unit_id), len(before)), timeout=10)
+    live = await WsClient.connect(server.port)
+    await live.subscribe(SLOTS, window(v), sub_id="live")
+    assert await wait_until(lambda: _true(server.hub_subscribers == 1))
+    reads: list[int] = []  # holds made when each replay read its events
+    made: list[dict[str, Any]] = []
+    real = queries.events_since
+
+    async def slow_events_since(deps: Any, unit_id: Any, seq: int, limit: int = 1000) -> list[Any]:
+        found = await real(deps, unit_id, seq, limit)  # an old snapshot: what commits meanwhile comes live
+        reads.append(len(made))
+        # Hold the replay back until two more holds have committed (however slow the machine is).
+        assert await wait_until(lambda: _true(len(made) >= reads[-1] + 2), timeout=30, every=0.05)
+        return found
+
+    monkeypatch.setattr(queries, "events_since", slow_events_since)
+    base = (await slot_seqs(pool, v.unit_id))[0] - 1
+    stop = asyncio.Event()
+
+    async def traffic() -> None:
+        i = 4
+        while not stop.is_set() and i < 40:
+            made.append(await hold_on(server.port, v, f"Campo {1 + i % 4}", 8 + i // 4, i))
+            i += 1
+            await asyncio.sleep(0.05)
+
+    flow = asyncio.create_task(traffic())
+    await asyncio.sleep(0.2)
+    resumes = {f"r{i}": base for i in range(5)} | {"r-mid": base + 2}
+
+    async def resume(name: str, since: int) -> WsClient:
+        ws = await WsClient.connect(server.port)
+        await ws.subscribe(SLOTS, {**window(v), "since": since}, sub_id=name)
+        return ws
+
+    clients = dict(zip(resumes, await asyncio.gather(*(resume(n, s) for n, s in resumes.items())), strict=True))
+    assert await wait_until(lambda: _true(server.shared.replaying == 0), timeout=15)
+    await asyncio.sleep(0.5)
+    stop.set()
+    await flow
+    assert reads  # the replay read the database (and waited for two more holds meanwhile)
+    want = await slot_seqs(pool, v.unit_id)
+    assert len(want) == len(before) + len(made)
+    for name, ws in clients.items():
+        got: list[int] = []
+        expected = [s for s in want if s > resumes[name]]
+        while len(got) < len(expected):
+            msg = await ws.next(timeout=10)
+            assert msg["type"] == "next" and msg["id"] == name, msg
+            got.append(msg["payload"]["data"]["slotChanged"]["seq"])
+        assert got == expected, name
+        with pytest.raises(TimeoutError):
+            await ws.next(timeout=0.2)
+    assert len(reads) < len(resumes)  # one replay read for those resuming from the same point, not one each
+    assert len(server.shared.groups) == 1 and server.shared.subscriber_count == 1 + len(resumes)
+    assert server.hub_subscribers == 1
+    # One more resumes later from the same point: served from the group's memory, no database read.
+    n = len(reads)
+    late = await resume("late", base)
+    got = [m["slotChanged"]["seq"] for m in await late.collect(len(want))]
+    assert got == want and len(reads) == n
+    for ws in [live, late, *clients.values()]:
+        await ws.close()
 
 
 async def test_refusals_reach_every_subscriber_of_the_group_as_errors(server: Server, pool: Any) -> None:
@@ -159,7 +247,7 @@ def test_share_key_keeps_history_requests_apart() -> None:
     q = SLOTS
     base = {"unit": "u", "from": "a", "to": "b"}
     assert share_key(q, None, base, ()) == share_key(q, None, dict(reversed(base.items())), ())
-    assert share_key(q, None, {**base, "since": None}, ()) is not None
+    assert share_key(q, None, {**base, "since": None}, ()) == share_key(q, None, base, ())
     assert share_key(q, None, {**base, "since": 3}, ()) is None
     assert share_key(q, None, base, ("staff", 1)) != share_key(q, None, base, ("staff", 2))
     literal = 'subscription { slotChanged(unitId: "u", from: "a", to: "b", since: 4) { seq } }'
