@@ -9,6 +9,7 @@ from typing import Annotated
 import strawberry
 
 from domain import bookings as db
+from domain.customers import CustomerIdentity
 from schema import docs
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.customers import CustomerInput, mask_cpf
@@ -73,12 +74,17 @@ class BookingHistoryEntry:
             allocations=[Allocation.from_domain(a) for a in e.allocations])
 
 
-@strawberry.type(description="A booking's customer as staff see them on the booking: name, phone, masked CPF.")
+@strawberry.type(description="A customer as staff see them on a booking or a waitlist entry: name, phone, "
+                 "masked CPF.")
 class BookingCustomer:
     name: str | None = strawberry.field(description="The name last given; null when unknown.")
     phone: str | None = strawberry.field(description="The phone (E.164); null when unknown.")
     cpf_masked: str | None = strawberry.field(description="The CPF with its first three and last two digits "
                                               "hidden (***.456.789-**); null when unknown.")
+
+    @classmethod
+    def of(cls, identity: CustomerIdentity) -> BookingCustomer:
+        return cls(name=identity.name, phone=identity.phone, cpf_masked=mask_cpf(identity.cpf))
 
 
 @strawberry.type(description="One customer's claim on one or more resources over a time range.")
@@ -133,7 +139,7 @@ class Booking(Node):
         identity = await queries.customer_identity(context.deps, booking)
         if identity is None:
             return None
-        return BookingCustomer(name=identity.name, phone=identity.phone, cpf_masked=mask_cpf(identity.cpf))
+        return BookingCustomer.of(identity)
 
     @strawberry.field(description="Money back after a paid booking was cancelled (one per payment), oldest first.")
     async def refunds(self, info: strawberry.Info) -> list[Refund]:
@@ -233,10 +239,14 @@ class CounterBookingInput:
     resource_ids: list[strawberry.ID] = strawberry.field(description="The resources to book, by id.")
     starts_at: datetime = strawberry.field(description="Start (inclusive), on the unit's grid.")
     ends_at: datetime = strawberry.field(description="End (exclusive), on the unit's grid; not in the past.")
-    customer: CustomerInput | None = strawberry.field(default=None, description="Who it is for; omitted: a walk-up "
-                                                      "without a record.")
+    customer: CustomerInput | None = strawberry.field(default=None, description="Who it is for; omitted (and no "
+                                                      "customerId): a walk-up without a record.")
     quantity: int = strawberry.field(default=1, description=docs.QUANTITY)
     service_id: strawberry.ID | None = strawberry.field(default=None, description=docs.SERVICE)
+    customer_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Instead of customer: a customer record of the unit's tenant, as customers(unitId, "
+        "search) found it (CustomerMatch.id) — the one way to book for a customer known by CPF alone, whose CPF staff "
+        "see masked. Not with customer; another tenant's record is NotFound.")
 
 
 @strawberry.input(description="The slot to move a booking to: [startsAt, endsAt) on resourceIds (omitted: the "
