@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Callable
 from typing import Any
 
+import asyncpg
 import httpx
 import pytest
 
+from store.access import PgAccess
 from tests.browser.conftest import SAO_PAULO, Venue, shot, tomorrow_local
 from tests.venues import cpf
 
@@ -48,13 +51,18 @@ def phone() -> str:
     return f"+55119{secrets.randbelow(10**8):08d}"
 
 
-async def console_page(new_page: Any, venue: Venue, screen: str, width: int) -> tuple[Any, list[str]]:
-    """A staff page on one of the lists, signed in with the owner's token (kept as the shell keeps it)."""
+async def console_page(new_page: Any, venue: Venue, screen: str, width: int, token: str | None = None,
+                       before: Callable[[Any], None] | None = None) -> tuple[Any, list[str]]:
+    """A staff page on one of the lists, signed in with the owner's token (or `token`), kept as the shell keeps it;
+    `before(page)` runs before the page loads (to listen to its websocket)."""
     page = await new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    if before is not None:
+        before(page)
     await page.set_viewport_size({"width": width, "height": 900})
-    stored = json.dumps({"unitId": str(venue.unit_id), "serviceId": None, "staffToken": venue.owner_token})
+    stored = json.dumps({"unitId": str(venue.unit_id), "serviceId": None,
+                         "staffToken": token or venue.owner_token})
     await page.add_init_script(f"localStorage.setItem('slothold.demo', {json.dumps(stored)});")
     await page.goto(f"{venue.base}/?unit={venue.unit_id}#/{screen}")
     return page, errors
@@ -271,3 +279,127 @@ async def test_a_list_that_cannot_load_says_so_and_offers_to_try_again(venue: Ve
     await alert.wait_for()
     assert (await alert.inner_text()).strip()
     await alert.get_by_role("button", name="Tentar de novo").wait_for()
+
+
+async def operator_token(venue: Venue, pool: asyncpg.Pool) -> str:
+    """A token of the unit's least role: an operator (who may not read customer records by node, only bookings)."""
+    tenant = await pool.fetchval("SELECT o.tenant_id FROM units u JOIN organizations o ON o.id = u.organization_id "
+                                 "WHERE u.id = $1", venue.unit_id)
+    _, token = await PgAccess(pool).issue_token(tenant, venue.unit_id, "staff", "operator", [], "browser operator")
+    return token
+
+
+HOLD = """mutation($i: HoldInput!) { hold(input: $i) { __typename
+  ... on BookingPayload { booking { id } } ... on Error { code message } } }"""
+
+
+async def paguei(venue: Venue, who: dict[str, str], field: str, hour: int) -> str:
+    """A customer's hold, confirmed with its Pix, then "paguei": an item in the staff queue."""
+    hold = await api(venue, HOLD, {"i": {
+        "unitId": str(venue.unit_id), "resourceIds": [str(venue.fields[field])],
+        "startsAt": tomorrow_local(hour).isoformat(), "endsAt": tomorrow_local(hour + 1).isoformat(), "customer": who,
+        "serviceId": str(venue.service_id)}})
+    bid: str = hold["hold"]["booking"]["id"]
+    await api(venue, 'mutation($b: ID!) { confirm(bookingId: $b, channel: WHATSAPP, contact: "+5511999990001") '
+              '{ __typename } }', {"b": bid})
+    await api(venue, "mutation($b: ID!) { claimPaid(bookingId: $b) { __typename } }", {"b": bid})
+    return bid
+
+
+async def test_an_operator_sees_the_customers_names_in_the_queue_the_search_and_the_slot_waitlists(
+        venue: Venue, new_page: Any, pool: asyncpg.Pool) -> None:
+    token = await operator_token(venue, pool)
+    paula = {"name": "Paula Operada", "phone": phone(), "cpf": cpf(860_000 + secrets.randbelow(10**5))}
+    await paguei(venue, paula, "Campo 2", 20)
+    only_cpf = {"name": "Célia Só-CPF", "cpf": cpf(870_000 + secrets.randbelow(10**5))}
+    await counter_booking(venue, "Campo 1", 18, only_cpf)
+    # Someone waits for Campo 1 at 18:00 (taken): a slot waitlist entry, known by CPF and name.
+    waiting = {"name": "Wagner Espera", "cpf": cpf(880_000 + secrets.randbelow(10**5))}
+    joined = await api(venue, """mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $c: CustomerInput!) {
+        joinSlotWaitlist(unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, customer: $c) { __typename
+        ... on Error { message } } }""", {"u": str(venue.unit_id), "r": str(venue.fields["Campo 1"]),
+                                          "s": tomorrow_local(18).isoformat(), "e": tomorrow_local(19).isoformat(),
+                                          "c": waiting})
+    assert joined["joinSlotWaitlist"]["__typename"] == "SlotWaitlistEntry", joined
+
+    page, errors = await console_page(new_page, venue, "queue", 1360, token=token)
+    booking = page.locator('li.lists-item[data-type="CUSTOMER_SAYS_PAID"]').get_by_test_id("queue-booking")
+    await booking.get_by_text("Paula Operada").wait_for()
+    assert f"***.{paula['cpf'][3:6]}.{paula['cpf'][6:9]}-**" in await booking.inner_text()
+
+    await page.goto(f"{venue.base}/?unit={venue.unit_id}#/search")
+    results = page.get_by_test_id("search-results")
+    await results.get_by_text("Paula Operada").wait_for()
+    await results.get_by_text("Célia Só-CPF").wait_for()
+    assert only_cpf["cpf"] not in await results.inner_text()
+
+    await page.goto(f"{venue.base}/?unit={venue.unit_id}#/waitlists")
+    line = page.get_by_test_id("slot-waitlists")
+    await line.get_by_text("Wagner Espera").wait_for()
+    words = await line.inner_text()
+    assert f"***.{waiting['cpf'][3:6]}.{waiting['cpf'][6:9]}-**" in words and waiting["cpf"] not in words, words
+    await check_page(page, errors, 1360)
+
+
+async def test_the_search_holds_one_subscription_whatever_its_rows_and_updates_a_row_live(
+        venue: Venue, new_page: Any) -> None:
+    regular = {"name": "Sérgio Sessenta", "phone": phone(), "cpf": cpf(890_000 + secrets.randbelow(10**5))}
+    ids = [await counter_booking(venue, f"Campo {1 + n % 4}", 8 + n // 4, regular) for n in range(22)]
+    subscribes: list[dict[str, Any]] = []
+
+    def listen(page: Any) -> None:
+        def on_socket(ws: Any) -> None:
+            def sent(payload: Any) -> None:
+                message = json.loads(payload) if isinstance(payload, str) else {}
+                if message.get("type") == "subscribe":
+                    subscribes.append(message)
+            ws.on("framesent", sent)
+        page.on("websocket", on_socket)
+
+    page, errors = await console_page(new_page, venue, "search", 1360, before=listen)
+    form = page.get_by_test_id("search-form")
+    await form.get_by_label("Nome").fill("sérgio")
+    await form.get_by_role("button", name="Buscar").click()
+    await page.get_by_test_id("search-count").get_by_text("20 reserva(s)").wait_for()
+    await page.get_by_role("button", name="Mais").click()
+    await page.get_by_test_id("search-count").get_by_text("22 reserva(s)").wait_for()
+    await page.wait_for_timeout(300)
+    assert len(subscribes) == 1, subscribes  # one unit-wide feed, not one per row (22 here)
+    assert "slotChanged" in subscribes[0]["payload"]["query"]
+
+    # A shown booking is cancelled elsewhere: its row says so, live, with no new subscription.
+    row = page.locator(f'li.lists-item[data-booking="{ids[21]}"]')
+    assert await row.get_attribute("data-status") == "CONFIRMED"
+    await api(venue, 'mutation($b: ID!) { cancel(bookingId: $b, reason: "teste") { __typename } }', {"b": ids[21]})
+    await page.locator(f'li.lists-item[data-booking="{ids[21]}"][data-status="CANCELLED"]').wait_for(timeout=5000)
+    assert "Cancelada" in await page.locator(f'li.lists-item[data-booking="{ids[21]}"]').inner_text()
+    assert len(subscribes) == 1, subscribes
+    await check_page(page, errors, 1360)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_a_customer_known_by_cpf_alone_is_found_picked_and_booked_at_the_counter(
+        venue: Venue, new_page: Any, width: int) -> None:
+    only_cpf = {"name": "Otília Só-CPF", "cpf": cpf(910_000 + secrets.randbelow(10**5))}
+    await counter_booking(venue, "Campo 1", 9, only_cpf)
+    page, errors = await console_page(new_page, venue, "counter", width)
+    c = only_cpf["cpf"]
+    await page.get_by_label("Cliente: nome, telefone ou CPF").fill(f"{c[:3]}.{c[3:6]}.{c[6:9]}-{c[9:]}")
+    found = page.get_by_test_id("customer-results")
+    await found.get_by_text("Otília Só-CPF").wait_for()
+    await found.get_by_role("button", name="Escolher Otília Só-CPF").click()
+    slot = page.get_by_test_id("counter-slot")
+    await slot.get_by_label("Campo").select_option(label="Campo 2")
+    await slot.get_by_label("Início").select_option("21:00")
+    await slot.get_by_role("button", name="Reservar").click()
+    message = page.get_by_test_id("counter-message")
+    await message.get_by_text("Reserva confirmada").wait_for()
+    booked = await message.get_attribute("data-booking")
+    got = await api(venue, "query($b: ID!) { booking(id: $b) { ... on Booking { status customer { name cpfMasked } "
+                    "} } }", {"b": booked})
+    assert got["booking"] == {"status": "CONFIRMED", "customer": {
+        "name": "Otília Só-CPF", "cpfMasked": f"***.{c[3:6]}.{c[6:9]}-**"}}, got
+    found_again = await api(venue, "query($u: ID!, $s: String!) { customers(unitId: $u, search: $s) { edges { node "
+                            "{ id } } } }", {"u": str(venue.unit_id), "s": c})
+    assert len(found_again["customers"]["edges"]) == 1  # the same record, not a new one
+    await check_page(page, errors, width)

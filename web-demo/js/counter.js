@@ -1,6 +1,7 @@
 // A counter booking (#/counter): find the customer by name, phone or CPF (or enter a new one), pick the field, day,
 // time and length, book — confirmed at once (counterBooking), shown on the agenda and in the search straight away.
-// Customers are found by customers(unitId, search): the tenant's customers who booked at this unit, CPF masked.
+// Customers are found by customers(unitId, search): the tenant's customers who booked at this unit, CPF masked; a
+// found customer is booked by their record (counterBooking's customerId), so one known by CPF alone can be too.
 
 import {gql, resultError} from "./gql.js";
 import {register, t} from "./i18n.js";
@@ -129,24 +130,23 @@ class Counter {
     return form;
   }
 
+  /** Who the booking is for: the customer found (by their record's id — a customer known by CPF alone too, whose
+   * CPF staff see masked), or the new one typed in; null: none yet. */
   customerInput() {
-    if (this.chosen) {
-      const c = this.chosen;
-      return c.phone ? {phone: c.phone, name: c.name || null} : null;
-    }
+    if (this.chosen) return {customerId: this.chosen.id};
     const v = (n) => this.newForm.querySelector(`[name=${n}]`).value.trim() || null;
     if (!v("newName") && !v("newPhone") && !v("newCpf")) return null;
-    return {name: v("newName"), phone: toE164(v("newPhone")), cpf: v("newCpf")};
+    return {customer: {name: v("newName"), phone: toE164(v("newPhone")), cpf: v("newCpf")}};
   }
 
   async book(f, form) {
-    const customer = this.customerInput();
-    if (!customer) { say(this.message, t("counter.needCustomer"), "error"); return; }
+    const who = this.customerInput();
+    if (!who) { say(this.message, t("counter.needCustomer"), "error"); return; }
     const [hh, mm] = String(f.get("time")).split(":").map(Number);
     const start = new Date(startOfDay(String(f.get("day")), this.unit.timezone).getTime() + (hh * 60 + mm) * 60000);
     const end = new Date(start.getTime() + Number(f.get("minutes")) * 60000);
     const input = {unitId: this.unit.id, resourceIds: [String(f.get("resource"))], startsAt: start.toISOString(),
-      endsAt: end.toISOString(), customer, ...(session.serviceId ? {serviceId: session.serviceId} : {})};
+      endsAt: end.toISOString(), ...who, ...(session.serviceId ? {serviceId: session.serviceId} : {})};
     const button = form.querySelector("button[type=submit]");
     button.disabled = true;
     try {

@@ -3,8 +3,8 @@
 
 import {follow, gql, resultError} from "./gql.js";
 import {register, t} from "./i18n.js";
-import {BOOKING_FIELDS, amountsWords, customerLine, customerOf, emptyEl, errorEl, loadingEl, slotWords,
-  statusChip} from "./lists_util.js";
+import {amountsWords, bookingsByIds, customerLine, emptyEl, errorEl, loadingEl, slotWords, statusChip}
+  from "./lists_util.js";
 import {h, say, session} from "./session.js";
 import {hhmm} from "./time.js";
 
@@ -43,7 +43,6 @@ const QUEUE = `query Queue($u: ID!) { queue(unitId: $u) {
   id type title priority status bookingId payload createdAt acknowledgedBy acknowledgedAt } }`;
 const QUEUE_CHANGED = `subscription Queue($u: ID!, $since: Int) { queueChanged(unitId: $u, since: $since) {
   seq kind itemId type title priority bookingId } }`;
-const BOOKING = `query($b: ID!) { booking(id: $b) { __typename ... on Booking { ${BOOKING_FIELDS} } } }`;
 const ITEM_RESULT = `__typename ... on QueueItem { id status } ... on Error { code message }`;
 const BOOKING_RESULT = `__typename ... on BookingPayload { booking { id status } } ... on Error { code message }`;
 const PAYMENT_RESULT = `__typename ... on PaymentOutcome { outcome } ... on Error { code message }`;
@@ -109,18 +108,23 @@ export class StaffQueue {
       this.list.replaceChildren(h("li", {}, emptyEl(t("queue.empty"))));
       return;
     }
+    this.loadBookings(this.items.map((item) => item.bookingId).filter(Boolean));
     this.list.replaceChildren(...this.items.map((item) => this.itemEl(item)));
   }
 
+  /** The items' bookings not yet read, in one request (nodes), each with its customer (Booking.customer). */
+  loadBookings(ids) {
+    const missing = [...new Set(ids)].filter((id) => !this.bookings.has(id));
+    if (!missing.length) return;
+    const read = bookingsByIds(missing).catch(() => new Map());
+    for (const id of missing) this.bookings.set(id, read.then((found) => found.get(id) || null));
+  }
+
   bookingEl(id) {
-    const el = h("div", {class: "lists-booking", "data-testid": "queue-booking"});
-    if (!this.bookings.has(id)) {
-      this.bookings.set(id, gql(BOOKING, {b: id}, session.staffToken).then((d) => d.booking).catch(() => null));
-    }
-    this.bookings.get(id).then(async (b) => {
-      if (!b || b.__typename !== "Booking") return;
-      const c = await customerOf(b.customerId);
-      el.replaceChildren(h("div", {class: "lists-row"}, statusChip(b.status), customerLine(c)),
+    const el = h("div", {class: "lists-booking", "data-testid": "queue-booking"}, loadingEl());
+    this.bookings.get(id).then((b) => {
+      if (!b) { el.replaceChildren(); return; }
+      el.replaceChildren(h("div", {class: "lists-row"}, statusChip(b.status), customerLine(b.customer)),
         h("div", {class: "lists-muted"}, slotWords(this.unit, b)),
         amountsWords(b) ? h("div", {class: "lists-muted"}, amountsWords(b)) : null);
     });
