@@ -1,7 +1,7 @@
 // The web demo's shell: unit, sign-in, and the three screens (#/agenda, #/book, #/seats).
 
 import {Agenda} from "./agenda.js";
-import {BookingClient} from "./booking.js";
+import {mountWidget} from "./book.js";
 import {gql, liveClient, resultError} from "./gql.js";
 import {StaffQueue} from "./queue.js";
 import {SeatMapView} from "./seatmap.js";
@@ -168,7 +168,7 @@ async function route() {
   if (page === "book") {
     const root = h("div", {class: "booking"});
     main.replaceChildren(root);
-    current.push(new BookingClient(root, unit));
+    current.push(mountWidget(root, unit, session.serviceId));
   } else if (page === "seats") {
     const root = h("div", {class: "seats"});
     main.replaceChildren(root);
