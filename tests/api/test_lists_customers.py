@@ -79,8 +79,8 @@ async def test_another_tenants_staff_and_anonymous_callers_see_no_waiting_custom
             assert cpf(900_010)[3:9] not in str(r)
 
 
-def _counter_input(world: World, hour: int, **who: Any) -> dict[str, Any]:
-    return {"i": {"unitId": str(world.unit), "resourceIds": [str(world.fields[2])], "startsAt": at(8, hour).isoformat(),
+def _counter_input(w: World, hour: int, **who: Any) -> dict[str, Any]:
+    return {"i": {"unitId": str(w.unit), "resourceIds": [str(w.fields[2])], "startsAt": at(8, hour).isoformat(),
                   "endsAt": at(8, hour + 1).isoformat(), **who}}
 
 
