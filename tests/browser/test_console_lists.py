@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from store.access import PgAccess
+from tests.browser.a11y import assert_accessible
 from tests.browser.conftest import SAO_PAULO, Venue, shot, tomorrow_local
 from tests.venues import cpf
 
@@ -69,7 +70,9 @@ async def console_page(new_page: Any, venue: Venue, screen: str, width: int, tok
 
 
 async def check_page(page: Any, errors: list[str], width: int) -> None:
+    """No console error, no sideways scroll, 44 px targets on a phone, and axe finds nothing serious on the screen."""
     assert not errors, errors
+    await assert_accessible(page, f"{page.url} at {width} px")
     scroll = await page.evaluate("document.documentElement.scrollWidth")
     assert scroll <= width, f"the page is {scroll} px wide in a {width} px window"
     if width < 600:  # every button and field of the lists is a 44 px target on a phone
@@ -113,6 +116,7 @@ async def test_the_queue_shows_a_paguei_live_and_resolves_it_with_a_note(
     assert "Conferindo Pix" in words and "Campo 2" in words and "R$" in words, words
     assert who["cpf"] not in words and f"***.{who['cpf'][3:6]}.{who['cpf'][6:9]}-**" in words, words
     await page.screenshot(path=shot(f"console-queue-{width}"), full_page=True)
+    await assert_accessible(page, f"console-queue at {width} px")
 
     await item.get_by_role("button", name="Resolver", exact=True).click()
     note = item.get_by_label("Nota (opcional)")
@@ -147,6 +151,7 @@ async def test_a_walk_in_added_offered_and_seated_shows_live_in_a_second_page(
     await other.locator('li[data-name="Rafael Walk-in"][data-status="OFFERED"]').wait_for(timeout=3000)
     await desk.locator('li[data-name="Rafael Walk-in"][data-status="OFFERED"]').wait_for()
     await desk.screenshot(path=shot(f"console-waitlists-{width}"), full_page=True)
+    await assert_accessible(desk, f"console-waitlists at {width} px")
 
     await desk.locator('li[data-name="Rafael Walk-in"]').get_by_role("button", name="Acomodar").click()
     await other.locator('li[data-name="Rafael Walk-in"]').wait_for(state="detached", timeout=3000)
@@ -174,6 +179,7 @@ async def test_the_search_finds_a_booking_by_name_phone_and_cpf_and_pages_on(
     await page.get_by_test_id("search-count").get_by_text("20 reserva(s)").wait_for()
     await results.get_by_text("Marina Buscada").first.wait_for()
     await page.screenshot(path=shot(f"console-search-{width}"), full_page=True)
+    await assert_accessible(page, f"console-search at {width} px")
     await page.get_by_role("button", name="Mais").click()
     await page.get_by_test_id("search-count").get_by_text("22 reserva(s)").wait_for()
     assert await page.get_by_role("button", name="Mais").is_hidden()
@@ -212,6 +218,7 @@ async def test_a_counter_booking_for_a_found_customer_and_for_a_new_one_is_found
     await found.get_by_text("Carla Cliente").wait_for()
     assert known["cpf"] not in await found.inner_text()
     await page.screenshot(path=shot(f"console-counter-{width}"), full_page=True)
+    await assert_accessible(page, f"console-counter at {width} px")
     await found.get_by_role("button", name="Escolher Carla Cliente").click()
     await page.get_by_test_id("customer-chosen").get_by_text("Carla Cliente").wait_for()
 
@@ -274,11 +281,49 @@ async def test_a_list_that_cannot_load_says_so_and_offers_to_try_again(venue: Ve
     page = await new_page(expect_console=("CloseEvent", "401", "unauthenticated"))  # a token that is not valid
     stored = json.dumps({"unitId": str(venue.unit_id), "serviceId": None, "staffToken": "slh_not_a_token"})
     await page.add_init_script(f"localStorage.setItem('slothold.demo', {json.dumps(stored)});")
-    await page.goto(f"{venue.base}/?unit={venue.unit_id}#/queue")
-    alert = page.locator(".lists-error[role=alert]")
-    await alert.wait_for()
-    assert (await alert.inner_text()).strip()
-    await alert.get_by_role("button", name="Tentar de novo").wait_for()
+    for screen, wanted in (("queue", 1), ("waitlists", 2), ("search", 1), ("counter", 1)):  # every list
+        # A new document each time (another query string; a move of the hash alone would keep the last alert a while).
+        await page.goto(f"{venue.base}/?unit={venue.unit_id}&on={screen}#/{screen}")
+        if screen == "counter":
+            await page.get_by_label("Cliente: nome, telefone ou CPF").fill("carla")
+        alert = page.locator(".lists-error[role=alert]")
+        await alert.nth(wanted - 1).wait_for()
+        assert await alert.count() == wanted, screen
+        for n in range(wanted):
+            assert (await alert.nth(n).inner_text()).strip(), screen
+            await alert.nth(n).get_by_role("button", name="Tentar de novo").wait_for()
+        await alert.first.get_by_role("button", name="Tentar de novo").click()  # tries again: still refused, said
+        await alert.first.wait_for()
+
+
+async def test_a_counter_booking_from_the_keyboard_alone(venue: Venue, new_page: Any) -> None:
+    known = {"name": "Teodoro Teclado", "phone": phone()}
+    await counter_booking(venue, "Campo 1", 9, known)
+    page, errors = await console_page(new_page, venue, "counter", 1360)
+    query = page.get_by_label("Cliente: nome, telefone ou CPF")
+    await query.focus()
+    await page.keyboard.type("teodoro")
+    pick = page.get_by_role("button", name="Escolher Teodoro Teclado")
+    await pick.wait_for()
+    for _ in range(6):  # the search button, then the customer found
+        await page.keyboard.press("Tab")
+        if await page.evaluate("document.activeElement.getAttribute('aria-label')") == "Escolher Teodoro Teclado":
+            break
+    await page.keyboard.press("Enter")
+    await page.get_by_test_id("customer-chosen").get_by_text("Teodoro Teclado").wait_for()
+    # The focus went on to the slot's first field (the chosen customer's button is gone), not back to the page's top.
+    assert await page.evaluate("document.activeElement.name") == "resource"
+    await page.keyboard.press("ArrowDown")  # Campo 2
+    for _ in range(8):  # day (its parts), start, length, then Book
+        await page.keyboard.press("Tab")
+        if await page.evaluate("document.activeElement.textContent") == "Reservar":
+            break
+    await page.keyboard.press("Enter")
+    message = page.get_by_test_id("counter-message")
+    await message.get_by_text("Reserva confirmada").wait_for()
+    assert "Campo 2" in await message.inner_text()
+    assert await page.get_by_role("button", name="Trocar cliente").count() == 0  # ready for the next customer
+    assert not errors, errors
 
 
 async def operator_token(venue: Venue, pool: asyncpg.Pool) -> str:

@@ -100,7 +100,9 @@ class Counter {
       "aria-label": `${t("counter.pick")} ${c.name || ""}`}, t("counter.pick")))));
   }
 
-  choose(c) {
+  /** Choose a found customer (or none again). The focus moves on with the receptionist — to the slot's first field,
+   * or back to the search — never lost with the button that was just hidden. */
+  choose(c, focus = true) {
     this.chosen = c;
     this.chosenEl.hidden = !c;
     this.customerBox.hidden = !!c;
@@ -108,6 +110,7 @@ class Counter {
       this.chosenEl.replaceChildren(h("p", {class: "lists-muted"}, t("counter.picked")), customerLine(c),
         h("button", {type: "button", class: "lists-btn", onclick: () => this.choose(null)}, t("counter.change")));
     }
+    if (focus) (c ? this.slotFirst : this.query).focus();
   }
 
   slotForm() {
@@ -117,7 +120,7 @@ class Counter {
     const lengths = [1, 1.5, 2, 3].map((x) => Math.round(x * 60 / step) * step).filter((v, i, a) => v && a.indexOf(v) === i);
     const field = (key, input) => h("label", {class: "lists-field"}, h("span", {}, t(key)), input);
     const form = h("form", {class: "lists-form", "data-testid": "counter-slot"},
-      field("counter.field", h("select", {class: "lists-input", name: "resource", required: true},
+      field("counter.field", this.slotFirst = h("select", {class: "lists-input", name: "resource", required: true},
         (this.unit.resources || []).map((r) => h("option", {value: r.id}, r.name)))),
       field("counter.day", h("input", {class: "lists-input", name: "day", type: "date", required: true,
         value: addDays(today(this.unit.timezone), 1)})),
@@ -154,7 +157,7 @@ class Counter {
       if (r.__typename === "BookingPayload") {
         say(this.message, t("counter.booked", {slot: slotWords(this.unit, r.booking)}), "ok");
         this.message.dataset.booking = r.booking.id;
-        this.choose(null);
+        this.choose(null, false);
         for (const n of ["newName", "newPhone", "newCpf"]) this.newForm.querySelector(`[name=${n}]`).value = "";
         this.query.value = "";
         this.found.replaceChildren();
