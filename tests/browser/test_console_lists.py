@@ -48,6 +48,15 @@ async def counter_booking(venue: Venue, field: str, hour: int, customer: dict[st
     return booking_id
 
 
+async def join_slot_waitlist(venue: Venue, field: str, hour: int, who: dict[str, str]) -> None:
+    joined = await api(venue, """mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $c: CustomerInput!) {
+        joinSlotWaitlist(unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, customer: $c) { __typename
+        ... on Error { message } } }""", {"u": str(venue.unit_id), "r": str(venue.fields[field]),
+                                          "s": tomorrow_local(hour).isoformat(),
+                                          "e": tomorrow_local(hour + 1).isoformat(), "c": who})
+    assert joined["joinSlotWaitlist"]["__typename"] == "SlotWaitlistEntry", joined
+
+
 def phone() -> str:
     return f"+55119{secrets.randbelow(10**8):08d}"
 
@@ -135,6 +144,11 @@ async def test_a_walk_in_added_offered_and_seated_shows_live_in_a_second_page(
     for p in (desk, other):
         await p.get_by_text("Ninguém na fila de chegada.").wait_for()
     await desk.screenshot(path=shot(f"console-waitlists-empty-{width}"), full_page=True)
+    # Someone waits for a taken slot (the screenshot shows who, as the desk sees them).
+    await counter_booking(venue, "Campo 1", 18, {"name": "Tânia Tomada", "phone": phone()})
+    await join_slot_waitlist(venue, "Campo 1", 18, {"name": "Wagner Espera",
+                                                    "cpf": cpf(920_000 + secrets.randbelow(10**5))})
+    await desk.get_by_test_id("slot-waitlists").get_by_text("Wagner Espera").wait_for(timeout=5000)
 
     form = desk.get_by_test_id("walk-in-form")
     await form.get_by_label("Nome").fill("Rafael Walk-in")
@@ -171,7 +185,7 @@ async def test_the_search_finds_a_booking_by_name_phone_and_cpf_and_pages_on(
 
     page, errors = await console_page(new_page, venue, "search", width)
     results = page.get_by_test_id("search-results")
-    await results.locator("li.lists-item").first.wait_for()
+    await results.locator("li.lists-item").first.wait_for(timeout=20_000)  # this machine is shared: give it time
     form = page.get_by_test_id("search-form")
 
     await form.get_by_label("Nome").fill("marina")
@@ -360,12 +374,7 @@ async def test_an_operator_sees_the_customers_names_in_the_queue_the_search_and_
     await counter_booking(venue, "Campo 1", 18, only_cpf)
     # Someone waits for Campo 1 at 18:00 (taken): a slot waitlist entry, known by CPF and name.
     waiting = {"name": "Wagner Espera", "cpf": cpf(880_000 + secrets.randbelow(10**5))}
-    joined = await api(venue, """mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $c: CustomerInput!) {
-        joinSlotWaitlist(unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, customer: $c) { __typename
-        ... on Error { message } } }""", {"u": str(venue.unit_id), "r": str(venue.fields["Campo 1"]),
-                                          "s": tomorrow_local(18).isoformat(), "e": tomorrow_local(19).isoformat(),
-                                          "c": waiting})
-    assert joined["joinSlotWaitlist"]["__typename"] == "SlotWaitlistEntry", joined
+    await join_slot_waitlist(venue, "Campo 1", 18, waiting)
 
     page, errors = await console_page(new_page, venue, "queue", 1360, token=token)
     booking = page.locator('li.lists-item[data-type="CUSTOMER_SAYS_PAID"]').get_by_test_id("queue-booking")
