@@ -221,6 +221,17 @@ async def test_the_search_finds_a_booking_by_name_phone_and_cpf_and_pages_on(
     await check_page(page, errors, width)
 
 
+async def book_at_the_counter(page: Any, field: str, start: str) -> Any:
+    """Pick the field and start in the counter's slot form and book: the confirmation message, once shown."""
+    slot = page.get_by_test_id("counter-slot")
+    await slot.get_by_label("Campo").select_option(label=field)
+    await slot.get_by_label("Início").select_option(start)
+    await slot.get_by_role("button", name="Reservar").click()
+    message = page.get_by_test_id("counter-message")
+    await message.get_by_text("Reserva confirmada").wait_for()
+    return message
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 async def test_a_counter_booking_for_a_found_customer_and_for_a_new_one_is_found_at_once(
         venue: Venue, new_page: Any, width: int) -> None:
@@ -237,11 +248,7 @@ async def test_a_counter_booking_for_a_found_customer_and_for_a_new_one_is_found
     await page.get_by_test_id("customer-chosen").get_by_text("Carla Cliente").wait_for()
 
     slot = page.get_by_test_id("counter-slot")
-    await slot.get_by_label("Campo").select_option(label="Campo 3")
-    await slot.get_by_label("Início").select_option("19:00")
-    await slot.get_by_role("button", name="Reservar").click()
-    message = page.get_by_test_id("counter-message")
-    await message.get_by_text("Reserva confirmada").wait_for()
+    message = await book_at_the_counter(page, "Campo 3", "19:00")
     assert "Campo 3" in await message.inner_text() and "19:00" in await message.inner_text()
 
     # A new customer, by hand.
@@ -442,12 +449,7 @@ async def test_a_customer_known_by_cpf_alone_is_found_picked_and_booked_at_the_c
     found = page.get_by_test_id("customer-results")
     await found.get_by_text("Otília Só-CPF").wait_for()
     await found.get_by_role("button", name="Escolher Otília Só-CPF").click()
-    slot = page.get_by_test_id("counter-slot")
-    await slot.get_by_label("Campo").select_option(label="Campo 2")
-    await slot.get_by_label("Início").select_option("21:00")
-    await slot.get_by_role("button", name="Reservar").click()
-    message = page.get_by_test_id("counter-message")
-    await message.get_by_text("Reserva confirmada").wait_for()
+    message = await book_at_the_counter(page, "Campo 2", "21:00")
     booked = await message.get_attribute("data-booking")
     got = await api(venue, "query($b: ID!) { booking(id: $b) { ... on Booking { status customer { name cpfMasked } "
                     "} } }", {"b": booked})
