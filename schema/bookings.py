@@ -125,21 +125,18 @@ class Booking(Node):
         principal = context.principal
         if self.customer_id is None:
             return None
-        booking = await queries.booking(context.deps, db_id(self.id))
-        unit, _ = await queries.unit_with_resources(context.deps, booking.unit_id)
+        customer_id = db_id(self.customer_id)
+        unit, identity = await queries.unit_and_identity(context.deps, db_id(self.unit_id), customer_id)
         own = None
         if principal.is_customer and principal.tenant_id == unit.tenant_id:
-            own = await context.access.is_same_person(principal, booking.customer_id)
+            own = await context.access.is_same_person(principal, customer_id)
         try:
             authorize(principal, Action.READ, unit.tenant_id, unit.id, own_booking=own)
         except Forbidden:
             return None
         if principal.is_customer and own is not True:
             return None
-        identity = await queries.customer_identity(context.deps, booking)
-        if identity is None:
-            return None
-        return BookingCustomer.of(identity)
+        return BookingCustomer.of(identity) if identity is not None else None
 
     @strawberry.field(description="Money back after a paid booking was cancelled (one per payment), oldest first.")
     async def refunds(self, info: strawberry.Info) -> list[Refund]:

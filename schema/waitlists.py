@@ -85,12 +85,11 @@ class SlotWaitlistEntry(Node):
         context = info.context
         if self.customer_id is None or context.principal.is_customer:
             return None
-        unit, _ = await queries.unit_with_resources(context.deps, db_id(self.unit_id))
+        unit, identity = await queries.unit_and_identity(context.deps, db_id(self.unit_id), self.customer_id)
         try:
             authorize(context.principal, Action.READ, unit.tenant_id, unit.id)
         except Forbidden:
             return None
-        identity = await queries.identity_of(context.deps, self.customer_id)
         return BookingCustomer.of(identity) if identity is not None else None
 
     @classmethod
