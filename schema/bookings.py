@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated
+from uuid import UUID
 
 import strawberry
 
 from domain import bookings as db
 from domain.customers import CustomerIdentity
+from domain.units import Unit
 from schema import docs
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.customers import CustomerInput, mask_cpf
@@ -87,6 +89,27 @@ class BookingCustomer:
         return cls(name=identity.name, phone=identity.phone, cpf_masked=mask_cpf(identity.cpf))
 
 
+async def unit_and_identity(info: strawberry.Info, unit_id: UUID, customer_id: UUID
+                            ) -> tuple[Unit, CustomerIdentity | None]:
+    """The unit and the customer's identity of a row (a booking, a waitlist entry): the rows of a list resolved
+    together are read in one query (a DataLoader of the request, uncached: a subscription's context lives long)."""
+    from strawberry.dataloader import DataLoader
+
+    from domain import queries
+
+    loaders = info.context.loaders
+    loader = loaders.get("unit_and_identity")
+    if loader is None:
+        deps = info.context.deps
+
+        async def load(keys: list[tuple[UUID, UUID]]) -> list[tuple[Unit, CustomerIdentity | None]]:
+            return await queries.units_and_identities(deps, list(keys))
+
+        loader = loaders["unit_and_identity"] = DataLoader(load_fn=load, cache=False)
+    found: tuple[Unit, CustomerIdentity | None] = await loader.load((unit_id, customer_id))
+    return found
+
+
 @strawberry.type(description="One customer's claim on one or more resources over a time range.")
 class Booking(Node):
     id: strawberry.ID = strawberry.field(description=docs.ID)
@@ -118,7 +141,6 @@ class Booking(Node):
                       "masked. Staff who may read the unit and the customer themselves; null for anyone else "
                       "(and for a counter booking without a customer).")
     async def customer(self, info: strawberry.Info) -> BookingCustomer | None:
-        from domain import queries
         from domain.access import Action, Forbidden, authorize
 
         context = info.context
@@ -126,7 +148,7 @@ class Booking(Node):
         if self.customer_id is None:
             return None
         customer_id = db_id(self.customer_id)
-        unit, identity = await queries.unit_and_identity(context.deps, db_id(self.unit_id), customer_id)
+        unit, identity = await unit_and_identity(info, db_id(self.unit_id), customer_id)
         own = None
         if principal.is_customer and principal.tenant_id == unit.tenant_id:
             own = await context.access.is_same_person(principal, customer_id)

@@ -22,7 +22,7 @@ from domain.events import (
 )
 from domain.waitlist_states import CapacityEntryStatus, SlotEntryStatus, WalkInStatus
 from schema import docs
-from schema.bookings import Booking, BookingCustomer
+from schema.bookings import Booking, BookingCustomer, unit_and_identity
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.enums import described_enum
 from schema.errors import CooldownActive, CustomerBlacklisted, InvalidInput, InvalidTransition, NotFound
@@ -79,13 +79,12 @@ class SlotWaitlistEntry(Node):
                       "and integrators who may read the unit; null for a customer (their own entries included) and "
                       "for anyone else.")
     async def customer(self, info: strawberry.Info) -> BookingCustomer | None:
-        from domain import queries
         from domain.access import Action, Forbidden, authorize
 
         context = info.context
         if self.customer_id is None or context.principal.is_customer:
             return None
-        unit, identity = await queries.unit_and_identity(context.deps, db_id(self.unit_id), self.customer_id)
+        unit, identity = await unit_and_identity(info, db_id(self.unit_id), self.customer_id)
         try:
             authorize(context.principal, Action.READ, unit.tenant_id, unit.id)
         except Forbidden:
