@@ -383,10 +383,22 @@ async def test_an_operator_sees_the_customers_names_in_the_queue_the_search_and_
     waiting = {"name": "Wagner Espera", "cpf": cpf(880_000 + secrets.randbelow(10**5))}
     await join_slot_waitlist(venue, "Campo 1", 18, waiting)
 
-    page, errors = await console_page(new_page, venue, "queue", 1360, token=token)
-    booking = page.locator('li.lists-item[data-type="CUSTOMER_SAYS_PAID"]').get_by_test_id("queue-booking")
+    await paguei(venue, {"name": "Quim Segundo", "phone": phone()}, "Campo 3", 20)
+    reads: list[str] = []
+
+    def listen(page: Any) -> None:
+        page.on("request", lambda r: reads.append(r.post_data or "") if r.url.endswith("/graphql") else None)
+
+    page, errors = await console_page(new_page, venue, "queue", 1360, token=token, before=listen)
+    items = page.locator('li.lists-item[data-type="CUSTOMER_SAYS_PAID"]')
+    booking = items.get_by_test_id("queue-booking")
     await booking.get_by_text("Paula Operada").wait_for()
-    assert f"***.{paula['cpf'][3:6]}.{paula['cpf'][6:9]}-**" in await booking.inner_text()
+    await booking.get_by_text("Quim Segundo").wait_for()
+    assert f"***.{paula['cpf'][3:6]}.{paula['cpf'][6:9]}-**" in await booking.first.inner_text() + \
+        await booking.last.inner_text()
+    # No request per row: the items' bookings (with their customers) come in one nodes(ids) request.
+    per_row = [r for r in reads if "booking(id" in r or "node(id" in r]
+    assert not per_row and any("nodes(ids" in r for r in reads), reads
 
     await page.goto(f"{venue.base}/?unit={venue.unit_id}#/search")
     results = page.get_by_test_id("search-results")
