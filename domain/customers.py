@@ -8,7 +8,8 @@ authenticated (a WhatsApp message). The rules (applied by the store's `identify`
   A CPF or e-mail it gives is attached to that record only if no other record of the tenant holds it; otherwise
   `IdentityConflict`, which says nothing of the other record. It never changes another record;
 * without a proof (staff, integrators, the platform), records are found by CPF, else by phone, made on first sight,
-  and corrected from what the request gives; each change is kept in `customer_changes` with who made it and
+  and corrected from what the request gives — by staff and the platform; an integrator's request only fills what the
+  record lacks (`CustomerIdentity.corrects`); each change is kept in `customer_changes` with who made it and
   whether the value replaced was proved.
 """
 
@@ -92,6 +93,11 @@ class CustomerIdentity:
     name: str | None = None
     email: str | None = None
     proof: Proof | None = None
+    corrects: bool = True
+    """Without a proof: whether what the request gives replaces the record's stored phone, e-mail and name (staff and
+    the platform, who answer for the venue's records), or only fills what the record lacks (integrators: a `book`
+    token that names a customer by CPF must not move that customer's phone to one it chose — the next sign-in code
+    would go there)."""
 
     @classmethod
     def parse(

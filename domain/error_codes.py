@@ -132,6 +132,7 @@ class ErrorCode(StrEnum):
     TERMS_NOT_ACCEPTED = "terms_not_accepted"
     TOO_FAR = "too_far"
     TOO_LONG = "too_long"
+    TOO_MANY_CALENDAR_FEEDS = "too_many_calendar_feeds"
     TOO_MANY_HOLD_TYPES = "too_many_hold_types"
     TOO_MANY_IDS = "too_many_ids"
     TOO_MANY_ORIGINS = "too_many_origins"
@@ -372,6 +373,8 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.INVALID_ORIGIN: "An allowed origin must be scheme://host[:port]: no path, wildcard, user or `null` "
     "(the message names it).",
     ErrorCode.TOO_MANY_ORIGINS: "A unit registers at most 20 allowed origins.",
+    ErrorCode.TOO_MANY_CALENDAR_FEEDS: "A customer has at most 10 working calendar feeds per unit, a unit at most 50 "
+    "staff ones: revoke one first.",
 }
 """What each code means, for people: the description of each value of the GraphQL enum ErrorCode (schema/errors.py).
 A new code needs its line here (tests/unit/test_schema_described.py fails without it)."""

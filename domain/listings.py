@@ -8,7 +8,8 @@ describes them:
 * a booking's charges, a unit's or customer's notifications, an endpoint's webhook deliveries: newest first
   (created, then id);
 * a unit's slot waitlists: by slot start, resource, place in line, then id; its walk-ins by area, place, then id;
-* a booking's audit trail: oldest first (the audit row's sequence); a unit's: newest first.
+* a booking's audit trail: oldest first (the audit row's sequence); a unit's: newest first;
+* a unit's or a customer's calendar feeds: newest first (created, then id).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ WEBHOOK_DELIVERIES = Ordering("webhook_deliveries", (datetime, UUID), descending
 BOOKING_HISTORY = Ordering("booking_history", (int,))
 UNIT_HISTORY = Ordering("unit_history", (int,), descending=True)
 CUSTOMERS = Ordering("customers", (str, UUID))
+CALENDAR_FEEDS = Ordering("calendar_feeds", (datetime, UUID), descending=True)
 
 
 @dataclass(frozen=True)

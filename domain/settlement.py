@@ -200,6 +200,24 @@ async def poll_charge(deps: Deps, charge: Charge) -> list[Outcome]:
     return [await receive_payment(deps, deps.provider.name, pix) for pix in lookup.payments]
 
 
+async def look_up_before_expiry(deps: Deps, booking_ids: list[UUID]) -> list[Outcome]:
+    """Before lapsed holds expire, ask the bank about their pending Pix charges: a payment made in time whose
+    webhook never arrived confirms the booking instead of letting it expire and its money wait for staff (the
+    `verifying` poll covers only customers who said "paguei"). A bank that does not answer lets the hold expire."""
+    if deps.provider is None or not booking_ids:
+        return []
+    async with deps.uow() as uow:
+        pending = [c for b in booking_ids for c in await uow.payments.charges_of(b)
+                   if c.status is ChargeStatus.PENDING]
+    found: list[Outcome] = []
+    for charge in pending:
+        try:
+            found += await poll_charge(deps, charge)
+        except ProviderUnavailable as e:
+            log.warning("looking up charge %s before its hold expires failed: %s", charge.id, e)
+    return found
+
+
 async def cancel_at_provider(deps: Deps, charge_id: UUID) -> bool:
     """Tell the provider a charge is cancelled (the booking side already was); safe to repeat."""
     assert deps.provider is not None

@@ -44,6 +44,7 @@ class VenueEntity(StrEnum):
     PRICE_BAND = "price_band"
     SEAT_EVENT = "seat_event"
     ALLOWED_ORIGINS = "allowed_origins"
+    CALENDAR_FEED = "calendar_feed"
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from arq import create_pool as create_arq_pool
 from arq.connections import ArqRedis, RedisSettings
 from arq.constants import default_queue_name, job_key_prefix
 from broadcaster import Broadcast
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from domain.bookings import LOCKED
 from domain.events import (
@@ -176,11 +176,17 @@ class Relay:
                 # A malformed payload must not stop every other event: publish it, schedule nothing, say so.
                 log.error("outbox row %s has a malformed payload (%s); no jobs scheduled for it", event.id, e)
                 continue
-            for function, argument, job_id, when in jobs:
-                await arq.enqueue_job(function, argument, _job_id=job_id, _defer_until=due(when))
-            if stale:  # unschedule (a job that already started re-checks the booking and does nothing)
-                await arq.zrem(default_queue_name, *stale)
-                await arq.delete(*(job_key_prefix + j for j in stale))
+            try:
+                for function, argument, job_id, when in jobs:
+                    await arq.enqueue_job(function, argument, _job_id=job_id, _defer_until=due(when))
+                if stale:  # unschedule (a job that already started re-checks the booking and does nothing)
+                    await arq.zrem(default_queue_name, *stale)
+                    await arq.delete(*(job_key_prefix + j for j in stale))
+            except ResponseError as e:
+                # Redis refused a command of this row (not an outage: that is a ConnectionError and retried): retrying
+                # the row would refuse again and hold back every later event. Its deadline jobs are left to the
+                # worker's sweeps (expired holds, waitlists, webhooks), which find due rows in the database.
+                log.error("outbox row %s: Redis refused its jobs (%s); the sweeps take them over", event.id, e)
         await self._schedule_webhooks(feed, arq, events)
         await schedule_notifications(feed, arq, events, self._clock.now())
         await feed.mark_published([e.id for e in events], self._clock.now())

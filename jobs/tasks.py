@@ -19,7 +19,9 @@ log = logging.getLogger("slothold.jobs")
 
 
 async def expire_hold(ctx: dict[str, Any], booking_id: str) -> bool:
-    """At the hold's deadline: expire it unless it was settled or its deadline moved."""
+    """At the hold's deadline: expire it unless it was settled or its deadline moved — or the bank has its Pix (a
+    payment in time whose webhook was lost confirms it instead)."""
+    await settlement.look_up_before_expiry(ctx["deps"], [UUID(booking_id)])
     done = await services.expire_hold(ctx["deps"], UUID(booking_id))
     if done:
         log.info("expired hold %s at its deadline", booking_id)

@@ -8,15 +8,17 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 from uuid import UUID
 
-from domain import lookups, service_catalog, staff_tokens
+from domain import calendar_feeds, lookups, service_catalog, staff_tokens
 from domain.access import Action, Forbidden, authorize
 from domain.errors import NotFound
+from resolvers.calendar_feeds import authorize_feed
 from resolvers.context import Context
 from resolvers.permissions import authorize_booking, authorize_row, authorize_unit, signed_in
 from resolvers.units import read_unit
 from resolvers.waitlists import read_capacity_entry, read_slot_entry
 from resolvers.webhooks import _authorize_row as authorize_webhook_row
 from schema.bookings import Booking
+from schema.calendar_feeds import CalendarFeed
 from schema.customers import Customer
 from schema.ids import Kind, ref
 from schema.layout import GridBlock, HoursException, ResourceGroup
@@ -190,6 +192,13 @@ async def _grid_block(ctx: Context, bid: UUID) -> Node:
     return GridBlock.from_domain(block)
 
 
+async def _calendar_feed(ctx: Context, fid: UUID) -> Node:
+    """calendarFeeds(unitId, includeRevoked: true): a customer's own; the unit's staff feeds for manage."""
+    feed = await calendar_feeds.feed(ctx.deps, fid)
+    await authorize_feed(ctx, feed)
+    return CalendarFeed.from_domain(feed)
+
+
 def _of_tenant(ctx: Context, tenant_id: UUID) -> None:
     """Tenants and organizations have no query: the platform, and whoever signed in to one of the tenant's units
     (Me.tenantId names it), see them."""
@@ -220,6 +229,6 @@ LOADERS: dict[Kind, Loader] = {
     Kind.WEBHOOK_ENDPOINT: _webhook_endpoint, Kind.WEBHOOK_DELIVERY: _webhook_delivery,
     Kind.STAFF_TOKEN: _staff_token, Kind.SERVICE: _service, Kind.SEAT_MAP: _seat_map, Kind.SEAT_EVENT: _seat_event,
     Kind.HOURS_EXCEPTION: _hours_exception, Kind.GRID_BLOCK: _grid_block, Kind.TENANT: _tenant,
-    Kind.ORGANIZATION: _organization,
+    Kind.ORGANIZATION: _organization, Kind.CALENDAR_FEED: _calendar_feed,
 }
 """Every Node type's loader (tests/api/test_nodes.py checks each Node type of the schema has one)."""

@@ -78,11 +78,12 @@ def customer_for(context: Context, given: CustomerIdentity | None) -> CustomerId
 def customer_for(context: Context, given: CustomerIdentity | None) -> CustomerIdentity | None:
     """Who a booking request is for. A signed-in customer books only as their own record (the session's proof
     goes with the identity: store/customers.py attaches a CPF or e-mail only if no other record holds it, else
-    IdentityConflict); another phone than the one they proved is refused. Staff and integrators name anyone."""
+    IdentityConflict); another phone than the one they proved is refused. Staff and integrators name anyone; only
+    staff and the platform correct the record so named (an integrator fills what it lacks)."""
     principal = context.principal
     if not principal.is_customer:
-        if given is not None and given.proof is not None:  # a proof is never taken from a request
-            given = replace(given, proof=None)
+        if given is not None:  # a proof is never taken from a request; an integrator corrects no stored contact
+            given = replace(given, proof=None, corrects=principal.is_staff or principal.kind == "system")
         return given
     proven = principal.identity or CustomerIdentity()
     if given is not None and given.phone and proven.phone and given.phone != proven.phone:

@@ -15,7 +15,7 @@ from schema.enums import described_enum
 from schema.errors import InvalidInput, NotFound
 from schema.ids import Kind, opt_ref
 from schema.units import Resource
-from schema.vocabulary import BookingStatus
+from schema.vocabulary import BookingStatus, Channel
 
 SlotState = av.SlotState  # the domain's enum, registered by strawberry.enum (which returns it unchanged)
 described_enum(SlotState, description="What the staff grid shows for a slot (SPEC §5).", values={
@@ -43,6 +43,10 @@ class GridSegment:
     hold_type_name: str | None = strawberry.field(description="Display name of the hold type, e.g. Hold do bot.")
     hold_expires_at: datetime | None = strawberry.field(description=docs.HOLD_EXPIRES_AT)
     display_color: str = strawberry.field(description=docs.DISPLAY_COLOR)
+    channel: Channel | None = strawberry.field(default=None, description=(
+        "Where the hold came from (the booking's channel: WHATSAPP, WEB, COUNTER...), so a grid can name a "
+        "default-type hold by its origin without reading each booking; null unless the run is a hold (HELD or "
+        "VERIFYING)."))
 
     @classmethod
     def from_domain(cls, s: av.Segment, catalog: HoldTypeCatalog = PLATFORM_CATALOG) -> GridSegment:
@@ -57,6 +61,7 @@ class GridSegment:
             hold_type=hold_type, hold_type_name=name,
             hold_expires_at=o.hold_expires_at if o else None,
             display_color=color,
+            channel=Channel(o.channel) if o and o.channel else None,
         )
 
 

@@ -46,6 +46,7 @@ class Kind(StrEnum):
     A resource has one id whatever type shows it (Resource, VenueResource, a seat of a seat map)."""
 
     BOOKING = "Booking"
+    CALENDAR_FEED = "CalendarFeed"
     CAPACITY_WAITLIST_ENTRY = "CapacityWaitlistEntry"
     CHARGE = "Charge"
     CUSTOMER = "Customer"

@@ -29,6 +29,7 @@ described_enum(VenueEntity, description="What a set-up change is about: refetch 
     "PRICE_BAND": "A service's price bands (entityId: the service).",
     "SEAT_EVENT": "A seat event (its waitlist switched).",
     "ALLOWED_ORIGINS": "The origins allowed to call the API from a browser (setAllowedOrigins; entityId: the unit).",
+    "CALENDAR_FEED": "A staff calendar feed of the unit's or a resource's agenda (made or revoked).",
 })
 described_enum(ChangeAction, name="VenueChangeAction", description="What a set-up change did.", values={
     "CREATED": "Made it (`before` is null).",
@@ -41,7 +42,7 @@ _ENTITY_KINDS = {
     "allowed_origins": Kind.UNIT, "resource": Kind.RESOURCE, "resource_group": Kind.RESOURCE_GROUP,
     "closed_day": Kind.HOURS_EXCEPTION, "special_hours": Kind.HOURS_EXCEPTION, "block": Kind.GRID_BLOCK,
     "service": Kind.SERVICE, "price_band": Kind.SERVICE, "staff_token": Kind.STAFF_TOKEN,
-    "seat_event": Kind.SEAT_EVENT,
+    "seat_event": Kind.SEAT_EVENT, "calendar_feed": Kind.CALENDAR_FEED,
 }
 """The type of the object a change names (a price band's change names its service; a weekly-hours change its
 resource, or the unit)."""

@@ -25,6 +25,7 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.types.unset import UNSET
 
 from api.auth import Authenticator, LiveCredentials, bearer, token_from_params
+from api.calendar_feeds import calendar_routes, logged_path
 from api.claim_pages import claim_routes
 from api.cors import CHECKED_ORIGIN, CorsMiddleware
 from api.graphql.guards import GraphQLHTTPError
@@ -177,7 +178,7 @@ class RequestIdMiddleware:
             elapsed = time.perf_counter() - started
             observe_request(scope, status["code"], elapsed)
             if scope["path"] not in ("/healthz", "/readyz", "/metrics"):
-                log.info("request", extra={"method": scope.get("method"), "path": scope["path"],
+                log.info("request", extra={"method": scope.get("method"), "path": logged_path(scope["path"]),
                                            "status": status["code"], "duration_ms": round(elapsed * 1000, 2)})
             request_id_var.reset(token)
 
@@ -315,6 +316,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             Route("/metrics", metrics_endpoint(state, settings.metrics_token), methods=["GET"]),
             *web_demo_routes(state, settings.data_dir, DEMO_UNIT_ID),
             *claim_routes(state),
+            *calendar_routes(state),  # calendar feeds: /calendar/{secret}.ics
             *rest_routes(schema, partial(request_context, state), settings.max_body_bytes),  # the REST door: /v1
             *static_routes(),
         ],

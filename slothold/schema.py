@@ -23,6 +23,7 @@ from resolvers.auth import AuthMutation, AuthQuery
 from resolvers.availability import AvailabilityQuery
 from resolvers.booking_search import BookingSearchQuery
 from resolvers.bookings import BookingMutation, BookingQuery, NoShowMutation, RescheduleMutation
+from resolvers.calendar_feeds import CalendarFeedMutation, CalendarFeedQuery
 from resolvers.catalog import CatalogMutation
 from resolvers.checkout import CheckoutMutation, CheckoutQuery
 from resolvers.customers import CustomerMutation
@@ -147,13 +148,13 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
                                     AuditQuery,
                                     HoldTypeQuery, SeatMapQuery, VenueLogQuery, VenueFlowsQuery,
                                     StaffTokenQuery, ServiceCatalogQuery,
-                                    LayoutQuery, OriginQuery, NodeQuery)),
+                                    LayoutQuery, OriginQuery, CalendarFeedQuery, NodeQuery)),
         mutation=merge_types("Mutation", (BookingMutation, CheckoutMutation, QueueMutation, CatalogMutation,
                                           WaitlistMutation, AuthMutation, CustomerMutation, UnitSettingsMutation,
                                           WebhookMutation, RescheduleMutation, NotificationMutation, NoShowMutation,
                                           HoldTypeMutation, SeatMapMutation, VenueFlowsMutation,
                                           SetupMutation, StaffTokenMutation, ServiceCatalogMutation,
-                                          LayoutMutation, OriginMutation)),
+                                          LayoutMutation, OriginMutation, CalendarFeedMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription,
                                                   VenueLogSubscription)),
         execution_context_class=SharedEventExecutor,

@@ -158,9 +158,14 @@ WITH o AS (
 SELECT (SELECT count(*) FROM o) + (SELECT count(*) FROM n) AS linked, (SELECT count(*) FROM ch) AS charges
 """
 
-_OCCUPANCY = """
+# A hold's channel (where it came from: the grid names a default-type hold by it) is read for holds only, by the
+# booking's primary key: a month's grid of confirmed bookings pays nothing for it.
+_HOLD_CHANNEL = """CASE WHEN a.status IN ('held', 'pending_payment', 'verifying')
+  THEN (SELECT b.channel FROM bookings b WHERE b.id = a.booking_id AND b.unit_id = a.unit_id) END"""
+
+_OCCUPANCY = f"""
 SELECT a.resource_id, lower(a.during) AS s, upper(a.during) AS e, a.quantity, a.booking_id,
-       a.status, a.hold_type, a.hold_expires_at
+       a.status, a.hold_type, a.hold_expires_at, {_HOLD_CHANNEL} AS ch
 FROM allocations a
 WHERE a.unit_id = $1::uuid AND a.occupies AND a.during && tstzrange($2::timestamptz, $3::timestamptz)
   AND ($4::uuid[] IS NULL OR a.resource_id = ANY($4::uuid[]))
@@ -169,11 +174,11 @@ WHERE a.unit_id = $1::uuid AND a.occupies AND a.during && tstzrange($2::timestam
 
 # The same rows as _OCCUPANCY, as columns per resource (what a month's grid reads: thousands of rows). Times
 # as POSIX seconds: date_part keeps the microseconds, and floats decode several times faster than timestamptz.
-_GRID_OCCUPANCY = """
+_GRID_OCCUPANCY = f"""
 SELECT a.resource_id, array_agg(date_part('epoch', lower(a.during))) AS s,
        array_agg(date_part('epoch', upper(a.during))) AS e, array_agg(a.quantity) AS q,
        array_agg(a.booking_id) AS b, array_agg(a.status) AS st, array_agg(a.hold_type) AS ht,
-       array_agg(date_part('epoch', a.hold_expires_at)) AS x
+       array_agg(date_part('epoch', a.hold_expires_at)) AS x, array_agg({_HOLD_CHANNEL}) AS ch
 FROM allocations a
 WHERE a.unit_id = $1::uuid AND a.occupies AND a.during && tstzrange($2::timestamptz, $3::timestamptz)
   AND ($4::uuid[] IS NULL OR a.resource_id = ANY($4::uuid[]))
@@ -370,8 +375,8 @@ class PgBookings:
         rows = await conn.fetch(_OCCUPANCY, unit_id, start, end, resource_ids)
         status = _STATUSES.get
         # Positional: a month's grid reads thousands of rows (resource, start, end, quantity, booking,
-        # status, hold type, deadline).
-        return [Occupancy(r[0], r[1], r[2], r[3], r[4], status(r[5]), r[6], r[7]) for r in rows]
+        # status, hold type, deadline, a hold's channel).
+        return [Occupancy(r[0], r[1], r[2], r[3], r[4], status(r[5]), r[6], r[7], r[8]) for r in rows]
 
     async def grid_occupancy(
         self, unit_id: UUID, resource_ids: list[UUID] | None, start: datetime, end: datetime
@@ -381,7 +386,7 @@ class PgBookings:
         rows = await conn.fetch(_GRID_OCCUPANCY, unit_id, start, end, resource_ids)
         status = _STATUSES.get
         return {r[0]: OccupancyColumns(r[0], _finite(r[1]), _finite(r[2]), r[3], r[4], [status(v) for v in r[5]],
-                                       r[6], r[7]) for r in rows}
+                                       r[6], r[7], channels=r[8]) for r in rows}
 
 
 def _finite(seconds: list[float]) -> list[float]:

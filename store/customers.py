@@ -201,7 +201,7 @@ class PgCustomers:
             wanted = dict(row)
             for name in ("phone", "email", "name"):
                 given = getattr(identity, name)
-                if given and given != row[name]:
+                if given and given != row[name] and (identity.corrects or row[name] is None):
                     wanted[name] = given
                     if name != "name":
                         wanted[f"{name}_proved_at"] = None
@@ -230,3 +230,7 @@ class PgCustomers:
                                session, now)
         except asyncpg.UniqueViolationError:  # the CPF was given to another record meanwhile
             raise IdentityConflict("customer.cpf") from None
+        if any(c["was_proved"] for c in changes):  # staff replaced the contact a sign-in proved (a lost phone, a
+            # number given to someone else): the sessions it opened end with it; the next sign-in proves the new one
+            await conn.execute("UPDATE customer_sessions SET revoked_at = $2 WHERE customer_id = $1 "
+                               "AND revoked_at IS NULL", row["id"], now)

@@ -13,6 +13,7 @@ from domain.errors import Busy
 from store import allowed_origins, catalog
 from store.antifraud import PgAntifraud
 from store.bookings import PgBookings
+from store.calendar_feeds import PgCalendarFeeds
 from store.catalog import PgCatalog
 from store.customers import PgCustomers
 from store.idempotency import PgIdempotencyKeys
@@ -85,6 +86,7 @@ class PgUnitOfWork:
         self.catalog = PgCatalog(self._connection, config_pool or pool)
         self.allowed_origins = allowed_origins.PgAllowedOrigins(self._connection)
         self.listings = PgListings(self._connection)
+        self.calendar_feeds = PgCalendarFeeds(self._connection)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:

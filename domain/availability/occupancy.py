@@ -27,6 +27,9 @@ class Occupancy(NamedTuple):
     status: BookingStatus | None = None
     hold_type: str | None = None
     hold_expires_at: datetime | None = None
+    channel: str | None = None
+    """Where a hold came from (the booking's channel, e.g. "whatsapp", "counter"): read for holds only (the grid
+    names a default-type hold by it); None for a block or a booking that is not a hold."""
 
     @property
     def is_block(self) -> bool:
@@ -62,16 +65,17 @@ class OccupancyColumns(Sequence[Occupancy]):
     what shows a slot's booking (segments). Times are POSIX seconds.
     """
 
-    __slots__ = ("_built", "booking_ids", "deadlines", "ends", "hold_types", "quantities", "resource_id", "starts",
-                 "statuses")
+    __slots__ = ("_built", "booking_ids", "channels", "deadlines", "ends", "hold_types", "quantities", "resource_id",
+                 "starts", "statuses")
 
     def __init__(self, resource_id: UUID, starts: list[float], ends: list[float], quantities: list[int],
                  booking_ids: list[UUID | None], statuses: list[BookingStatus | None],
                  hold_types: list[str | None], deadlines: list[float | None],
-                 built: list[Occupancy] | None = None) -> None:
+                 built: list[Occupancy] | None = None, *, channels: list[str | None] | None = None) -> None:
         self.resource_id = resource_id
         self.starts, self.ends, self.quantities, self.booking_ids = starts, ends, quantities, booking_ids
         self.statuses, self.hold_types, self.deadlines = statuses, hold_types, deadlines
+        self.channels: list[str | None] = channels if channels is not None else [None] * len(starts)
         self._built: list[Occupancy | None] = list(built) if built is not None else [None] * len(starts)
 
     @classmethod
@@ -81,7 +85,8 @@ class OccupancyColumns(Sequence[Occupancy]):
         return cls(resource_id, [o.starts_at.timestamp() for o in occ], [o.ends_at.timestamp() for o in occ],
                    [o.quantity for o in occ], [o.booking_id for o in occ], [o.status for o in occ],
                    [o.hold_type for o in occ],
-                   [None if o.hold_expires_at is None else o.hold_expires_at.timestamp() for o in occ], occ)
+                   [None if o.hold_expires_at is None else o.hold_expires_at.timestamp() for o in occ], occ,
+                   channels=[o.channel for o in occ])
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -101,7 +106,7 @@ class OccupancyColumns(Sequence[Occupancy]):
             o = self._built[i] = Occupancy(
                 self.resource_id, _instant(self.starts[i]), _instant(self.ends[i]), self.quantities[i],
                 self.booking_ids[i], self.statuses[i], self.hold_types[i],
-                None if deadline is None else _instant(deadline))
+                None if deadline is None else _instant(deadline), self.channels[i])
         return o
 
     def __repr__(self) -> str:

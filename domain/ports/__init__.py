@@ -6,6 +6,7 @@ By what they serve: `uow` (one transaction) and the repositories reached through
 and the relay's outbox (`relay`); the clock and the Pix provider (`providers`). Every name is importable from here.
 """
 
+from domain.ports.calendar_feeds import CalendarFeedRepository
 from domain.ports.customers import AntifraudRepository, CustomerRepository
 from domain.ports.jobs import AttendanceSweeps, InAppNotifications, NotificationDeliveries, Retention, WebhookDeliveries
 from domain.ports.login import LoginAccess, LoginCode
@@ -24,6 +25,7 @@ __all__ = [
     "AntifraudRepository",
     "AttendanceSweeps",
     "BookingRepository",
+    "CalendarFeedRepository",
     "Clock",
     "CustomerRepository",
     "Events",

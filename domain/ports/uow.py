@@ -7,6 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self
 
+from domain.ports.calendar_feeds import CalendarFeedRepository
 from domain.ports.catalog import CatalogRepository
 from domain.ports.customers import AntifraudRepository, CustomerRepository
 from domain.ports.listings import Listings
@@ -98,6 +99,10 @@ class UnitOfWork(Protocol):
     @property
     def allowed_origins(self) -> AllowedOriginsRepository:
         """The web origins a unit lets call the API from a browser (domain/origins.py)."""
+        ...
+    @property
+    def calendar_feeds(self) -> CalendarFeedRepository:
+        """Calendar feeds: made, listed, revoked, and the bookings each shows (domain/calendar_feeds.py)."""
         ...
 
     def savepoint(self) -> AbstractAsyncContextManager[object]:

@@ -73,6 +73,8 @@ class World:
     seat_event: UUID | None = None
     seats: list[UUID] | None = None
     staff_token: UUID | None = None
+    calendar_feed: str = ""
+    """A staff calendar feed of the unit (its global id)."""
     service: UUID | None = None
     layout: dict[str, str] | None = None
     booking_node: str = ""
@@ -167,6 +169,10 @@ async def world(database_url: str, redis_url: str, clock: MutableClock, pool: An
             w.staff_token = (await access.issue_token(tenant, v.unit_id, "staff", "operator", [], "to revoke"))[0]
             w.service = await _service(pool, clock, v.unit_id, v.resource_ids["Campo 1"])
             w.layout = await _layout_rows(pool, clock, v.unit_id, v.resource_ids["Campo 4"])
+            r = await client.post("/graphql", headers=sys_h, json={
+                "query": "mutation($u: ID!) { createCalendarFeed(unitId: $u) { ... on CreatedCalendarFeed { feed { id "
+                         "} } } }", "variables": {"u": str(v.unit_id)}})
+            w.calendar_feed = r.json()["data"]["createCalendarFeed"]["feed"]["id"]
             yield w
 
 
@@ -223,16 +229,16 @@ def _hold_input(unit: UUID, resource: UUID, hour: int, who: str, phone: str | No
 BOOKING_LEVEL = {"booking", "charges", "chargesConnection", "cancel", "confirm", "swapHold", "claimPaid",
                  "confirmPayment", "linkPayment",
                  "denyPaymentClaim", "drop", "checkIn", "complete", "slotWaitlistEntry", "capacityWaitlistEntry",
-                 "reschedule", "markNoShow", "unlockSeats", "node", "nodes"}
+                 "reschedule", "markNoShow", "unlockSeats", "node", "nodes", "revokeCalendarFeed"}
 """Operations on one existing booking or entry: a customer may run them only on their own (here: not theirs)."""
 NULL_WHEN_REFUSED = {"node", "nodes"}
 """node(id) and nodes(ids) answer a refused caller as if the object did not exist: null, no error."""
 AS_SOMEONE_ELSE = {"joinCapacityWaitlist", "claimWaitlistOffer", "declineWaitlistOffer"}
 """The matrix names a `user`: a customer may act only as themselves (tested without `user` below)."""
-CUSTOMER_OWN = {"bookings"}
+CUSTOMER_OWN = {"bookings", "calendarFeeds", "createCalendarFeed"}
 """Reads that show a customer only their own (here: none), so a customer may run them."""
 HIDDEN = {"bookings", "customers", "auditEntries", "queueConnection", "chargesConnection", "notificationsConnection",
-          "webhookDeliveriesConnection"}
+          "webhookDeliveriesConnection", "calendarFeeds"}
 """Answer a caller beyond their reach — another tenant's, a customer on someone else's booking — as if the object
 did not exist (not_found), never `forbidden` (issue 19)."""
 
@@ -403,6 +409,12 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
         ("allowedOrigins", Action.MANAGE, "query($u: ID!) { allowedOrigins(unitId: $u) { origin } }", {"u": u}),
         ("setAllowedOrigins", Action.CONFIGURE, 'mutation($u: ID!) { setAllowedOrigins(unitId: $u, origins: '
          '["https://matrix.example"]) { __typename } }', {"u": u}),
+        ("createCalendarFeed", Action.MANAGE, "mutation($u: ID!) { createCalendarFeed(unitId: $u) { __typename } }",
+         {"u": u}),
+        ("calendarFeeds", Action.MANAGE, "query($u: ID!) { calendarFeeds(unitId: $u) { edges { cursor } } }",
+         {"u": u}),
+        ("revokeCalendarFeed", Action.MANAGE, "mutation($f: ID!) { revokeCalendarFeed(feedId: $f) { __typename } }",
+         {"f": w.calendar_feed}),
         ("node", Action.READ, "query($i: ID!) { node(id: $i) { id } }", {"i": w.booking_node}),
         ("nodes", Action.READ, "query($i: [ID!]!) { nodes(ids: $i) { id } }", {"i": [w.booking_node, w.booking_node]}),
         *_connection_operations(w),

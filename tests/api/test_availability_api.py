@@ -95,3 +95,27 @@ async def test_the_grid_shows_holds_with_their_type_and_colour_and_a_compact_for
                             {"u": str(v.unit_id), "f": at(8, 0).isoformat(), "t": at(9, 0).isoformat()})
     row = compact["availabilityGrid"]["rows"][0]
     assert row == {"windowStarts": [at(8, 8).isoformat()], "windowStates": ["F" * 11 + "HFBB"]}
+
+
+async def test_the_grid_names_each_holds_channel_and_no_other_runs(api: Api, pool: Any) -> None:
+    """Issue 20: a grid names a default-type hold by where it came from without reading each booking."""
+    v = await arena(pool, fields=1)
+    c1 = v.resource_ids["Campo 1"]
+    for hour, channel, n in ((18, "WHATSAPP", 1), (19, "WEB", 2), (20, None, 3)):  # None: staff through the API
+        extra = {"channel": channel} if channel else {}
+        made = await api.gql(HOLD, {"input": hold_input(v.unit_id, [c1], at(8, hour), at(8, hour + 1), n, **extra)})
+        assert made["hold"]["__typename"] == "BookingPayload", made
+    counter = await api.gql("""mutation($i: CounterBookingInput!) { counterBooking(input: $i) { __typename } }""",
+                            {"i": {"unitId": str(v.unit_id), "resourceIds": [str(c1)],
+                                   "startsAt": at(8, 21).isoformat(), "endsAt": at(8, 22).isoformat()}})
+    assert counter["counterBooking"]["__typename"] == "BookingPayload"
+    grid = await api.gql("""query($u: ID!, $f: DateTime!, $t: DateTime!, $rs: [ID!]) {
+        availabilityGrid(unitId: $u, from: $f, to: $t, resourceIds: $rs) {
+        ... on Grid { rows { segments { startsAt state holdType channel } } } } }""",
+                         {"u": str(v.unit_id), "f": at(8, 17).isoformat(), "t": at(8, 22).isoformat(),
+                          "rs": [str(c1)]})
+    segs = [(s["startsAt"], s["state"], s["holdType"], s["channel"])
+            for s in grid["availabilityGrid"]["rows"][0]["segments"]]
+    assert segs == [(at(8, 17).isoformat(), "FREE", None, None), (at(8, 18).isoformat(), "HELD", "CART", "WHATSAPP"),
+                    (at(8, 19).isoformat(), "HELD", "CART", "WEB"), (at(8, 20).isoformat(), "HELD", "CART", "API"),
+                    (at(8, 21).isoformat(), "BOOKED", None, None)]  # a booking that is not a hold: no origin shown

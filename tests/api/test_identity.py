@@ -7,6 +7,7 @@ record, bookings and entries are unchanged row for row, and no answer names B's 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from collections.abc import AsyncIterator
@@ -17,6 +18,7 @@ from uuid import UUID
 import httpx
 import pytest
 
+from api.auth import CACHE_SECONDS
 from domain import services
 from domain.customers import CustomerIdentity, Proof
 from domain.services import Deps, HoldCommand
@@ -343,3 +345,59 @@ async def test_staff_corrections_are_kept_with_who_made_them_and_whether_the_con
     assert row["phone"] == new_phone and row["phone_proved_at"] is None  # the new phone is only typed
     with pytest.raises(Exception, match="append-only"):
         await w.pool.execute("DELETE FROM customer_changes WHERE id = (SELECT min(id) FROM customer_changes)")
+
+
+async def test_an_integrator_naming_a_customer_by_cpf_cannot_move_their_phone_and_take_the_account_over(
+        world: World) -> None:
+    """An integrator (`book` scope) holds for B's CPF giving the attacker's phone: the booking is B's, but B's proved
+    phone, e-mail and name stay, so a sign-in code to the attacker's phone opens no session on B's record. What B's
+    record lacks, the integrator may fill; staff may still correct (the test above)."""
+    w = world
+    b_phone, attacker_phone = _phone(), _phone()
+    b_token = await w.sign_in(b_phone)
+    me = cpf(740_101)
+    first = (await w.gql(b_token, HOLD, {"i": {**_slot(w, 10), "customer": {"cpf": me, "name": "Bea"}}})
+             )["data"]["hold"]
+    assert first["__typename"] == "BookingPayload"
+    cancelled = await w.gql(b_token, 'mutation($b: ID!) { cancel(bookingId: $b) { __typename } }',
+                            {"b": first["booking"]["id"]})  # one open hold at a time: B lets it go
+    assert cancelled["data"]["cancel"]["__typename"] == "BookingPayload", cancelled
+    before = dict(await w.pool.fetchrow("SELECT id, phone, phone_proved_at, name, email FROM customers "
+                                        "WHERE tenant_id = $1 AND cpf = $2", w.tenant, me))
+    access = w.client._transport.app.state.slothold["access"]  # type: ignore[attr-defined]
+    integrator = (await access.issue_token(w.tenant, None, "client", None, ["book"], "parceiro"))[1]
+    r = await w.gql(integrator, HOLD, {"i": {**_slot(w, 12), "customer": {
+        "cpf": me, "phone": attacker_phone, "name": "Outro Nome", "email": "novo@example.com"}}})
+    assert r["data"]["hold"]["__typename"] == "BookingPayload", r
+    assert decode_id(r["data"]["hold"]["booking"]["customerId"])[1] == before["id"]  # B's booking, as named
+    after = dict(await w.pool.fetchrow("SELECT id, phone, phone_proved_at, name, email FROM customers "
+                                       "WHERE tenant_id = $1 AND cpf = $2", w.tenant, me))
+    assert (after["phone"], after["phone_proved_at"], after["name"]) == (
+        before["phone"], before["phone_proved_at"], before["name"])
+    assert after["email"] == "novo@example.com"  # B had none: filled, not replaced
+    attacker = await w.sign_in(attacker_phone)  # the code reaches the attacker's phone: a record of its own
+    mine = await w.gql(attacker, BOOKING, {"b": r["data"]["hold"]["booking"]["id"]})
+    seen = (mine.get("data") or {}).get("booking") or {}
+    assert seen.get("__typename") != "Booking", mine  # not found for the attacker
+
+
+async def test_staff_replacing_a_proved_phone_ends_the_sessions_it_opened(world: World) -> None:
+    """The phone a session was opened with is replaced by staff (the customer lost it; the number went to someone
+    else): that session no longer acts for the record. A correction of an unproved contact ends nothing."""
+    w = world
+    old_phone, new_phone = _phone(), _phone()
+    token = await w.sign_in(old_phone)
+    me = cpf(740_201)
+    first = await w.gql(token, HOLD, {"i": {**_slot(w, 10), "customer": {"cpf": me}}})
+    assert first["data"]["hold"]["__typename"] == "BookingPayload"
+    mine = {"b": first["data"]["hold"]["booking"]["id"]}
+    assert (await w.gql(token, BOOKING, mine))["data"]["booking"]["__typename"] == "Booking"
+    await w.gql(w.system, COUNTER, {"i": {**_slot(w, 12), "customer": {"cpf": me, "name": "Só o nome"}}})
+    assert (await w.gql(token, BOOKING, mine))["data"]["booking"]["__typename"] == "Booking"  # nothing proved moved
+    moved = await w.gql(w.system, COUNTER, {"i": {**_slot(w, 14), "customer": {"cpf": me, "phone": new_phone}}})
+    assert moved["data"]["counterBooking"]["__typename"] == "BookingPayload", moved
+    await asyncio.sleep(CACHE_SECONDS + 0.1)  # every process forgets a principal within its cache's 2 s
+    after = await w.gql(token, BOOKING, mine)
+    assert ((after.get("data") or {}).get("booking") or {}).get("__typename") != "Booking", after
+    fresh = await w.sign_in(new_phone)  # the new phone, proved by its own code, opens the record again
+    assert (await w.gql(fresh, BOOKING, mine))["data"]["booking"]["__typename"] == "Booking"

@@ -166,6 +166,10 @@ async def _setup(w: Nodes, v: Any) -> None:
                               "groupId } } } }")
     w.ids["Tenant"], w.links["Me.unitId"] = me["me"]["tenantId"], me["me"]["unitId"]
     w.ids["Resource"] = me["unit"]["resources"][0]["id"]
+    feed = await w.gql("owner", "mutation($u: ID!) { createCalendarFeed(unitId: $u) { ... on CreatedCalendarFeed { "
+                                "feed { id unitId } } } }", {"u": u})
+    w.ids["CalendarFeed"] = feed["createCalendarFeed"]["feed"]["id"]
+    w.links["CalendarFeed.unitId"] = feed["createCalendarFeed"]["feed"]["unitId"]
 
 
 @pytest.fixture
@@ -213,7 +217,8 @@ async def test_link_fields_name_the_linked_node(nodes: Nodes) -> None:
                 "CapacityWaitlistEntry.resourceId": "Resource",
                 "GridBlock.resourceId": "Resource", "SlotWaitlistEntry.resourceId": "Resource",
                 "StaffToken.unitId": "Unit", "Organization.tenantId": "Tenant", "SeatEvent.seatMapId": "SeatMap",
-                "Seat.id": "Resource", "Me.unitId": "Unit", "mine.customerId": "Customer"}
+                "Seat.id": "Resource", "Me.unitId": "Unit", "mine.customerId": "Customer",
+                "CalendarFeed.unitId": "Unit"}
     assert set(nodes.links) == set(expected)
     for where, typename in expected.items():
         gid = nodes.links[where]
@@ -229,7 +234,7 @@ async def test_a_forbidden_node_is_the_same_null_as_a_missing_one(nodes: Nodes) 
     missing = global_id("Booking", uuid4())
     staff_only = ["QueueItem", "WalkIn", "Notification", "WebhookEndpoint", "WebhookDelivery", "StaffToken",
                   "HoursException", "GridBlock", "ResourceGroup", "OrphanPayment", "ManualPayment", "Customer",
-                  "Booking", "Charge", "Refund", "SlotWaitlistEntry", "CapacityWaitlistEntry"]
+                  "Booking", "Charge", "Refund", "SlotWaitlistEntry", "CapacityWaitlistEntry", "CalendarFeed"]
     for caller in ("stranger", "anonymous", "customer_b"):
         for typename in staff_only:
             body = await nodes.post(caller, NODE, {"i": nodes.ids[typename]})
@@ -243,7 +248,7 @@ async def test_a_forbidden_node_is_the_same_null_as_a_missing_one(nodes: Nodes) 
         assert (await nodes.node("customer_a", gid) or {}).get("id") == gid
     # An operator reads the unit's bookings but not its webhooks or tokens (owners' objects): null too.
     assert (await nodes.node("operator", nodes.ids["Booking"]) or {}).get("id") == nodes.ids["Booking"]
-    for typename in ("WebhookEndpoint", "StaffToken", "Customer"):
+    for typename in ("WebhookEndpoint", "StaffToken", "Customer", "CalendarFeed"):
         assert await nodes.node("operator", nodes.ids[typename]) is None, typename
         assert (await nodes.node("owner", nodes.ids[typename]) or {}).get("id") == nodes.ids[typename]
     # Public objects answer everyone, as unit(id), services and seatMap do.

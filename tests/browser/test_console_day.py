@@ -15,7 +15,7 @@ from store.access import PgAccess
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, shot
 from tests.browser.test_console_bugs import no_horizontal_scroll
-from tests.browser.test_web_demo import phone
+from tests.browser.test_web_demo import in_english, phone
 from tests.integration.cluster import Cluster
 from tests.venues import cpf
 
@@ -75,6 +75,7 @@ async def test_a_receptionists_day(demo_server: Cluster, pool: asyncpg.Pool, new
     staff = await new_page()
     console: list[str] = []
     staff.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+    await in_english(staff)
     await staff.goto(venue.url("agenda"))
     await staff.get_by_label("Staff token").fill(venue.owner_token)
     await staff.get_by_role("button", name="Sign in", exact=True).click()
@@ -99,7 +100,7 @@ async def test_a_receptionists_day(demo_server: Cluster, pool: asyncpg.Pool, new
                          '... on Error { code message } } }', {"b": held})
     assert accepted["confirm"]["__typename"] == "BookingPayload", accepted
     await staff.get_by_test_id("booking-status").get_by_text("pending payment").wait_for()
-    assert "R$ 180,00" in (await staff.get_by_test_id("amount-total").inner_text()).replace("\xa0", " ")
+    assert "R$180.00" in (await staff.get_by_test_id("amount-total").inner_text()).replace("\xa0", " ")
     assert await staff.get_by_role("button", name="Confirm payment").is_visible()  # for a Pix the bank has
     # Paid in cash at the desk: recorded by hand, and the booking is confirmed.
     message = staff.get_by_test_id("panel-message")
@@ -113,7 +114,7 @@ async def test_a_receptionists_day(demo_server: Cluster, pool: asyncpg.Pool, new
     assert await message.inner_text() == "Payment recorded."
     await staff.wait_for_selector(cell + '[data-state="BOOKED"]', timeout=3000)
     await staff.get_by_test_id("booking-status").get_by_text("confirmed").wait_for()
-    assert "180,00" in await staff.get_by_test_id("amount-paid").inner_text()
+    assert "R$180.00" in await staff.get_by_test_id("amount-paid").inner_text()
     await staff.screenshot(path=shot("console-day-panel"), full_page=True)
 
     # Reschedule it by picking a new slot: two hours later on Quadra 2.

@@ -14,6 +14,7 @@ from schema.ids import global_id
 from store.access import PgAccess
 from tests.browser.a11y import assert_accessible
 from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, shot, tomorrow_local
+from tests.browser.test_web_demo import in_english
 
 
 async def api(venue: Venue, query: str, variables: dict[str, Any], token: str | None = None) -> dict[str, Any]:
@@ -48,6 +49,7 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
         venue: Venue, new_page: Any, pool: asyncpg.Pool) -> None:
     page = await new_page()
     await page.set_viewport_size({"width": 1280, "height": 900})
+    await in_english(page)  # the set-up screen speaks English; the console's shell follows the language chosen
     await page.goto(venue.url("setup"))
     await page.get_by_label("Staff token").fill(venue.owner_token)
     await page.get_by_role("button", name="Sign in", exact=True).click()
@@ -222,6 +224,7 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
     _, manager = await PgAccess(pool).issue_token(*(await _tenant_unit(pool, venue)), "staff", "manager", [],
                                                   "browser test manager")
     other = await new_page()
+    await in_english(other)
     await other.goto(venue.url("setup"))
     await other.get_by_label("Staff token").fill(manager)
     await other.get_by_role("button", name="Sign in", exact=True).click()

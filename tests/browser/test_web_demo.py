@@ -35,8 +35,14 @@ async def venue(demo_venue: Venue) -> Venue:
     return demo_venue
 
 
+async def in_english(page: Any) -> None:
+    """The console in English (pt-BR is its default) for every load of this page: these tests name English words."""
+    await page.add_init_script("try { localStorage.setItem('slothold.locale', 'en'); } catch (e) {}")
+
+
 async def staff_agenda(page: Any, venue: Venue) -> None:
-    """Sign in as staff with a token and show tomorrow's grid."""
+    """Sign in as staff with a token and show tomorrow's grid, in English."""
+    await in_english(page)
     await page.goto(venue.url("agenda"))
     await page.get_by_label("Staff token").fill(venue.owner_token)
     await page.get_by_role("button", name="Sign in", exact=True).click()
@@ -234,7 +240,7 @@ async def test_the_staff_queue_shows_a_paguei_at_once_and_clears_it_when_the_pix
     await staff.wait_for_selector(cell + '[data-state="VERIFYING"]', timeout=2000)
 
     # Staff may confirm only what the bank has: not yet, said as a sentence.
-    await item.get_by_role("button", name="Confirmar pagamento").click()
+    await item.get_by_role("button", name="Confirm payment").click()
     refusal = item.locator(".message.error")
     await refusal.wait_for()
     text = await refusal.inner_text()
@@ -353,9 +359,9 @@ async def test_seats_locked_in_one_page_show_in_the_other_pages_seat_map_within_
 async def test_a_wrong_staff_token_and_a_wrong_sign_in_code_are_refused_in_sentences(
         venue: Venue, new_page: Any) -> None:
     staff = await new_page()
-    await staff.goto(venue.url("agenda"))
-    await staff.get_by_label("Staff token").fill("slh_s_not-a-real-token")
-    await staff.get_by_role("button", name="Sign in", exact=True).click()
+    await staff.goto(venue.url("agenda"))  # in pt-BR, the console's default
+    await staff.get_by_label("Token da equipe").fill("slh_s_not-a-real-token")
+    await staff.get_by_role("button", name="Entrar", exact=True).click()
     refusal = staff.get_by_test_id("staff-signin").locator(".message.error")
     await refusal.wait_for()
     text = await refusal.inner_text()

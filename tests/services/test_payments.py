@@ -288,3 +288,24 @@ async def test_an_unresolved_claim_expires_by_itself_and_closes_its_queue_item(
     async with pool.acquire() as conn:
         item = await conn.fetchrow("SELECT status, resolved_by FROM queue_items WHERE booking_id = $1", b.id)
     assert dict(item) == {"status": "resolved", "resolved_by": "system"}
+
+
+async def test_a_pix_paid_in_time_whose_webhook_was_lost_confirms_at_the_deadline_instead_of_expiring(
+    pay_deps: Deps, pool: Any, bank: FakeBank, clock: Any
+) -> None:
+    from jobs import tasks
+
+    v = await paid_arena(pool)
+    b = await held(pay_deps, v)
+    c = (await checkout.confirm(pay_deps, checkout.ConfirmCommand(b.id))).charge
+    assert c is not None
+    clock.advance(minutes=3)
+    bank.pay(c.txid, clock.now())  # the customer paid; the bank's webhook never reached us (no "paguei" either)
+    clock.advance(minutes=13)  # past the hold's deadline: its deadline job runs
+    assert not await tasks.expire_hold({"deps": pay_deps}, str(b.id))
+    assert await status_of(pool, b.id) == "confirmed"
+    other = await held(pay_deps, v, "Campo 2")  # a hold nobody paid still expires
+    await checkout.confirm(pay_deps, checkout.ConfirmCommand(other.id))
+    clock.advance(minutes=16)
+    assert await tasks.expire_hold({"deps": pay_deps}, str(other.id))
+    assert await status_of(pool, other.id) == "expired"

@@ -1,5 +1,23 @@
 // GraphQL over HTTP (fetch) and subscriptions over graphql-transport-ws with the vendored graphql-ws client
-// (web-demo/vendor/graphql-ws.umd.js, loaded by index.html as the global `graphqlWs`).
+// (web-demo/vendor/graphql-ws.umd.js, loaded by index.html as the global `graphqlWs`). Its own sentences (the
+// server unreachable, an answer not understood) are in the screen's language (i18n.js).
+
+import {register, t} from "./i18n.js";
+
+register({
+  "pt-BR": {
+    "gql.offline": "Não foi possível falar com o servidor agora. Verifique a conexão e tente de novo.",
+    "gql.notGraphql": "O servidor respondeu {status} sem uma resposta GraphQL. Tente de novo.",
+    "gql.refused": "O pedido foi recusado.", "gql.wrong": "Algo deu errado.", "gql.noAnswer": "O servidor não respondeu.",
+    "gql.feedStopped": "O canal ao vivo parou",
+  },
+  en: {
+    "gql.offline": "The server cannot be reached right now. Check your connection and try again.",
+    "gql.notGraphql": "The server answered {status} without a GraphQL response. Try again.",
+    "gql.refused": "The request was refused.", "gql.wrong": "Something went wrong.", "gql.noAnswer": "No answer from the server.",
+    "gql.feedStopped": "The live feed stopped",
+  },
+});
 
 export class ApiError extends Error {
   constructor(message, code = null) {
@@ -16,18 +34,18 @@ export async function gql(query, variables = {}, token = null) {
   try {
     response = await fetch("/graphql", {method: "POST", headers, body: JSON.stringify({query, variables})});
   } catch {
-    throw new ApiError("The server cannot be reached right now. Check your connection and try again.", "offline");
+    throw new ApiError(t("gql.offline"), "offline");
   }
   let body;
   try {
     body = await response.json();
   } catch {
-    throw new ApiError(`The server answered ${response.status} without a GraphQL response. Try again.`);
+    throw new ApiError(t("gql.notGraphql", {status: response.status}));
   }
   if (body.errors && body.errors.length) {
     const first = body.errors[0];
     const code = first.extensions && first.extensions.code;
-    throw new ApiError(sentence(first.message || "The request was refused."), code);
+    throw new ApiError(sentence(first.message || t("gql.refused")), code);
   }
   return body.data;
 }
@@ -35,15 +53,15 @@ export async function gql(query, variables = {}, token = null) {
 /** Make sure a message reads as a sentence: capital first letter, final full stop. */
 export function sentence(text) {
   const s = String(text || "").trim();
-  if (!s) return "Something went wrong.";
+  if (!s) return t("gql.wrong");
   const first = s[0].toUpperCase() + s.slice(1);
   return /[.!?…]$/.test(first) ? first : first + ".";
 }
 
 /** The message of a typed error result (a union member implementing Error), as a sentence. */
 export function resultError(result) {
-  if (!result) return "No answer from the server.";
-  return sentence(result.message || result.code || "The request was refused.");
+  if (!result) return t("gql.noAnswer");
+  return sentence(result.message || result.code || t("gql.refused"));
 }
 
 /**
@@ -116,7 +134,7 @@ export function follow(client, query, variables, onEvent, onError = () => {}) {
       },
       error(error) {
         const text = Array.isArray(error) ? error.map((e) => e.message).join("; ") : (error && error.message);
-        onError(sentence(text || "The live feed stopped"));
+        onError(sentence(text || t("gql.feedStopped")));
         // e.g. slow_subscriber: subscribe again from the last seq seen.
         if (!stopped) setTimeout(() => { if (!stopped) start(); }, delay);
         delay = Math.min(30000, delay * 2);

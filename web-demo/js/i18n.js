@@ -45,5 +45,6 @@ export function formatMoney(cents, currency = "BRL") {
 }
 
 export function formatDateTime(iso, timeZone, options = {dateStyle: "medium", timeStyle: "short"}) {
-  return new Intl.DateTimeFormat(current, {timeZone, ...options}).format(new Date(iso));
+  // one clock in the console: 24-hour in both languages, as the agenda's columns (time.js)
+  return new Intl.DateTimeFormat(current, {timeZone, hourCycle: "h23", ...options}).format(new Date(iso));
 }

@@ -1,8 +1,11 @@
-// The web demo's shell: unit, sign-in, and the three screens (#/agenda, #/book, #/seats).
+// The reception console's shell: unit, sign-in, the header (nav, language switch, who is signed in), the offline
+// banner and the screens by route. One language per screen, pt-BR by default (i18n.js): switching re-renders the
+// nav and the current screen without a reload.
 
 import {Agenda} from "./agenda.js";
 import {mountWidget} from "./book.js";
 import {gql, liveClient, resultError} from "./gql.js";
+import {locale, register, setLocale, t} from "./i18n.js";
 import {StaffQueue} from "./queue.js";
 import {SeatMapView} from "./seatmap.js";
 import {SetupScreen} from "./setup.js";
@@ -11,6 +14,45 @@ import * as waitlistsScreen from "./waitlists.js";
 import * as searchScreen from "./search.js";
 import * as counterScreen from "./counter.js";
 import {h, loadDevConfig, say, session} from "./session.js";
+
+register({
+  "pt-BR": {
+    "nav.agenda": "Agenda", "nav.book": "Reservar", "nav.seats": "Mapa de assentos", "nav.setup": "Configuração",
+    "nav.queue": "Tratativas", "nav.waitlists": "Filas de espera", "nav.search": "Reservas", "nav.counter": "Balcão",
+    "nav.settings": "Unidade (dev)", "shell.language": "Idioma", "shell.loading": "Carregando…",
+    "shell.title": "Slothold — recepção", "shell.devBadge": "slothold dev: as ferramentas de desenvolvimento estão ligadas",
+    "shell.sandboxPay": "Pagar uma cobrança Pix do sandbox pelo txid", "shell.pay": "Pagar",
+    "shell.paid": "Pago: {outcome}.", "shell.refused": "O canal ao vivo recusou o token: {detail}",
+    "shell.offline": "Sem conexão — reconectando… O que mudar enquanto isso aparece assim que a conexão voltar.",
+    "shell.whichUnit": "Qual unidade?", "shell.unitId": "Id da unidade",
+    "shell.serviceId": "Id do serviço (opcional: com ele, as reservas pedem um Pix)", "shell.open": "Abrir",
+    "shell.signInTitle": "Entrada da equipe", "shell.token": "Token da equipe",
+    "shell.signInHelp1": "Cole um token de equipe desta unidade (", "shell.signInHelp2": "). O ",
+    "shell.signInHelp3": " mostra o token do dono da demo e o guarda em ", "shell.signIn": "Entrar",
+    "shell.demoToken": "Usar o token do dono da demo (só dev)", "shell.notStaff": "Esse token não é de equipe.",
+    "shell.staff": "Equipe: {name} ({role}) ", "shell.signOut": "sair",
+    "role.OWNER": "dono", "role.MANAGER": "gerente", "role.OPERATOR": "operador", "role.SYSTEM": "sistema",
+    "role.INTEGRATOR": "integrador", "role.STAFF": "equipe",
+  },
+  en: {
+    "nav.agenda": "Agenda", "nav.book": "Book", "nav.seats": "Seat map", "nav.setup": "Set-up",
+    "nav.queue": "Staff queue", "nav.waitlists": "Waitlists", "nav.search": "Bookings", "nav.counter": "Counter",
+    "nav.settings": "Unit (dev)", "shell.language": "Language", "shell.loading": "Loading…",
+    "shell.title": "Slothold — reception", "shell.devBadge": "slothold dev: dev-only helpers are on",
+    "shell.sandboxPay": "Pay a sandbox Pix charge by its txid", "shell.pay": "Pay",
+    "shell.paid": "Paid: {outcome}.", "shell.refused": "The live feed refused the token: {detail}",
+    "shell.offline": "Offline — reconnecting… Changes made meanwhile appear as soon as the connection is back.",
+    "shell.whichUnit": "Which unit?", "shell.unitId": "Unit id",
+    "shell.serviceId": "Service id (optional: with it, bookings ask for a Pix)", "shell.open": "Open",
+    "shell.signInTitle": "Staff sign-in", "shell.token": "Staff token",
+    "shell.signInHelp1": "Paste a staff token of this unit (", "shell.signInHelp2": "). ",
+    "shell.signInHelp3": " prints the demo owner token and keeps it in ", "shell.signIn": "Sign in",
+    "shell.demoToken": "Use the demo owner token (dev only)", "shell.notStaff": "That token is not a staff token.",
+    "shell.staff": "Staff: {name} ({role}) ", "shell.signOut": "sign out",
+    "role.OWNER": "owner", "role.MANAGER": "manager", "role.OPERATOR": "operator", "role.SYSTEM": "system",
+    "role.INTEGRATOR": "integrator", "role.STAFF": "staff",
+  },
+});
 
 const UNIT = `query($u: ID!) { unit(id: $u) { __typename
   ... on Unit { id name timezone parameters { slotMinutes holdTtlSeconds minAdvanceSeconds }
@@ -54,8 +96,7 @@ function setBanner(status, detail) {
   if (status === "online") banner.hidden = true;
   else {
     banner.hidden = false;
-    banner.textContent = status === "refused" ? `The live feed refused the token: ${detail}`
-      : "Offline — reconnecting… Changes made meanwhile appear as soon as the connection is back.";
+    banner.textContent = status === "refused" ? t("shell.refused", {detail}) : t("shell.offline");
   }
 }
 
@@ -77,10 +118,10 @@ function unitForm(problem) {
   const service = h("input", {name: "service", size: 40, value: session.serviceId || ""});
   const message = h("p", {class: "message", role: "alert"});
   say(message, problem || "", "error");
-  const form = h("form", {class: "stack card"}, h("h2", {}, "Which unit?"), message,
-    h("label", {}, "Unit id ", input),
-    h("label", {}, "Service id (optional: with it, bookings ask for a Pix) ", service),
-    h("button", {type: "submit"}, "Open"));
+  const form = h("form", {class: "stack card"}, h("h2", {}, t("shell.whichUnit")), message,
+    h("label", {}, `${t("shell.unitId")} `, input),
+    h("label", {}, `${t("shell.serviceId")} `, service),
+    h("button", {type: "submit"}, t("shell.open")));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     session.unitId = input.value.trim();
@@ -93,19 +134,19 @@ function unitForm(problem) {
 
 function staffSignIn(problem) {
   const input = h("input", {name: "token", type: "password", size: 48, required: true, autocomplete: "off",
-    placeholder: "slh_…", "aria-label": "Staff token"});
+    placeholder: "slh_…", "aria-label": t("shell.token")});
   const message = h("p", {class: "message", role: "alert"});
   say(message, problem || "", "error");
   const form = h("form", {class: "stack card", "data-testid": "staff-signin"},
-    h("h2", {}, "Staff sign-in"),
-    h("p", {}, "Paste a staff token of this unit (", h("code", {}, "slothold token create --unit … --role manager"),
-      "). ", h("code", {}, "./dev"), " prints the demo owner token and keeps it in ",
+    h("h2", {}, t("shell.signInTitle")),
+    h("p", {}, t("shell.signInHelp1"), h("code", {}, "slothold token create --unit … --role manager"),
+      t("shell.signInHelp2"), h("code", {}, "./dev"), t("shell.signInHelp3"),
       h("code", {}, ".slothold/demo-owner-token"), "."),
-    message, input, h("button", {type: "submit"}, "Sign in"),
+    message, input, h("button", {type: "submit", "data-testid": "sign-in"}, t("shell.signIn")),
     session.dev && session.dev.ownerToken ? h("button", {type: "button", class: "dev", onclick: () => {
       input.value = session.dev.ownerToken;
       form.requestSubmit();
-    }}, "Use the demo owner token (dev only)") : null);
+    }}, t("shell.demoToken")) : null);
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     session.staffToken = input.value.trim();
@@ -120,8 +161,9 @@ async function showWho() {
   if (session.staffToken) {
     try {
       const me = (await gql(ME, {}, session.staffToken)).me;
-      parts.push(h("span", {}, `Staff: ${me.name} (${(me.role || me.kind).toLowerCase()}) `),
-        h("button", {class: "link", onclick: () => { session.staffToken = null; session.save(); route(); }}, "sign out"));
+      parts.push(h("span", {}, t("shell.staff", {name: me.name, role: t(`role.${me.role || me.kind}`)})),
+        h("button", {class: "link", onclick: () => { session.staffToken = null; session.save(); route(); }},
+          t("shell.signOut")));
     } catch {
       // a stale token: the agenda says so
     }
@@ -133,7 +175,7 @@ async function agenda() {
   try {
     const me = (await gql(ME, {}, session.staffToken)).me;
     if (me.kind !== "STAFF" && me.kind !== "SYSTEM" && me.kind !== "INTEGRATOR") {
-      return main.replaceChildren(staffSignIn("That token is not a staff token."));
+      return main.replaceChildren(staffSignIn(t("shell.notStaff")));
     }
   } catch (e) {
     return main.replaceChildren(staffSignIn(e.message));
@@ -201,6 +243,34 @@ async function route() {
   }
 }
 
+/** The shell's own words (nav, header, footer) in the current language; `<html lang>` and the title follow. */
+function translateShell() {
+  document.documentElement.lang = locale();
+  document.title = t("shell.title");
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of document.querySelectorAll("[data-i18n-title]")) el.title = t(el.dataset.i18nTitle);
+  document.getElementById("lang").value = locale();
+}
+
+document.getElementById("lang").addEventListener("change", (e) => setLocale(e.target.value));
+// A language switch re-renders the nav and the current screen (the agenda keeps its day and view), no reload.
+window.addEventListener("slothold:locale", () => {
+  translateShell();
+  route();
+});
+document.getElementById("pay").addEventListener("submit", async (event) => {  // dev only: the sandbox's bank
+  event.preventDefault();
+  const txid = new FormData(event.target).get("txid");
+  const out = document.getElementById("paid");
+  try {
+    const r = (await gql("mutation($t: String!) { sandboxPay(txid: $t) { __typename " +
+      "... on PaymentOutcome { outcome } ... on Error { code message } } }", {t: txid})).sandboxPay;
+    out.textContent = r.outcome ? t("shell.paid", {outcome: r.outcome}) : resultError(r);
+  } catch (e) {
+    out.textContent = e.message;
+  }
+});
+
 window.addEventListener("hashchange", () => {
   document.querySelector("header").classList.remove("open");
   document.querySelector(".menu-toggle").setAttribute("aria-expanded", "false");
@@ -210,6 +280,7 @@ document.querySelector(".menu-toggle").addEventListener("click", (e) => {
   const open = document.querySelector("header").classList.toggle("open");
   e.currentTarget.setAttribute("aria-expanded", String(open));
 });
+translateShell();
 await loadDevConfig();
 document.getElementById("dev-badge").hidden = !session.dev;
 // Developer-only things (GraphiQL, the sandbox-pay footer) only behind `slothold dev`'s flag.

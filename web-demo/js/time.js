@@ -1,4 +1,7 @@
-// Times in the unit's time zone (IANA), whatever the browser's own zone is.
+// Times in the unit's time zone (IANA), whatever the browser's own zone is; dates in the screen's language
+// (i18n.js), times on a 24-hour clock in both (the grid's columns stay narrow).
+
+import {locale} from "./i18n.js";
 
 function parts(date, timeZone) {
   const out = {};
@@ -46,17 +49,18 @@ export function iso(date) {
 }
 
 export function hhmm(date, timeZone) {
-  return new Intl.DateTimeFormat("pt-BR", {timeZone, hour: "2-digit", minute: "2-digit"}).format(new Date(date));
+  return new Intl.DateTimeFormat(locale(), {timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23"})
+    .format(new Date(date));
 }
 
 export function dayLabel(ymd) {
   const [y, m, d] = ymd.split("-").map(Number);
-  return new Intl.DateTimeFormat("en-GB", {timeZone: "UTC", weekday: "short", day: "2-digit", month: "short"})
+  return new Intl.DateTimeFormat(locale(), {timeZone: "UTC", weekday: "short", day: "2-digit", month: "short"})
     .format(new Date(Date.UTC(y, m - 1, d)));
 }
 
 export function longDate(date, timeZone) {
-  return new Intl.DateTimeFormat("en-GB", {timeZone, weekday: "long", day: "numeric", month: "long"})
+  return new Intl.DateTimeFormat(locale(), {timeZone, weekday: "long", day: "numeric", month: "long"})
     .format(new Date(date));
 }
 

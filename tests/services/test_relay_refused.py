@@ -1,0 +1,55 @@
+"""A row whose jobs Redis refuses does not stop the relay (jobs/relay.py): found by the demo week, where a hold's
+deadline more than a day past made arq send a negative expiry; the relay retried that row forever and published
+nothing else. Any other refused command of a row's jobs must be as harmless: the row is published and marked, its jobs
+are left to the worker's sweeps, and the rows after it go out. Real PostgreSQL and the real Redis of the run."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
+import pytest
+from arq import create_pool as create_arq_pool
+from arq.connections import RedisSettings
+from broadcaster import Broadcast
+
+from domain.services import Deps, HoldCommand, hold
+from jobs import relay as relay_module
+from jobs.relay import Relay
+from store.relay import PgOutboxFeed, PgOutboxSource
+from tests.venues import arena, at, customer
+
+
+async def test_a_row_whose_jobs_redis_refuses_is_published_and_the_rows_after_it_go_out(
+        deps: Deps, pool: Any, clock: Any, database_url: str, redis_url: str,
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    v = await arena(pool)
+    relay = Relay(PgOutboxSource(database_url), redis_url, clock)
+    conn = await asyncpg.connect(database_url)
+    await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+    feed = PgOutboxFeed(conn)
+    arq = await create_arq_pool(RedisSettings.from_dsn(redis_url))
+    try:
+        async with Broadcast(redis_url) as broadcast:
+            while await relay.pass_once(feed, broadcast, arq):
+                pass  # earlier tests' rows first
+            first = (await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (v.resource_ids["Campo 1"],),
+                                                  customer=customer(1)))).booking
+            second = (await hold(deps, HoldCommand(v.unit_id, at(8, 20), at(8, 21), (v.resource_ids["Campo 1"],),
+                                                   customer=customer(2)))).booking
+            # what the bug did: a job time two days past reaches arq, and Redis refuses the negative expiry
+            monkeypatch.setattr(relay_module, "due", lambda when: datetime.now(UTC) - timedelta(days=2))
+            assert await relay.pass_once(feed, broadcast, arq)
+            assert "Redis refused its jobs" in caplog.text
+            left = await pool.fetchval("SELECT count(*) FROM outbox WHERE unit_id = $1 AND published_at IS NULL",
+                                       v.unit_id)
+            assert left == 0  # both rows went out; none is retried forever
+            assert not await relay.pass_once(feed, broadcast, arq)
+            assert {first.id, second.id} <= set(await pool.fetchval(
+                "SELECT array_agg(DISTINCT (payload->>'booking_id')::uuid) FROM outbox WHERE unit_id = $1",
+                v.unit_id))
+    finally:
+        await arq.aclose(close_connection_pool=True)
+        await conn.close()
