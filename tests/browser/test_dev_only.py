@@ -1,6 +1,6 @@
 """Development-only things stay off the product (issue 20, bug 9): with the server NOT in dev mode (no
 SLOTHOLD_WEB_DEMO_DEV, as in production: `/web-demo/dev/config` answers 404), no screen of the demo shows a
-development-only element — the sandbox "Pay" footer, the "Unit (dev)" tab, GraphiQL, the dev badge, a dev-only
+development-only element — the sandbox "Pagar" footer, the "Unidade (dev)" tab, GraphiQL, the dev badge, a dev-only
 button (`[data-dev-only]`, `.dev`); under `slothold dev` (SLOTHOLD_WEB_DEMO_DEV=1) they are there."""
 
 from __future__ import annotations
@@ -73,11 +73,12 @@ async def test_without_the_dev_flag_no_screen_shows_a_development_only_element(
     page = await new_page()
     await page.set_viewport_size({"width": 390, "height": 844})
     await page.goto(f"{venue.base}/?unit={venue.unit_id}#/agenda")
-    await page.get_by_label("Staff token").wait_for()
+    await page.get_by_label("Token da equipe").wait_for()  # pt-BR, the console's default
     await page.get_by_role("button", name="Menu").click()
     shown = await page.evaluate(VISIBLE)
     assert not shown, f"the sign-in screen shows development-only elements: {shown}"
-    assert "dev only" not in (await page.locator("body").inner_text()).lower()
+    words = (await page.locator("body").inner_text()).lower()
+    assert "dev only" not in words and "só dev" not in words and "(dev)" not in words, words
 
 
 async def test_with_the_dev_flag_the_development_helpers_are_there(
@@ -85,9 +86,9 @@ async def test_with_the_dev_flag_the_development_helpers_are_there(
     page = await staff_page(new_page, venue)
     await visit(page, venue, "agenda")
     shown = " ".join(await page.evaluate(VISIBLE))
-    for wanted in ("Unit (dev)", "GraphiQL", "<footer", "dev-badge"):
+    for wanted in ('href="#/settings"', "GraphiQL", "<footer", "dev-badge"):
         assert wanted in shown, (wanted, shown)
-    await page.locator("footer").get_by_text("Pay a sandbox Pix charge by its txid").click()
+    await page.locator("footer summary").click()  # the sandbox's bank: pay a Pix charge by its txid
     await page.locator("footer").get_by_label("txid").wait_for()
     await visit(page, venue, "settings")  # the raw unit form: a developer's tool
-    await page.get_by_role("heading", name="Which unit?").wait_for()
+    await page.get_by_role("heading", name="Qual unidade?").wait_for()

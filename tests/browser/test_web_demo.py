@@ -95,10 +95,10 @@ async def pick_slot(page: Any, venue: Venue, field: str, hour: int, phone: str) 
 async def sandbox_pay(page: Any, txid: str) -> None:
     """The bank pays the Pix: the demo's dev-only footer (slothold dev) pays a sandbox charge by its txid."""
     footer = page.locator("footer")
-    await footer.get_by_text("Pay a sandbox Pix charge by its txid").click()
+    await footer.locator("summary").click()  # "Pagar uma cobrança Pix do sandbox pelo txid" (the page's language)
     await footer.get_by_label("txid").fill(txid)
-    await footer.get_by_role("button", name="Pay").click()
-    await footer.get_by_text("Paid:").wait_for()
+    await footer.locator("#pay button").click()
+    await page.wait_for_function("/^(Pago|Paid): /.test(document.getElementById('paid').textContent)")
 
 
 def phone() -> str:
