@@ -22,6 +22,9 @@ register({
     "queue.acknowledged": "ciente", "queue.denyReason": "Pagamento não encontrado",
     "queue.booking": "Reserva", "queue.defaultNote": "Resolvido no painel",
     "prio.CRITICAL": "Crítico", "prio.HIGH": "Alta", "prio.NORMAL": "Normal",
+    "qtype.CUSTOMER_SAYS_PAID": "Cliente diz que pagou", "qtype.LATE_PIX_SLOT_TAKEN": "PIX tardio com horário ocupado",
+    "qtype.PIX_FAILING": "Banco falhando ao gerar o PIX", "qtype.HOLD_CEILING": "Teto de holds atingido",
+    "qtype.NO_SHOW_SUGGESTION": "Possível falta", "qtype.REFUND_FAILED": "Devolução do PIX falhou",
   },
   en: {
     "queue.title": "Staff queue", "queue.empty": "Nothing to handle. New items appear here live.",
@@ -36,6 +39,9 @@ register({
     "queue.acknowledged": "acknowledged", "queue.denyReason": "Payment not found",
     "queue.booking": "Booking", "queue.defaultNote": "Resolved in the console",
     "prio.CRITICAL": "Critical", "prio.HIGH": "High", "prio.NORMAL": "Normal",
+    "qtype.CUSTOMER_SAYS_PAID": "Customer says they paid", "qtype.LATE_PIX_SLOT_TAKEN": "Late Pix, slot taken",
+    "qtype.PIX_FAILING": "The bank fails to make Pix charges", "qtype.HOLD_CEILING": "Hold ceiling reached",
+    "qtype.NO_SHOW_SUGGESTION": "Possible no-show", "qtype.REFUND_FAILED": "A Pix refund failed",
   },
 });
 
@@ -59,6 +65,13 @@ const ACTIONS = {
 };
 const OK = new Set(["QueueItem", "BookingPayload", "PaymentOutcome"]);
 const PRIORITY_ORDER = {CRITICAL: 0, HIGH: 1, NORMAL: 2};
+
+/** An item's title in the screen's language (the API's `title` is pt-BR, fixed by its type; kept for a new type). */
+function typeTitle(item) {
+  const key = `qtype.${item.type}`;
+  const words = t(key);
+  return words === key ? item.title : words;
+}
 
 export class StaffQueue {
   constructor(root, unit, live) {
@@ -175,7 +188,7 @@ export class StaffQueue {
     return h("li", {class: `item lists-item prio-${priority} ${this.fresh.has(item.id) ? "fresh" : ""}`,
       dataset: {type: item.type, status: item.status, item: item.id}},
     h("div", {class: "lists-row"}, h("span", {class: `lists-prio prio-${priority}`}, t(`prio.${item.priority}`)),
-      h("strong", {class: "lists-item-title"}, item.title),
+      h("strong", {class: "lists-item-title"}, typeTitle(item)),
       h("span", {class: "lists-muted"}, hhmm(item.createdAt, this.unit.timezone)),
       item.status === "ACKNOWLEDGED" ? h("span", {class: "lists-muted"}, `· ${t("queue.acknowledged")}`) : null),
     b ? this.bookingEl(b) : null,
