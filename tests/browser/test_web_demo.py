@@ -382,3 +382,16 @@ async def test_a_wrong_staff_token_and_a_wrong_sign_in_code_are_refused_in_sente
     text = await message.inner_text()
     assert text[0].isupper() and text.endswith("."), text
     assert "code" not in text.lower(), text  # in the customer's language (pt-BR), not the API's English
+
+
+async def test_leaving_the_customer_page_lets_the_widgets_live_feed_go(venue: Venue, new_page: Any) -> None:
+    customer = await new_page()
+    sockets: list[Any] = []
+    customer.on("websocket", lambda ws: sockets.append(ws))
+    await customer_widget(customer, venue)
+    await pick_slot(customer, venue, "Campo 1", 22, phone())  # the summary follows its hold (bookingChanged)
+    await customer.wait_for_timeout(300)
+    assert [ws for ws in sockets if not ws.is_closed()], "the summary has no live feed"
+    await customer.evaluate("location.hash = '#/seats'")
+    await customer.wait_for_timeout(2500)  # the widget notices it is off the page at its next tick (1 s)
+    assert all(ws.is_closed() for ws in sockets if "/graphql" in ws.url), [ws.url for ws in sockets]
