@@ -153,8 +153,9 @@ MARKERS: list[tuple[str, str, str]] = [
 IDLE_LEAVES = ("epoll_wait", "epoll_pwait", "EpollSelector.select")
 
 
-def summarize(raw: Path, seconds: float, rate: int = 100, top: int = 12) -> list[str]:
-    """Lines: busy share, inclusive shares of MARKERS, and the top self-time functions."""
+def summarize(raw: Path, seconds: float, rate: int = 100, top: int = 12,
+              markers: list[tuple[str, str, str]] | None = None) -> list[str]:
+    """Lines: busy share, inclusive shares of `markers` (default MARKERS), and the top self-time functions."""
     if not raw.exists():
         return [f"no profile at {raw}"]
     stacks: list[tuple[list[tuple[str, str]], int]] = []
@@ -178,7 +179,7 @@ def summarize(raw: Path, seconds: float, rate: int = 100, top: int = 12) -> list
     out = [f"{total:,} busy samples = {total / (rate * seconds):.0%} of one core over {seconds:.0f} s "
            f"(+{idle} in epoll)"]
     inclusive = []
-    for label, func, file in MARKERS:
+    for label, func, file in markers or MARKERS:
         n = sum(c for frames, c in stacks
                 if any((not func or fn == func or fn.endswith("." + func)) and file in fl for fn, fl in frames))
         if n:

@@ -64,6 +64,7 @@ class ApiServer:
     redis_url: str
     log_path: Path
     proc: subprocess.Popen[bytes] | None = None
+    env: dict[str, str] = field(default_factory=dict)
     _log: IO[bytes] | None = field(default=None, repr=False)
 
     @property
@@ -73,7 +74,7 @@ class ApiServer:
     def start(self, timeout: float = 60.0) -> None:
         issue_bench_token(self.database_url)
         env = {**os.environ, "DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url,
-               "SLOTHOLD_LOG_LEVEL": "WARNING"}
+               "SLOTHOLD_LOG_LEVEL": "WARNING", **self.env}
         cmd = [sys.executable, "-m", "uvicorn", "slothold.app:create_app", "--factory",
                "--host", "127.0.0.1", "--port", str(self.port), "--workers", str(self.workers),
                "--no-access-log", "--log-level", "warning"]

@@ -122,6 +122,10 @@ class Booking:
     """The booking this one replaced by a reschedule (SPEC §11)."""
     rescheduled_to: UUID | None = None
     """The booking that replaced this one by a reschedule."""
+    series_id: UUID | None = None
+    """The series it is an occurrence of (domain/series.py); None for a single booking."""
+    series_index: int | None = None
+    """Its place in the series (0: the first); a rescheduled occurrence keeps it."""
     events: list[BookingEvent] = field(default_factory=list)
 
     @property
@@ -337,6 +341,8 @@ def booking_snapshot(b: Booking) -> dict[str, object]:
         "swapped_to": str(b.swapped_to) if b.swapped_to else None,
         "rescheduled_from": str(b.rescheduled_from) if b.rescheduled_from else None,
         "rescheduled_to": str(b.rescheduled_to) if b.rescheduled_to else None,
+        "series_id": str(b.series_id) if b.series_id else None,
+        "series_index": b.series_index,
         "allocations": [
             {
                 "resource_id": str(a.resource_id),
@@ -380,6 +386,8 @@ def booking_from_snapshot(d: dict[str, object]) -> Booking:
         swapped_to=uid(d.get("swapped_to")),
         rescheduled_from=uid(d.get("rescheduled_from")),
         rescheduled_to=uid(d.get("rescheduled_to")),
+        series_id=uid(d.get("series_id")),
+        series_index=d.get("series_index"),  # type: ignore[arg-type]
         allocations=[
             Allocation(
                 resource_id=UUID(a["resource_id"]),

@@ -33,6 +33,7 @@ class ErrorCode(StrEnum):
     IDENTITY_CONFLICT = "identity_conflict"
     BOOKINGS_IN_THE_WAY = "bookings_in_the_way"
     CHECK_IN_OUTSIDE_WINDOW = "check_in_outside_window"
+    SERIES_CONFLICTS = "series_conflicts"
 
     # Which input was refused, and why: the codes an InvalidInput gives itself.
     ACCEPTED_SIZE_CHANGED = "accepted_size_changed"
@@ -136,6 +137,9 @@ class ErrorCode(StrEnum):
     TOO_MANY_HOLD_TYPES = "too_many_hold_types"
     TOO_MANY_IDS = "too_many_ids"
     TOO_MANY_ORIGINS = "too_many_origins"
+    TOO_MANY_OCCURRENCES = "too_many_occurrences"
+    NO_OCCURRENCES = "no_occurrences"
+    SERIES_PAID_BY_PERIOD = "series_paid_by_period"
     TOO_MANY_SEATS = "too_many_seats"
     TOO_MANY_WEBHOOKS = "too_many_webhooks"
     TOO_SOON = "too_soon"
@@ -375,6 +379,13 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.TOO_MANY_ORIGINS: "A unit registers at most 20 allowed origins.",
     ErrorCode.TOO_MANY_CALENDAR_FEEDS: "A customer has at most 10 working calendar feeds per unit, a unit at most 50 "
     "staff ones: revoke one first.",
+    ErrorCode.SERIES_CONFLICTS: "Occurrences of a series are taken (held, booked): nothing was written; the answer "
+    "lists each conflicting occurrence with its nearest free options.",
+    ErrorCode.TOO_MANY_OCCURRENCES: "A series has at most 60 occurrences (occurrences or until asks for more).",
+    ErrorCode.SERIES_PAID_BY_PERIOD: "The series has an amount due by Pix at acceptance: paying a series by period "
+    "is not available yet (a counter series, or a service paid at the venue, is accepted).",
+    ErrorCode.NO_OCCURRENCES: "The series has no occurrence to hold: give occurrences or until (on or after the first "
+    "day), or every occurrence falls on a closed day or a block.",
 }
 """What each code means, for people: the description of each value of the GraphQL enum ErrorCode (schema/errors.py).
 A new code needs its line here (tests/unit/test_schema_described.py fails without it)."""

@@ -244,3 +244,27 @@ class SeatsUnavailable(DomainError):
     def __init__(self, message: str, seats: list[SeatConflict]) -> None:
         super().__init__(message)
         self.seats = seats
+
+
+@dataclass(frozen=True)
+class OccurrenceConflict:
+    """One occurrence of a series that could not be held: taken (held, booked) on every resource it may use."""
+
+    index: int
+    """Its place in the series (0: the first)."""
+    starts_at: datetime
+    ends_at: datetime
+    resource_ids: tuple[UUID, ...]
+    """The resources tried."""
+    alternatives: tuple[SlotOption, ...] = ()
+    """Up to 3 nearest free options (RN-ATD-07)."""
+
+
+class SeriesConflicts(DomainError):
+    """A series asked all or nothing met taken occurrences: nothing was written (issue 23)."""
+
+    code = ErrorCode.SERIES_CONFLICTS
+
+    def __init__(self, conflicts: list[OccurrenceConflict]) -> None:
+        super().__init__(f"{len(conflicts)} occurrence(s) of the series are taken; nothing was held")
+        self.conflicts = conflicts

@@ -186,6 +186,7 @@ async def _move(
         new = await place(uow, unit.id, allocations, now, make, pooled, spare=cmd.booking_id)
         old = moved[0]
         await uow.bookings.link_reschedule(old, new, move_payments=new.status is S.CONFIRMED, at=now)
+        new.series_id, new.series_index = old.series_id, old.series_index  # an occurrence stays in its series
         pinned = await uow.catalog.pinned(unit.id, old.id)
         if pinned is not None and new.service_id is not None:  # the price version its hold was made at goes along
             await uow.catalog.pin(unit.id, new.id, new.service_id, pinned)

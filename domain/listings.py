@@ -10,6 +10,7 @@ describes them:
 * a unit's slot waitlists: by slot start, resource, place in line, then id; its walk-ins by area, place, then id;
 * a booking's audit trail: oldest first (the audit row's sequence); a unit's: newest first;
 * a unit's or a customer's calendar feeds: newest first (created, then id).
+* a unit's series (recurring bookings): newest first (created, then id).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ BOOKING_HISTORY = Ordering("booking_history", (int,))
 UNIT_HISTORY = Ordering("unit_history", (int,), descending=True)
 CUSTOMERS = Ordering("customers", (str, UUID))
 CALENDAR_FEEDS = Ordering("calendar_feeds", (datetime, UUID), descending=True)
+SERIES = Ordering("series", (datetime, UUID), descending=True)
 
 
 @dataclass(frozen=True)

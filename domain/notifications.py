@@ -228,6 +228,9 @@ class Context:
     """The unit's notification matrix (domain/notice_matrix.py; (): seed 002's)."""
     owner_email: str | None = None
     """The unit's owner e-mail: staff notices of the matrix go there too."""
+    echo: bool = False
+    """The booking is an occurrence of a series that changed with others at once (a series held, accepted,
+    cancelled from a date, expired): the notice of its first occurrence tells it, so nobody gets one per week."""
 
 
 BOT_SAYS = frozenset({"created", "cancelled_by_customer"})
@@ -370,7 +373,7 @@ def plan(it: Intent, ctx: Context) -> list[Planned]:
                                locale, address=to))
         return out
     refined = refine(it.kind, ctx.actor, ctx.reason, it.old_status)
-    if refined is None:
+    if refined is None or ctx.echo:
         return []
     kind = refined
     values = {"when": _local(it.starts_at or ctx.starts_at, ctx.timezone), "until": _local(it.until, ctx.timezone),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Protocol
 from uuid import UUID
 
@@ -25,6 +26,7 @@ from domain.errors import ErrorCode, InvalidInput, NotFound, SeatConflict, Seats
 from domain.events import SeatsBlockChanged, SlotSpan
 from domain.hold_types import Releaser, SeatState
 from domain.services import (
+    BestSeats,
     BookingResult,
     Deps,
     SaleCommand,
@@ -40,6 +42,11 @@ from domain.services import (
 
 MAX_SEATS_PER_MAP = 5000
 MAX_SEATS_PER_OPERATION = 500
+MAX_BEST_SEATS = 20
+"""At most this many seats in one best-available lock."""
+LOCK_BEST_TRIES = 3
+"""A best-available lock races chosen-seat locks, and choices made under another lock (a row's, the event's): a seat
+taken that way between the choice and the insert makes it choose again, this many times in all."""
 MAX_EVENT_DAYS = 14
 LABEL_MAX = 20
 
@@ -66,6 +73,16 @@ class SeatMap:
     unit_id: UUID
     name: str
     seats: tuple[Seat, ...] = ()
+
+    @cached_property
+    def by_id(self) -> dict[UUID, Seat]:
+        """Its seats by id (a map is kept per process: built once, not per request)."""
+        return {s.id: s for s in self.seats}
+
+    @cached_property
+    def rows(self) -> frozenset[tuple[str, str]]:
+        """Its (section, row) pairs."""
+        return frozenset((s.section, s.row) for s in self.seats)
 
 
 @dataclass(frozen=True)
@@ -118,7 +135,9 @@ class SeatMapRepository(Protocol):
 
     async def event(self, event_id: UUID) -> SeatEvent: ...
 
-    async def occupants(self, event: SeatEvent) -> dict[UUID, Occupant]: ...
+    async def occupants(self, event: SeatEvent, seat_ids: Sequence[UUID] | None = None) -> dict[UUID, Occupant]:
+        """What occupies the map's seats over the event (only `seat_ids` when given)."""
+        ...
 
     async def add_blocks(self, event: SeatEvent, seat_ids: list[UUID], reason: str, actor: str,
                          now: datetime, new_id: object) -> None: ...
@@ -126,6 +145,13 @@ class SeatMapRepository(Protocol):
     async def remove_blocks(self, event: SeatEvent, seat_ids: list[UUID], now: datetime) -> int: ...
 
     async def events_of(self, unit_id: UUID) -> list[SeatEvent]: ...
+
+    async def choose_best(self, unit_id: UUID, best: BestSeats, starts_at: datetime, ends_at: datetime,
+                          now: datetime, event_id: UUID) -> list[UUID]:
+        """Up to `best.count` free seats of the map over the event, best first (the first in display order; side by
+        side in one row when `best.together`), chosen under advisory locks held until the transaction ends, so that
+        two choices at once never pick the same seats; fewer when not that many are free."""
+        ...
 
 
 # --- configuration -------------------------------------------------------------------------------------------
@@ -286,7 +312,7 @@ def _check_seats(cmd: SeatCommand, seat_map: SeatMap) -> list[Seat]:
         raise InvalidInput("seatIds", f"at most {MAX_SEATS_PER_OPERATION} seats at once", code=ErrorCode.TOO_MANY_SEATS)
     if len(set(cmd.seat_ids)) != len(cmd.seat_ids):
         raise InvalidInput("seatIds", "a seat is listed twice", code=ErrorCode.DUPLICATE_SEAT)
-    by_id = {s.id: s for s in seat_map.seats}
+    by_id = seat_map.by_id
     for sid in cmd.seat_ids:
         if sid not in by_id:
             raise NotFound("seat", sid, field="seatIds")
@@ -307,7 +333,7 @@ async def _views(deps: Deps, cmd: SeatCommand) -> tuple[SeatEvent, list[SeatView
         event = await uow.seatmaps.event(cmd.event_id)
         seat_map = await uow.seatmaps.seat_map(event.seat_map_id)
         seats = _check_seats(cmd, seat_map)
-        occupants = await uow.seatmaps.occupants(event)
+        occupants = await uow.seatmaps.occupants(event, cmd.seat_ids)  # the seats asked for, not the whole map
     return event, [SeatView(s, seat_state(occupants.get(s.id), now), occupants.get(s.id)) for s in seats]
 
 
@@ -340,6 +366,70 @@ async def lock_seats(deps: Deps, cmd: SeatCommand) -> BookingResult:
         return await hold_seats(deps, hold_cmd)
     except SlotTaken:
         raise await _taken(deps, cmd, SeatState.ACTIVE, "lock") from None
+
+
+@dataclass(frozen=True)
+class BestSeatsCommand:
+    """Lock the best free seats of an event: `count` of them (of a section, of a row), side by side in one row
+    when `together`. Best = first in the map's display order (the order its sections, rows and seats were drawn
+    in); side by side = consecutive seats of a row, all free."""
+
+    event_id: UUID
+    count: int
+    section: str | None = None
+    row: str | None = None
+    together: bool = True
+    actor: str = "staff"
+    placed_by: Releaser | None = None
+    hold_type: str | None = None
+    customer: CustomerIdentity | None = None
+    channel: str = "api"
+    idempotency_key: str | None = None
+
+    @classmethod
+    def of(cls, cmd: SeatCommand, count: int, section: str | None = None, row: str | None = None,
+           together: bool = True) -> BestSeatsCommand:
+        """The best-available lock of a seat command's event, by its caller (its seats are left out)."""
+        return cls(cmd.event_id, count, section, row, together, actor=cmd.actor, placed_by=cmd.placed_by,
+                   hold_type=cmd.hold_type, customer=cmd.customer, channel=cmd.channel,
+                   idempotency_key=cmd.idempotency_key)
+
+
+async def lock_best_seats(deps: Deps, cmd: BestSeatsCommand) -> BookingResult:
+    """ACTIVE → LOCKED on the best free seats, chosen and locked in one transaction under advisory locks (the best
+    row no other choice is in; `PgSeatMaps.choose_best`): two buyers never get the same seats, nor queue behind
+    each other while other rows have room. One booking for all of them, or SeatsUnavailable when not that many are
+    free (together, in that section or row); the exclusion constraint stays the guarantee."""
+    if not 1 <= cmd.count <= MAX_BEST_SEATS:
+        raise InvalidInput("count", f"ask for 1 to {MAX_BEST_SEATS} seats", code=ErrorCode.TOO_MANY_SEATS
+                           if cmd.count > MAX_BEST_SEATS else ErrorCode.NO_SEAT)
+    section = _text(cmd.section, "section", "a section's name", 60) if cmd.section is not None else None
+    row = _text(cmd.row, "row", "a row's label", LABEL_MAX) if cmd.row is not None else None
+    async with deps.uow() as uow:
+        event = await uow.seatmaps.event(cmd.event_id)
+        seat_map = await uow.seatmaps.seat_map(event.seat_map_id)
+    if section is not None and all(sec != section for sec, _ in seat_map.rows):
+        raise NotFound("section", section, field="section")
+    if row is not None and all(r != row for sec, r in seat_map.rows if section is None or sec == section):
+        raise NotFound("row", row, field="row")
+    best = BestSeats(event.id, seat_map.id, cmd.count, section, row, cmd.together and cmd.count > 1)
+    hold_cmd = SeatHoldCommand(event.unit_id, event.starts_at, event.ends_at, None, customer=cmd.customer,
+                               hold_type=cmd.hold_type, channel=cmd.channel, actor=cmd.actor,
+                               idempotency_key=cmd.idempotency_key, placed_by=cmd.placed_by, until=event.starts_at,
+                               best=best)
+    if (again := await replayed(deps, hold_cmd)) is not None:
+        return again
+    _open(event, deps.clock.now())
+    for _ in range(LOCK_BEST_TRIES - 1):
+        try:
+            return await hold_seats(deps, hold_cmd)
+        except SlotTaken:
+            continue  # a chosen-seat lock took one of them after the choice: choose again
+    try:
+        return await hold_seats(deps, hold_cmd)
+    except SlotTaken:
+        raise SeatsUnavailable("cannot lock: the best seats kept being taken meanwhile; nothing was changed",
+                               []) from None
 
 
 async def sell_seats(deps: Deps, cmd: SeatCommand) -> list[Booking]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import strawberry
 
 from domain import queries
 from domain.access import Action
+from domain.availability import segments
+from domain.services.series import series_of
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_unit
 from schema.args import RangeToArg, UnitIdArg
@@ -30,6 +32,14 @@ From = Annotated[datetime, strawberry.argument(name="from", description="Start o
                                                "UTC offset.")]
 
 
+def _asks(fields: list[Any], name: str) -> bool:
+    """Whether the selection (fragments included) asks for a field called `name` anywhere below."""
+    for f in fields:
+        if getattr(f, "name", None) == name or _asks(list(getattr(f, "selections", None) or []), name):
+            return True
+    return False
+
+
 @strawberry.type
 class AvailabilityQuery:
     @strawberry.field(description="Staff grid: every slot of the unit's resources over [from, to) with its state.")
@@ -41,10 +51,15 @@ class AvailabilityQuery:
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)
         unit, rows = await queries.availability_grid(info.context.deps, uid, from_, to, ids)
+        series = None
+        if _asks(info.selected_fields, "seriesId"):  # only then: a month's grid is not cut into segments for nothing
+            booked = list({s.occupancy.booking_id for _, window_rows in rows for s in segments(window_rows)
+                           if s.occupancy is not None and s.occupancy.booking_id is not None})
+            series = await series_of(info.context.deps, booked)
         return Grid(
             unit_id=ref(Kind.UNIT, unit.id), starts_at=from_, ends_at=to, slot_minutes=unit.params.slot_minutes,
-            rows=[GridRow(resource=Resource.from_domain(r), rows=window_rows, hold_types=unit.hold_types)
-                  for r, window_rows in rows],
+            rows=[GridRow(resource=Resource.from_domain(r), rows=window_rows, hold_types=unit.hold_types,
+                          series=series) for r, window_rows in rows],
         )
 
     @strawberry.field(description="Customer view: free slots inside hours and the booking window (SPEC §5). "

@@ -13,7 +13,7 @@ from domain.access import Action, Forbidden, authorize
 from domain.errors import NotFound
 from resolvers.calendar_feeds import authorize_feed
 from resolvers.context import Context
-from resolvers.permissions import authorize_booking, authorize_row, authorize_unit, signed_in
+from resolvers.permissions import authorize_booking, authorize_row, authorize_series, authorize_unit, signed_in
 from resolvers.units import read_unit
 from resolvers.waitlists import read_capacity_entry, read_slot_entry
 from resolvers.webhooks import _authorize_row as authorize_webhook_row
@@ -27,6 +27,7 @@ from schema.notifications import Notification
 from schema.payments import Charge, OrphanPayment, Refund
 from schema.queue import QueueItem
 from schema.seatmaps import SeatEvent, SeatMap
+from schema.series import Series
 from schema.service_catalog import Service
 from schema.setup import Organization, StaffToken, Tenant
 from schema.units import Resource
@@ -49,6 +50,12 @@ def _found(value: T | None, what: str, row_id: UUID) -> T:
 async def _booking(ctx: Context, bid: UUID) -> Node:
     """booking(id)."""
     return Booking.from_domain(await authorize_booking(ctx, bid, Action.READ))
+
+
+async def _series(ctx: Context, sid: UUID) -> Node:
+    """series(id)."""
+    found, bookings = await authorize_series(ctx, sid, Action.READ, hide=True)
+    return Series.from_domain(found, bookings, ctx.deps.clock.now())
 
 
 async def _resource(ctx: Context, rid: UUID) -> Node | None:
@@ -229,6 +236,6 @@ LOADERS: dict[Kind, Loader] = {
     Kind.WEBHOOK_ENDPOINT: _webhook_endpoint, Kind.WEBHOOK_DELIVERY: _webhook_delivery,
     Kind.STAFF_TOKEN: _staff_token, Kind.SERVICE: _service, Kind.SEAT_MAP: _seat_map, Kind.SEAT_EVENT: _seat_event,
     Kind.HOURS_EXCEPTION: _hours_exception, Kind.GRID_BLOCK: _grid_block, Kind.TENANT: _tenant,
-    Kind.ORGANIZATION: _organization, Kind.CALENDAR_FEED: _calendar_feed,
+    Kind.ORGANIZATION: _organization, Kind.CALENDAR_FEED: _calendar_feed, Kind.SERIES: _series,
 }
 """Every Node type's loader (tests/api/test_nodes.py checks each Node type of the schema has one)."""

@@ -16,6 +16,7 @@ from domain.access import Action, Forbidden, authorize, require_signed_in
 from domain.bookings import Booking
 from domain.customers import CustomerIdentity, Proof
 from domain.errors import NotFound
+from domain.series import Series
 from domain.units import Unit
 from resolvers.context import Context, Info
 
@@ -65,6 +66,26 @@ async def authorize_booking(context: Context, booking_id: UUID, action: Action |
         raise NotFound("booking", booking_id, field="bookingId")
     authorize(principal, act, unit.tenant_id, unit.id, own_booking=own)
     return booking
+
+
+async def authorize_series(context: Context, series_id: UUID, action: Action | str, *, hide: bool = False
+                           ) -> tuple[Series, list[Booking]]:
+    """Refuse unless the caller may `action` this series (customers: only their own, as their bookings). Returns
+    the series and its bookings. `hide`: one beyond the caller's reach is answered as a missing one."""
+    from domain.services.series import series_bookings
+
+    act = _action(action)
+    signed_in(context, act)
+    principal = context.principal
+    series, bookings = await series_bookings(context.deps, series_id)
+    unit, _ = await queries.unit_with_resources(context.deps, series.unit_id)
+    own = None
+    if principal.is_customer and principal.tenant_id == unit.tenant_id:
+        own = await context.access.is_same_person(principal, series.customer_id)
+    if hide and (not principal.covers(unit.tenant_id, unit.id) or own is False):
+        raise NotFound("series", series_id, field="seriesId")
+    authorize(principal, act, unit.tenant_id, unit.id, own_booking=own)
+    return series, bookings
 
 
 @overload

@@ -13,12 +13,14 @@ from domain.access import Action
 from domain.bookings import Booking as DomainBooking
 from domain.customers import CustomerIdentity
 from domain.errors import DomainError
+from domain.services import BookingResult
 from resolvers.context import Context, Info, parse_id
 from resolvers.permissions import authorize_unit, customer_for
 from schema.args import EventIdArg, IdempotencyKeyArg, OptionalReasonArg, SeatIdsArg, UnitIdArg
 from schema.bookings import Booking, BookingPayload
 from schema.ids import Kind
 from schema.seatmaps import (
+    LockBestSeatsInput,
     LockSeatsInput,
     LockSeatsResult,
     SeatBookingsPayload,
@@ -42,6 +44,8 @@ EventNameArg = Annotated[str, strawberry.argument(description="The event's name 
 EventStartArg = Annotated[datetime, strawberry.argument(description="When it starts (inclusive), with a UTC offset.")]
 EventEndArg = Annotated[datetime, strawberry.argument(description="When it ends (exclusive), after the start.")]
 LockArg = Annotated[LockSeatsInput, strawberry.argument(description="The event, seats, customer and hold type.")]
+BestArg = Annotated[LockBestSeatsInput, strawberry.argument(
+    description="The event, how many seats and where, the customer and hold type.")]
 SellArg = Annotated[SellSeatsInput, strawberry.argument(description="The event, seats, customer and hold type.")]
 
 
@@ -57,6 +61,18 @@ async def _command(ctx: Context, event_id: strawberry.ID, seat_ids: list[strawbe
                                 releaser=principal.releasers(action), placed_by=principal.releaser, owns=owns,
                                 hold_type=hold_type, customer=customer, channel=channel, reason=reason,
                                 idempotency_key=idempotency_key)
+
+
+async def _lock_command(ctx: Context, input: LockSeatsInput | LockBestSeatsInput, seat_ids: list[strawberry.ID],
+                        idempotency_key: str | None) -> seatmaps.SeatCommand:
+    """A lock's command: its customer as the caller may name them (customers lock for themselves)."""
+    customer = customer_for(ctx, input.customer.for_caller(ctx.principal) if input.customer else None)
+    return await _command(ctx, input.event_id, seat_ids, Action.BOOK, hold_type=input.hold_type, customer=customer,
+                          channel=input.channel, idempotency_key=ctx.idempotency_key(idempotency_key))
+
+
+def _locked(r: BookingResult) -> BookingPayload:
+    return BookingPayload(booking=Booking.from_domain(r.booking), replayed=r.replayed)
 
 
 def _bookings(found: list[DomainBooking]) -> SeatBookingsPayload:
@@ -109,13 +125,17 @@ class SeatMapMutation:
                          "themselves.")
     async def lock_seats(self, info: Info, input: LockArg, idempotency_key: IdempotencyKeyArg = None
                          ) -> LockSeatsResult:
-        ctx = info.context
-        customer = customer_for(ctx, input.customer.for_caller(ctx.principal) if input.customer else None)
-        cmd = await _command(ctx, input.event_id, input.seat_ids, Action.BOOK, hold_type=input.hold_type,
-                             customer=customer, channel=input.channel,
-                             idempotency_key=ctx.idempotency_key(idempotency_key))
-        r = await seatmaps.lock_seats(ctx.deps, cmd)
-        return BookingPayload(booking=Booking.from_domain(r.booking), replayed=r.replayed)
+        cmd = await _lock_command(info.context, input, input.seat_ids, idempotency_key)
+        return _locked(await seatmaps.lock_seats(info.context.deps, cmd))
+
+    @strawberry.mutation(description="ACTIVE → LOCKED on the best free seats (best available): chosen and locked in "
+                         "one step (two buyers never get the same seats), side by side in one row unless together is "
+                         "false. SeatsUnavailable when not that many are free. Customers lock for themselves.")
+    async def lock_best_seats(self, info: Info, input: BestArg, idempotency_key: IdempotencyKeyArg = None
+                              ) -> LockSeatsResult:
+        cmd = await _lock_command(info.context, input, [], idempotency_key)
+        return _locked(await seatmaps.lock_best_seats(info.context.deps, seatmaps.BestSeatsCommand.of(
+            cmd, input.count, input.section, input.row, input.together)))
 
     @strawberry.mutation(description="Staff: → SOLD. Free seats become one sale; locked seats' bookings are confirmed "
                          "(whole bookings). All or nothing.")

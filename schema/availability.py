@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated
+from uuid import UUID
 
 import strawberry
 from strawberry.scalars import JSON
@@ -47,9 +49,13 @@ class GridSegment:
         "Where the hold came from (the booking's channel: WHATSAPP, WEB, COUNTER...), so a grid can name a "
         "default-type hold by its origin without reading each booking; null unless the run is a hold (HELD or "
         "VERIFYING)."))
+    series_id: strawberry.ID | None = strawberry.field(default=None, description="The series (recurring booking) "
+                                                       "that booking is an occurrence of, for staff (series(id)); "
+                                                       "null for a single booking or none.")
 
     @classmethod
-    def from_domain(cls, s: av.Segment, catalog: HoldTypeCatalog = PLATFORM_CATALOG) -> GridSegment:
+    def from_domain(cls, s: av.Segment, catalog: HoldTypeCatalog = PLATFORM_CATALOG,
+                    series: Mapping[UUID, UUID] | None = None) -> GridSegment:
         o = s.occupancy
         hold_type = o.hold_type if o else None
         name, color = catalog.display(s.state.value, hold_type)
@@ -62,6 +68,7 @@ class GridSegment:
             hold_expires_at=o.hold_expires_at if o else None,
             display_color=color,
             channel=Channel(o.channel) if o and o.channel else None,
+            series_id=opt_ref(Kind.SERIES, (series or {}).get(o.booking_id)) if o and o.booking_id else None,
         )
 
 
@@ -78,10 +85,13 @@ class GridRow:
     resource: Resource = strawberry.field(description="The row's resource.")
     rows: strawberry.Private[list[av.WindowRow]]
     hold_types: strawberry.Private[HoldTypeCatalog] = PLATFORM_CATALOG
+    series: strawberry.Private[Mapping[UUID, UUID] | None] = None
+    """booking id → series id of the row's occurrences of series (None: not read)."""
 
-    @strawberry.field(description="Runs of consecutive slots in the same state, with the booking and hold type.")
+    @strawberry.field(description="Runs of consecutive slots in the same state, with the booking, its series and "
+                      "hold type.")
     def segments(self) -> list[GridSegment]:
-        return [GridSegment.from_domain(s, self.hold_types) for s in av.segments(self.rows)]
+        return [GridSegment.from_domain(s, self.hold_types, self.series) for s in av.segments(self.rows)]
 
     @strawberry.field(description="The same slots as one string per opening window.")
     def windows(self) -> list[GridWindow]:

@@ -4,7 +4,7 @@ changes of state, reschedule."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 from uuid import UUID
 
 import strawberry
@@ -34,6 +34,9 @@ from schema.nodes import Node
 from schema.pages import page_size
 from schema.payments import Acceptance, Charge, Refund
 from schema.vocabulary import BookingStatus, Channel
+
+if TYPE_CHECKING:
+    from schema.series import Series
 
 
 @strawberry.type(description="One resource occupied by a booking over a range.")
@@ -136,6 +139,22 @@ class Booking(Node):
         description="The booking this one replaced (reschedule, SPEC §11).")
     rescheduled_to: strawberry.ID | None = strawberry.field(
         description="The booking that replaced this one (reschedule); this one is then cancelled.")
+    series_id: strawberry.ID | None = strawberry.field(
+        default=None, description="The series (recurring booking) it is an occurrence of; null for a single booking.")
+    series_index: int | None = strawberry.field(
+        default=None, description="Its place in that series (0: the first); a moved occurrence keeps it.")
+
+    @strawberry.field(description="The series it is an occurrence of, as it is now (whoever may see the booking "
+                      "sees its series); null for a single booking.")
+    async def series(self, info: strawberry.Info) -> Annotated[
+            Series, strawberry.lazy("schema.series")] | None:
+        from domain.services.series import series_bookings
+        from schema.series import Series
+
+        if self.series_id is None:
+            return None
+        found, bookings = await series_bookings(info.context.deps, db_id(self.series_id))
+        return Series.from_domain(found, bookings, info.context.deps.clock.now())
 
     @strawberry.field(description="Who the booking is for, as the front desk needs it: name, phone and the CPF "
                       "masked. Staff who may read the unit and the customer themselves; null for anyone else "
@@ -225,6 +244,7 @@ class Booking(Node):
             swapped_to=opt_ref(Kind.BOOKING, b.swapped_to),
             rescheduled_from=opt_ref(Kind.BOOKING, b.rescheduled_from),
             rescheduled_to=opt_ref(Kind.BOOKING, b.rescheduled_to),
+            series_id=opt_ref(Kind.SERIES, b.series_id), series_index=b.series_index,
         )
 
 

@@ -62,6 +62,7 @@ class Kind(StrEnum):
     RESOURCE_GROUP = "ResourceGroup"
     SEAT_EVENT = "SeatEvent"
     SEAT_MAP = "SeatMap"
+    SERIES = "Series"
     SERVICE = "Service"
     SLOT_WAITLIST_ENTRY = "SlotWaitlistEntry"
     STAFF_TOKEN = "StaffToken"

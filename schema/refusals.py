@@ -25,6 +25,7 @@ from domain.layout.errors import BookingsInTheWay
 from schema import errors as se
 from schema.layout import BookingsInTheWay as BookingsInTheWayType
 from schema.seatmaps import SeatsUnavailable
+from schema.series import SeriesConflicts
 
 R = TypeVar("R", bound=de.DomainError)
 
@@ -65,6 +66,7 @@ MEMBERS: tuple[AsMember[Any], ...] = (
     AsMember(login.TooManyAttempts, se.TooManyAttempts, se.TooManyAttempts.of),
     AsMember(login.WrongCode, se.WrongCode, se.WrongCode.of),
     AsMember(BookingsInTheWay, BookingsInTheWayType, BookingsInTheWayType.from_domain),
+    AsMember(de.SeriesConflicts, SeriesConflicts, SeriesConflicts.from_domain),
 )
 """Which refusal each error type carries. No refusal class here is a subclass of another, so a refusal matches one
 entry at most and their order does not matter (tests/api/test_error_pipeline.py checks both)."""

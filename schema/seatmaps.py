@@ -192,6 +192,23 @@ class LockSeatsInput:
     channel: Channel = strawberry.field(default=Channel.API, description=docs.CHANNEL)
 
 
+@strawberry.input(description="Lock the best free seats of an event (best available): the first in the map's display "
+                  "order, side by side in one row unless `together` is false; of a section or a row when given. "
+                  "Chosen and locked in one transaction: two buyers never get the same seats.")
+class LockBestSeatsInput:
+    event_id: strawberry.ID = strawberry.field(description="The seat event.")
+    count: int = strawberry.field(description="How many seats (1 to 20).")
+    section: str | None = strawberry.field(default=None, description="Only seats of this section (its name); "
+                                           "omitted: any section.")
+    row: str | None = strawberry.field(default=None, description="Only seats of rows with this label (in the "
+                                       "section, if given); omitted: any row.")
+    together: bool = strawberry.field(default=True, description="Side by side in one row (default); false: the "
+                                      "best free seats wherever they are.")
+    customer: CustomerInput | None = strawberry.field(default=None, description=docs.CUSTOMER)
+    hold_type: str | None = strawberry.field(default=None, description="The hold type; omitted: CART.")
+    channel: Channel = strawberry.field(default=Channel.API, description=docs.CHANNEL)
+
+
 @strawberry.input(description="Sell seats: free ones become one sale (with a hold type valid in SOLD, if given); "
                   "locked ones have their bookings confirmed.")
 class SellSeatsInput:
@@ -217,7 +234,7 @@ LockSeatsResult = Annotated[
     BookingPayload | SeatsUnavailable | InvalidInput | NotFound | IdempotencyKeyReused | IdempotencyInProgress
     | Busy, strawberry.union(
         "LockSeatsResult", description=(
-        "What lockSeats answers: BookingPayload, or the refusal (an Error) that stopped it."))]
+        "What lockSeats and lockBestSeats answer: BookingPayload, or the refusal (an Error) that stopped it."))]
 SeatBookingsResult = Annotated[
     SeatBookingsPayload | SeatsUnavailable | InvalidInput | NotFound | InvalidTransition | IdempotencyKeyReused
     | IdempotencyInProgress | Busy, strawberry.union(

@@ -34,6 +34,7 @@ from resolvers.notifications import NotificationMutation, NotificationQuery, Not
 from resolvers.origins import OriginMutation, OriginQuery
 from resolvers.queue import QueueMutation, QueueQuery
 from resolvers.seatmaps import SeatMapMutation, SeatMapQuery
+from resolvers.series import SeriesMutation, SeriesQuery
 from resolvers.service_catalog import ServiceCatalogMutation, ServiceCatalogQuery
 from resolvers.setup import SetupMutation, StaffTokenMutation, StaffTokenQuery
 from resolvers.subscriptions import Subscription
@@ -148,13 +149,14 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
                                     AuditQuery,
                                     HoldTypeQuery, SeatMapQuery, VenueLogQuery, VenueFlowsQuery,
                                     StaffTokenQuery, ServiceCatalogQuery,
-                                    LayoutQuery, OriginQuery, CalendarFeedQuery, NodeQuery)),
+                                    LayoutQuery, OriginQuery, CalendarFeedQuery, SeriesQuery, NodeQuery)),
         mutation=merge_types("Mutation", (BookingMutation, CheckoutMutation, QueueMutation, CatalogMutation,
                                           WaitlistMutation, AuthMutation, CustomerMutation, UnitSettingsMutation,
                                           WebhookMutation, RescheduleMutation, NotificationMutation, NoShowMutation,
                                           HoldTypeMutation, SeatMapMutation, VenueFlowsMutation,
                                           SetupMutation, StaffTokenMutation, ServiceCatalogMutation,
-                                          LayoutMutation, OriginMutation, CalendarFeedMutation)),
+                                          LayoutMutation, OriginMutation, CalendarFeedMutation,
+                                          SeriesMutation)),
         subscription=merge_types("Subscription", (Subscription, WaitlistSubscription, NotificationSubscription,
                                                   VenueLogSubscription)),
         execution_context_class=SharedEventExecutor,

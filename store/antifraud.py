@@ -76,13 +76,15 @@ WITH asked AS MATERIALIZED (
     ) linked ORDER BY id, direct DESC
 )
 SELECT 0 AS kind, w.id, NULL::timestamptz AS at, w.blacklisted, w.direct, w.cpf::text AS cpf, w.phone,
-       NULL::text AS channel, NULL::text AS hold_type, NULL::timestamptz AS created_at, NULL::uuid AS owner
+       NULL::text AS channel, NULL::text AS hold_type, NULL::timestamptz AS created_at, NULL::uuid AS owner,
+       NULL::uuid AS series
 FROM who w
 UNION ALL
-SELECT 1, b.id, b.hold_expires_at, NULL, NULL, NULL, w.phone, b.channel, b.hold_type, b.created_at, w.id
+SELECT 1, b.id, b.hold_expires_at, NULL, NULL, NULL, w.phone, b.channel, b.hold_type, b.created_at, w.id,
+       b.series_id
 FROM who w JOIN bookings b ON b.customer_id = w.id AND b.hold_expires_at IS NOT NULL  -- held, pending, verifying
 UNION ALL
-SELECT 2, b.id, e.at, NULL, NULL, NULL, NULL, b.channel, NULL, NULL, NULL
+SELECT 2, b.id, e.at, NULL, NULL, NULL, NULL, b.channel, NULL, NULL, NULL, b.series_id
 FROM who w
 JOIN bookings b ON b.customer_id = w.id AND b.status IN ('expired', 'cancelled') AND b.channel <> 'waitlist'
 JOIN booking_events e ON e.booking_id = b.id AND e.at > $4::timestamptz
@@ -105,17 +107,34 @@ def _names(names: list[str]) -> tuple[frozenset[str], frozenset[str]]:
             frozenset(n.removeprefix("phone:") for n in names if n.startswith("phone:")))
 
 
+def _once_per_series(rows: list[Any]) -> list[Any]:
+    """The rows with one per series (issue 23: a series is one hold, however many occurrences it holds): the
+    first of each series, in the given order; rows of single bookings all kept."""
+    seen: set[UUID] = set()
+    kept = []
+    for r in rows:
+        if r["series"] is not None:
+            if r["series"] in seen:
+                continue
+            seen.add(r["series"])
+        kept.append(r)
+    return kept
+
+
 def _standing(rows: list[Any], now: datetime, since: datetime, replacing: UUID | None) -> Standing:
     records = [r for r in rows if r["kind"] == 0]
-    holds = sorted((r for r in rows if r["kind"] == 1), key=lambda r: (r["created_at"], r["id"]))
-    lapsed = [r["at"] for r in holds if since < r["at"] <= now and r["channel"] != "waitlist"]
-    ended = [r["at"] for r in rows if r["kind"] == 2 and r["at"] <= now]
+    every_hold = sorted((r for r in rows if r["kind"] == 1), key=lambda r: (r["created_at"], r["id"]))
+    holds = _once_per_series(every_hold)
+    lapsed = [r for r in every_hold if since < r["at"] <= now and r["channel"] != "waitlist"]
+    ended = [r for r in rows if r["kind"] == 2 and r["at"] <= now]
+    # A series that expired counts once, whether the sweep has marked all, some or none of its occurrences yet.
+    expirations = [r["at"] for r in _once_per_series(sorted(lapsed + ended, key=lambda r: r["at"]))]
     return Standing(
         blacklisted=any(r["blacklisted"] for r in records),
         open_holds=tuple(r["id"] for r in holds if r["at"] > now and r["hold_type"] != "WAITLIST_OFFER"
                          and r["id"] != replacing),
-        owners={r["id"]: (r["owner"], r["phone"]) for r in holds},
-        expirations=tuple(sorted(ended + lapsed)),
+        owners={r["id"]: (r["owner"], r["phone"]) for r in every_hold},
+        expirations=tuple(sorted(expirations)),
         cpfs=frozenset(r["cpf"] for r in records if r["direct"] and r["cpf"]),
         phones=frozenset(r["phone"] for r in records if r["direct"] and r["phone"]))
 

@@ -23,7 +23,7 @@ ConnGetter = Callable[[], Awaitable[asyncpg.Connection]]
 BOOKING_COLUMNS = """
        b.id, b.unit_id, b.status, b.created_at, b.customer_id, b.service_id, b.hold_type, b.channel,
        b.hold_expires_at, b.remind_at, b.price_cents, b.version, b.acceptance, b.due_now_cents, b.paid_cents,
-       b.swapped_from, b.swapped_to, b.rescheduled_from, b.rescheduled_to,
+       b.swapped_from, b.swapped_to, b.rescheduled_from, b.rescheduled_to, b.series_id, b.series_index,
        array(SELECT a.resource_id FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS r,
        array(SELECT lower(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS s,
        array(SELECT upper(a.during) FROM allocations a WHERE a.booking_id = b.id ORDER BY a.id) AS e,
@@ -145,7 +145,9 @@ WITH o AS (
  ),
  n AS (
     UPDATE bookings SET rescheduled_from = $1::uuid, acceptance = $4::jsonb, due_now_cents = $5::int,
-                        paid_cents = $6::int
+                        paid_cents = $6::int, series_id = old.series_id, series_index = old.series_index,
+                        period_id = old.period_id
+    FROM (SELECT series_id, series_index, period_id FROM bookings WHERE id = $1::uuid AND unit_id = $3::uuid) old
     WHERE id = $2::uuid AND unit_id = $3::uuid RETURNING id
  ),
  ch AS (
@@ -204,6 +206,7 @@ def booking_from_row(row: Any) -> Booking:
         acceptance=row["acceptance"], due_now_cents=row["due_now_cents"], paid_cents=row["paid_cents"],
         swapped_from=row["swapped_from"], swapped_to=row["swapped_to"],
         rescheduled_from=row["rescheduled_from"], rescheduled_to=row["rescheduled_to"],
+        series_id=row["series_id"], series_index=row["series_index"],
         allocations=[Allocation(r, s, e, q) for r, s, e, q in zip(row["r"], row["s"], row["e"], row["q"],
                                                                   strict=True)],
     )

@@ -15,11 +15,13 @@ from domain.bookings import Booking, HistoryEntry
 from domain.listings import BookingSearch, CustomerSearch
 from domain.pages import Page, PageRequest
 from domain.payments import Charge
+from domain.series import Series
 from domain.staff_queue import QueueItem
 from store.bookings import BOOKING_COLUMNS, HISTORY_COLUMNS, ConnGetter, booking_from_row, history_entry
 from store.keyset import Keyset, fetch_page
 from store.payments import CHARGE_COLUMNS, charge_from_row
 from store.queue import QUEUE_COLUMNS, queue_item_from_row
+from store.series import SERIES_COLUMNS, series_from_row
 from store.waitlists import entry_from_row
 
 BOOKINGS = Keyset(order.BOOKINGS, ("lower(b.during)", "b.id"))
@@ -31,6 +33,7 @@ WALK_INS = Keyset(order.WALK_INS, ("area", "position", "id"))
 BOOKING_HISTORY = Keyset(order.BOOKING_HISTORY, ("id",))
 UNIT_HISTORY = Keyset(order.UNIT_HISTORY, ("id",))
 CUSTOMERS = Keyset(order.CUSTOMERS, ("coalesce(c.name, '')", "c.id"))
+SERIES = Keyset(order.SERIES, ("s.created_at", "s.id"))
 
 _SLOT_LINES = ("(SELECT *, CASE WHEN status = 'waiting' THEN row_number() OVER (PARTITION BY resource_id, during, "
                "status = 'waiting' ORDER BY position) END AS place FROM slot_waitlist "
@@ -141,3 +144,10 @@ class PgListings:
     async def unit_history(self, unit_id: UUID, page: PageRequest) -> Page[HistoryEntry]:
         found = await self._page(UNIT_HISTORY, HISTORY_COLUMNS, "booking_events", "unit_id = $1", [unit_id], page)
         return found.map(history_entry)
+
+    async def series(self, unit_id: UUID, statuses: list[str] | None, page: PageRequest) -> Page[Series]:
+        """A unit's series (in those stored statuses; None: any), newest first."""
+        found = await self._page(SERIES, SERIES_COLUMNS, "series s",
+                                 "s.unit_id = $1::uuid AND ($2::text[] IS NULL OR s.status = ANY($2::text[]))",
+                                 [unit_id, statuses], page)
+        return found.map(series_from_row)

@@ -23,12 +23,18 @@ SELECT u.timezone, u.notification_locale, u.owner_alert_whatsapp, u.notification
        b.customer_id AS booking_customer,
        c.id AS customer_id, c.phone, c.email,
        (SELECT min(lower(a.during)) FROM allocations a WHERE a.booking_id = b.id) AS starts_at,
-       e.actor, e.reason, b.channel
+       e.actor, e.reason, b.channel,
+       -- An occurrence of a series that moved the same way at the same moment as one of lower index (one change
+       -- of the series: held, accepted, cancelled from a date, expired): that one's notice tells it.
+       coalesce(b.series_index > (SELECT min(b2.series_index) FROM bookings b2
+                                  JOIN booking_events e2 ON e2.booking_id = b2.id AND e2.new_status = $4::text
+                                                            AND e2.at = e.at
+                                  WHERE b2.series_id = b.series_id AND b2.unit_id = b.unit_id), false) AS echo
 FROM units u
 LEFT JOIN bookings b ON b.id = $2::uuid AND b.unit_id = u.id
 LEFT JOIN customers c ON c.id = coalesce($3::uuid, b.customer_id)
 LEFT JOIN LATERAL (
-    SELECT actor, reason FROM booking_events
+    SELECT actor, reason, at FROM booking_events
     WHERE booking_id = b.id AND new_status = $4::text ORDER BY id DESC LIMIT 1
 ) e ON true
 WHERE u.id = $1::uuid
@@ -62,7 +68,8 @@ async def plan_deliveries(conn: asyncpg.Connection, event_id: int, unit_id: UUID
     ctx = Context(timezone=r["timezone"], locale=r["notification_locale"],
                   owner_alert_whatsapp=r["owner_alert_whatsapp"], customer_id=r["customer_id"], phone=r["phone"],
                   email=r["email"], actor=r["actor"], reason=r["reason"], starts_at=r["starts_at"],
-                  channel=r["channel"], matrix=effective(r["notification_matrix"]), owner_email=r["owner_email"])
+                  channel=r["channel"], matrix=effective(r["notification_matrix"]), owner_email=r["owner_email"],
+                  echo=r["echo"])
     planned = plan(it, ctx)
     ids = []
     async with conn.transaction():

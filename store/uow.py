@@ -25,6 +25,7 @@ from store.outbox import PgEvents
 from store.payments import PgPayments
 from store.queue import PgQueue
 from store.seatmaps import PgSeatMaps
+from store.series import PgSeries
 from store.setup import PgSetup
 from store.staff_tokens import PgStaffTokens
 from store.unit_settings import PgUnitSettings
@@ -34,6 +35,9 @@ from store.waitlists import PgWaitlists
 
 log = logging.getLogger("slothold.uow")
 _BUSY = (asyncpg.DeadlockDetectedError, asyncpg.LockNotAvailableError, asyncpg.SerializationError)
+_FULL = (asyncpg.TooManyConnectionsError, asyncpg.CannotConnectNowError)
+"""PostgreSQL refused a new connection (at max_connections or the role's limit; starting up): nothing was done, so
+the caller may retry in a moment — a Busy, never an internal error."""
 _LOST = (asyncpg.PostgresConnectionError, asyncpg.AdminShutdownError, asyncpg.InterfaceError,
          asyncpg.InternalClientError, ConnectionError)
 """The connection went away mid-transaction (a restart, a failover, a cut): nothing was committed unless the commit
@@ -77,6 +81,7 @@ class PgUnitOfWork:
         self.antifraud = PgAntifraud(self._connection)
         self.seatmaps = PgSeatMaps(self._connection)
         self.venue_log = PgVenueLog(self._connection)
+        self.series = PgSeries(self._connection)
         self.unit_settings = PgUnitSettings(self._connection)
         self.layout = PgLayout(self._connection)
         self.manual_payments = PgManualPayments(self._connection)
@@ -131,6 +136,8 @@ class PgUnitOfWork:
             raise Busy("the booking system is busy with that slot right now; try again in a moment") from exc
         if isinstance(exc, _LOST):
             raise Busy("the database connection was lost; try again (with the same idempotency key)") from exc
+        if isinstance(exc, _FULL):
+            raise Busy("the database has no connection free right now; try again in a moment") from exc
 
     def savepoint(self) -> asyncpg.transaction.Transaction:
         """A nested transaction (SAVEPOINT) on this unit of work's connection; use after the first statement."""

@@ -8,6 +8,7 @@ from uuid import UUID
 from domain.bookings import Booking, HistoryEntry
 from domain.pages import Page, PageRequest
 from domain.payments import Charge
+from domain.series import Series
 from domain.staff_queue import QueueItem
 
 if TYPE_CHECKING:
@@ -22,6 +23,10 @@ class Listings(Protocol):
         ...
 
     async def queue(self, unit_id: UUID, statuses: list[str], page: PageRequest) -> Page[QueueItem]: ...
+
+    async def series(self, unit_id: UUID, statuses: list[str] | None, page: PageRequest) -> Page[Series]:
+        """A unit's series (in those stored statuses; None: any), newest first."""
+        ...
 
     async def charges(self, booking_id: UUID, page: PageRequest) -> Page[Charge]: ...
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # domain.seatmaps uses the ports itself
     from domain.manual_payments import ManualPayments
     from domain.orphans import OrphanPayments
     from domain.seatmaps import SeatMapRepository
+    from domain.series import SeriesRepository
     from domain.setup import VenueSetup
     from domain.staff_tokens import StaffTokens
     from domain.unit_settings import UnitSettings
@@ -95,6 +96,10 @@ class UnitOfWork(Protocol):
     @property
     def layout(self) -> LayoutRepository:
         """Resources, groups, hours, closed days, grid blocks (domain/layout/ports.py)."""
+        ...
+    @property
+    def series(self) -> SeriesRepository:
+        """Recurring bookings: series, their periods, their occurrences (store/series.py)."""
         ...
     @property
     def allowed_origins(self) -> AllowedOriginsRepository:

@@ -24,6 +24,7 @@ from domain.services.deps import Deps, UowFactory, released
 from domain.services.history import HISTORY_MAX, booking_history
 from domain.services.holds import (
     BeforeInsert,
+    BestSeats,
     BookingRequest,
     BookingResult,
     CounterCommand,
@@ -49,6 +50,7 @@ __all__ = [
     "MAX_BOOKING_LENGTH",
     "RELEASES",
     "BeforeInsert",
+    "BestSeats",
     "BookingRequest",
     "BookingResult",
     "ChangeCommand",

@@ -14,14 +14,22 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 from uuid import UUID
 
 from domain import fraud
 from domain.availability import bookable_slots, check_on_grid, slot_starts
 from domain.bookings import LOCKED, Allocation, Booking
 from domain.customers import Customer, CustomerIdentity
-from domain.errors import ErrorCode, HoldCeilingReached, InvalidInput, NotFound, SlotHeld, SlotTaken
+from domain.errors import (
+    ErrorCode,
+    HoldCeilingReached,
+    InvalidInput,
+    NotFound,
+    SeatsUnavailable,
+    SlotHeld,
+    SlotTaken,
+)
 from domain.hold_types import HoldType, Releaser, SeatState
 from domain.holds import check_booking_window, hold_deadline, reminder_at
 from domain.ports import UnitOfWork
@@ -34,6 +42,7 @@ from domain.services.placing import place
 from domain.units import OpeningWindow, Resource, ResourceKind, Unit
 
 BeforeInsert = Callable[[UnitOfWork, Booking], Awaitable[None]]
+R = TypeVar("R", bound="BookingRequest")
 
 
 @dataclass(frozen=True)
@@ -70,12 +79,28 @@ class CounterCommand(BookingRequest):
     OPERATION: ClassVar[str] = "counterBooking"
 
 
+@dataclass(frozen=True)
+class BestSeats:
+    """The best free seats of an event, chosen in the hold's own transaction under advisory locks (a row's of the
+    event, or the event's; seed 004's "best available"): `count` seats of the map (of a section, of a row), side by
+    side in one row when `together`."""
+
+    event_id: UUID
+    seat_map_id: UUID
+    count: int
+    section: str | None = None
+    row: str | None = None
+    together: bool = True
+
+
 @dataclass(frozen=True, kw_only=True)
 class SeatHoldCommand(BookingRequest):
-    """Hold seats of an event: no grid or advance checks; held until `until` (the event's start) at the latest."""
+    """Hold seats of an event: no grid or advance checks; held until `until` (the event's start) at the latest.
+    With `best` (and no resource_ids) the seats are chosen in the same transaction, under its locks."""
 
     OPERATION: ClassVar[str] = "lockSeats"
     until: datetime
+    best: BestSeats | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -148,24 +173,15 @@ def _on_seats(cmd: BookingRequest) -> bool:
 async def _book(deps: Deps, cmd: BookingRequest, before_insert: BeforeInsert | None = None,
                 replacing: UUID | None = None) -> BookingResult:
     now = deps.clock.now()
-    starts_at, ends_at = utc_range(cmd.starts_at, cmd.ends_at)
     check_key(cmd.idempotency_key)
-    cmd = replace(cmd, starts_at=starts_at, ends_at=ends_at)
-    if cmd.quantity < 1:
-        raise InvalidInput("quantity", "quantity must be at least 1", code=ErrorCode.INVALID_QUANTITY)
-    if cmd.resource_ids is not None and not cmd.resource_ids:
-        raise InvalidInput("resourceIds", "give at least one resource, or none for any", code=ErrorCode.NO_RESOURCE)
-    if len(set(cmd.resource_ids or ())) != len(cmd.resource_ids or ()):
-        raise InvalidInput("resourceIds", "a resource is listed twice", code=ErrorCode.DUPLICATE_RESOURCE)
-    if (isinstance(cmd, HoldCommand | SeatHoldCommand) and cmd.customer is None
-            and cmd.placed_by is not Releaser.ADMIN):
-        raise InvalidInput("customer", "a hold needs the customer's CPF or phone", code=ErrorCode.CUSTOMER_REQUIRED)
+    cmd = checked_request(cmd, isinstance(cmd, HoldCommand | SeatHoldCommand))
     async with deps.uow() as uow:
         unit = await uow.units.get(cmd.unit_id)
         if isinstance(cmd, HoldCommand | SeatHoldCommand):
             hold_type_for(unit, cmd)  # an unknown or misused hold type is refused before anything else
         service = await _service(uow, unit, cmd)
-        candidates = await _candidates(deps, uow, unit, cmd, now, service)
+        best = isinstance(cmd, SeatHoldCommand) and cmd.best is not None
+        candidates: list[list[Resource]] = [[]] if best else await _candidates(deps, uow, unit, cmd, now, service)
         # A self-service hold is checked against RN-HLD-05, whose ceiling needs the size of the unit's grid.
         guarded = (isinstance(cmd, HoldCommand) and cmd.customer is not None
                    and fraud.is_self_service(cmd.channel))
@@ -192,6 +208,22 @@ async def _book(deps: Deps, cmd: BookingRequest, before_insert: BeforeInsert | N
     taken.alternatives = await alternatives(deps, unit, wanted, cmd.starts_at, cmd.ends_at, cmd.quantity, now,
                                             counter)
     raise taken
+
+
+def checked_request(cmd: R, holding: bool) -> R:
+    """The request with its range in UTC, refused when its range, quantity or resources are malformed, or (when
+    `holding`: a hold, not a sale or the counter) it names no customer and staff do not place it."""
+    starts_at, ends_at = utc_range(cmd.starts_at, cmd.ends_at)
+    cmd = replace(cmd, starts_at=starts_at, ends_at=ends_at)
+    if cmd.quantity < 1:
+        raise InvalidInput("quantity", "quantity must be at least 1", code=ErrorCode.INVALID_QUANTITY)
+    if cmd.resource_ids is not None and not cmd.resource_ids:
+        raise InvalidInput("resourceIds", "give at least one resource, or none for any", code=ErrorCode.NO_RESOURCE)
+    if len(set(cmd.resource_ids or ())) != len(cmd.resource_ids or ()):
+        raise InvalidInput("resourceIds", "a resource is listed twice", code=ErrorCode.DUPLICATE_RESOURCE)
+    if holding and cmd.customer is None and cmd.placed_by is not Releaser.ADMIN:
+        raise InvalidInput("customer", "a hold needs the customer's CPF or phone", code=ErrorCode.CUSTOMER_REQUIRED)
+    return cmd
 
 
 async def _service(uow: UnitOfWork, unit: Unit, cmd: BookingRequest) -> Service | None:
@@ -324,7 +356,9 @@ async def _book_on(
             return BookingResult(stored, replayed=True)
         if cmd.service_id is not None and _on_seats(cmd):  # NotFound naming serviceId, not the FK's error
             await uow.catalog.table(unit.id, cmd.service_id)
-        customer: Customer | None = None
+        if isinstance(cmd, SeatHoldCommand) and cmd.best is not None:  # chosen now, under locks of the event
+            allocations = [Allocation(s, cmd.starts_at, cmd.ends_at) for s in await _best(uow, unit, cmd, now)]
+        customer: Customer | None = None  # (after the choice: a refusal for want of seats writes nothing)
         if capacity is not None and cmd.customer is not None:  # a self-service hold: RN-HLD-05
             customer = await fraud.admit(uow, unit, cmd.customer, cmd.starts_at, now, capacity, replacing)
         elif cmd.customer is not None:
@@ -398,3 +432,18 @@ async def _payment_due(deps: Deps, unit: Unit, cmd: BookingRequest, service: Ser
 def _normalised(cmd: BookingRequest) -> BookingRequest:
     """What a request's fingerprint is made of: the whole command, its resources in a stable order."""
     return replace(cmd, resource_ids=tuple(sorted(cmd.resource_ids, key=str))) if cmd.resource_ids else cmd
+
+
+async def _best(uow: UnitOfWork, unit: Unit, cmd: SeatHoldCommand, now: datetime) -> list[UUID]:
+    """The best free seats for `cmd.best`, chosen under locks held until the transaction ends (SeatsUnavailable when
+    there are not that many free: nothing was changed)."""
+    best = cmd.best
+    assert best is not None
+    seats = await uow.seatmaps.choose_best(unit.id, best, cmd.starts_at, cmd.ends_at, now, best.event_id)
+    if len(seats) < best.count:
+        where = " ".join(x for x in (f"in section {best.section}" if best.section else "",
+                                    f"row {best.row}" if best.row else "") if x)
+        together = " side by side in one row" if best.together and best.count > 1 else ""
+        raise SeatsUnavailable(f"cannot lock: there are not {best.count} free seats{together}"
+                               f"{' ' + where if where else ''}; nothing was changed", [])
+    return seats

@@ -28,6 +28,7 @@ from domain.layout import blocks as layout_blocks
 from domain.layout import hours as layout_hours
 from domain.payments import PaymentRule
 from domain.services import Deps
+from domain.services.series import SeriesCommand, hold_series
 from schema.ids import decode_id
 from slothold.app import create_app
 from slothold.settings import Settings
@@ -79,6 +80,8 @@ class World:
     layout: dict[str, str] | None = None
     booking_node: str = ""
     """The booking's id as the API answered it (a global id)."""
+    series: UUID | None = None
+    """A held series of the unit (someone else's than the signed-in customer's)."""
 
     async def gql(self, caller: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         token = self.tokens[caller]
@@ -173,6 +176,9 @@ async def world(database_url: str, redis_url: str, clock: MutableClock, pool: An
                 "query": "mutation($u: ID!) { createCalendarFeed(unitId: $u) { ... on CreatedCalendarFeed { feed { id "
                          "} } } }", "variables": {"u": str(v.unit_id)}})
             w.calendar_feed = r.json()["data"]["createCalendarFeed"]["feed"]["id"]
+            w.series = (await hold_series(Deps(uow=lambda: PgUnitOfWork(pool), clock=clock), SeriesCommand(
+                unit_id=v.unit_id, starts_at=at(17, 10), ends_at=at(17, 11), resource_ids=(v.resource_ids["Campo 3"],),
+                customer=customer(78), occurrences=2, channel="web"))).series.id
             yield w
 
 
@@ -229,7 +235,8 @@ def _hold_input(unit: UUID, resource: UUID, hour: int, who: str, phone: str | No
 BOOKING_LEVEL = {"booking", "charges", "chargesConnection", "cancel", "confirm", "swapHold", "claimPaid",
                  "confirmPayment", "linkPayment",
                  "denyPaymentClaim", "drop", "checkIn", "complete", "slotWaitlistEntry", "capacityWaitlistEntry",
-                 "reschedule", "markNoShow", "unlockSeats", "node", "nodes", "revokeCalendarFeed"}
+                 "reschedule", "markNoShow", "unlockSeats", "node", "nodes", "revokeCalendarFeed", "series",
+                 "confirmSeries", "cancelSeriesFrom", "retimeSeries"}
 """Operations on one existing booking or entry: a customer may run them only on their own (here: not theirs)."""
 NULL_WHEN_REFUSED = {"node", "nodes"}
 """node(id) and nodes(ids) answer a refused caller as if the object did not exist: null, no error."""
@@ -238,7 +245,7 @@ AS_SOMEONE_ELSE = {"joinCapacityWaitlist", "claimWaitlistOffer", "declineWaitlis
 CUSTOMER_OWN = {"bookings", "calendarFeeds", "createCalendarFeed"}
 """Reads that show a customer only their own (here: none), so a customer may run them."""
 HIDDEN = {"bookings", "customers", "auditEntries", "queueConnection", "chargesConnection", "notificationsConnection",
-          "webhookDeliveriesConnection", "calendarFeeds"}
+          "webhookDeliveriesConnection", "calendarFeeds", "unitSeries"}
 """Answer a caller beyond their reach — another tenant's, a customer on someone else's booking — as if the object
 did not exist (not_found), never `forbidden` (issue 19)."""
 
@@ -340,6 +347,20 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
          "input: {startsAt: $s, endsAt: $e}) { __typename } }",
          {"b": b, "s": at(8, 18).isoformat(), "e": at(8, 19).isoformat()}),
         ("cancel", Action.BOOK, "mutation($b: ID!) { cancel(bookingId: $b) { __typename } }", b_only),
+        ("series", Action.READ, "query($s: ID!) { series(id: $s) { __typename } }", {"s": str(w.series)}),
+        ("unitSeries", Action.READ, "query($u: ID!) { unitSeries(unitId: $u) { edges { node { id } } } }", {"u": u}),
+        ("holdSeries", Action.BOOK, "mutation($i: SeriesInput!) { holdSeries(input: $i) { __typename } }",
+         {"i": {"unitId": u, "resourceIds": [str(w.fields[1])], "startsAt": at(15, 10).isoformat(),
+                "endsAt": at(15, 11).isoformat(), "occurrences": 2, "customer": {"phone": w.customer_phone}}}),
+        ("counterSeries", Action.COUNTER, "mutation($i: CounterSeriesInput!) { counterSeries(input: $i) "
+         "{ __typename } }", {"i": {"unitId": u, "resourceIds": [str(w.fields[1])], "startsAt": at(16, 10).isoformat(),
+                                    "endsAt": at(16, 11).isoformat(), "occurrences": 2}}),
+        ("confirmSeries", Action.BOOK, "mutation($s: ID!) { confirmSeries(seriesId: $s) { __typename } }",
+         {"s": str(w.series)}),
+        ("retimeSeries", Action.BOOK, 'mutation($s: ID!) { retimeSeries(seriesId: $s, localStart: "12:00") '
+         "{ __typename } }", {"s": str(w.series)}),
+        ("cancelSeriesFrom", Action.BOOK, "mutation($s: ID!, $f: DateTime!) { cancelSeriesFrom(seriesId: $s, "
+         "from: $f) { __typename } }", {"s": str(w.series), "f": at(8, 0).isoformat()}),
         ("drop", Action.DROP, 'mutation($b: ID!) { drop(bookingId: $b, reason: "test") { __typename } }', b_only),
         ("webhooks", Action.WEBHOOKS, "query($u: ID!) { webhooks(unitId: $u) { id } }", {"u": u}),
         ("webhookDeliveries", Action.WEBHOOKS, "query($e: ID!) { webhookDeliveries(endpointId: $e) { id } }",
@@ -369,6 +390,8 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
          {"m": str(w.seat_map), "s": at(11, 20).isoformat(), "e": at(11, 22).isoformat()}),
         ("lockSeats", Action.BOOK, "mutation($e: ID!, $s: [ID!]!) { lockSeats(input: {eventId: $e, seatIds: $s, "
          'customer: {phone: "' + w.customer_phone + '"}}) { __typename } }', {"e": ev, "s": [seat(1)]}),
+        ("lockBestSeats", Action.BOOK, "mutation($e: ID!) { lockBestSeats(input: {eventId: $e, count: 1, "
+         'customer: {phone: "' + w.customer_phone + '"}}) { __typename } }', {"e": ev}),
         ("sellSeats", Action.COUNTER, "mutation($e: ID!, $s: [ID!]!) { sellSeats(input: {eventId: $e, seatIds: $s})"
          " { __typename } }", {"e": ev, "s": [seat(2)]}),
         ("unlockSeats", Action.BOOK, "mutation($e: ID!, $s: [ID!]!) { unlockSeats(eventId: $e, seatIds: $s) "

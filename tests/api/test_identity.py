@@ -168,6 +168,9 @@ def _attacks(w: World, a_hold: str, b: Party, claim: dict[str, str]) -> list[tup
         ("lockSeats", "mutation($i: LockSeatsInput!) { lockSeats(input: $i) { __typename "
                       "... on BookingPayload { booking { id customerId } } ... on Error { code message } } }",
          {"i": {"eventId": str(w.seat_event), "seatIds": [str(w.seats[3])], "customer": claim}}),
+        ("lockBestSeats", "mutation($i: LockBestSeatsInput!) { lockBestSeats(input: $i) { __typename "
+                          "... on BookingPayload { booking { id customerId } } ... on Error { code message } } }",
+         {"i": {"eventId": str(w.seat_event), "count": 1, "customer": claim}}),
         ("joinSlotWaitlist", "mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $c: CustomerInput!) { "
                              "joinSlotWaitlist(unitId: $u, resourceId: $r, startsAt: $s, endsAt: $e, customer: $c) { "
                              "__typename ... on SlotWaitlistEntry { id } ... on Error { code message } } }",

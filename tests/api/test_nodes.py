@@ -196,6 +196,11 @@ async def nodes(database_url: str, redis_url: str, clock: MutableClock, pool: An
             await _bookings(w, v)
             await _rows(w, pool, v)
             await _setup(w, v)
+            s = await w.gql("system", "mutation($i: CounterSeriesInput!) { counterSeries(input: $i) { ... on "
+                                      "SeriesPayload { series { id } } ... on Error { code message } } }", {"i": {
+                "unitId": str(v.unit_id), "resourceIds": [str(v.resource_ids["Campo 2"])],
+                "startsAt": at(14, 10).isoformat(), "endsAt": at(14, 11).isoformat(), "occurrences": 2}})
+            w.ids["Series"] = s["counterSeries"]["series"]["id"]
             yield w
 
 
@@ -234,7 +239,8 @@ async def test_a_forbidden_node_is_the_same_null_as_a_missing_one(nodes: Nodes) 
     missing = global_id("Booking", uuid4())
     staff_only = ["QueueItem", "WalkIn", "Notification", "WebhookEndpoint", "WebhookDelivery", "StaffToken",
                   "HoursException", "GridBlock", "ResourceGroup", "OrphanPayment", "ManualPayment", "Customer",
-                  "Booking", "Charge", "Refund", "SlotWaitlistEntry", "CapacityWaitlistEntry", "CalendarFeed"]
+                  "Booking", "Charge", "Refund", "SlotWaitlistEntry", "CapacityWaitlistEntry", "CalendarFeed",
+                  "Series"]
     for caller in ("stranger", "anonymous", "customer_b"):
         for typename in staff_only:
             body = await nodes.post(caller, NODE, {"i": nodes.ids[typename]})
