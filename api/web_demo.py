@@ -7,6 +7,9 @@ only clients on this machine (loopback); otherwise they are 404 like any unknown
   demo owner token that `slothold dev` keeps in its data folder;
 * ``GET /web-demo/dev/login-code?unit=<id>&to=<phone or e-mail>``: the newest sign-in code the sandbox notification
   channel "sent" there — what the customer would read on WhatsApp.
+
+``GET /web-demo/mode`` always answers (``{"dev": true|false}``): the page asks it first, so that a production page
+never requests a helper (a 404 in its console on every load).
 """
 
 from __future__ import annotations
@@ -46,6 +49,10 @@ def web_demo_routes(state: dict[str, Any], data_dir: Path, demo_unit_id: UUID, d
     def _allowed(request: Request) -> bool:
         return dev and request.client is not None and request.client.host in _LOOPBACK
 
+    async def mode(request: Request) -> Response:
+        """Whether the dev-only helpers answer this caller: the page asks this (never a 404) before using them."""
+        return JSONResponse({"dev": _allowed(request)}, headers={"cache-control": "no-cache"})
+
     async def config(request: Request) -> Response:
         if not _allowed(request):
             return JSONResponse({"error": "not found"}, status_code=404)
@@ -75,6 +82,7 @@ def web_demo_routes(state: dict[str, Any], data_dir: Path, demo_unit_id: UUID, d
 
     return [
         Route("/", index),
+        Route("/web-demo/mode", mode),
         Route("/web-demo/dev/config", config),
         Route("/web-demo/dev/login-code", login_code),
         Mount("/web-demo", StaticFiles(directory=WEB_DEMO, check_dir=False), name="web-demo"),

@@ -102,6 +102,16 @@ async def customer_identity(deps: Deps, booking: Booking) -> CustomerIdentity | 
         return await uow.customers.identity_of(booking.customer_id)
 
 
+async def units_and_identities(deps: Deps, keys: list[tuple[UUID, UUID]]
+                               ) -> list[tuple[Unit, CustomerIdentity | None]]:
+    """For each (unit, customer record) of a list's rows (bookings, waitlist entries): the unit and the customer's
+    identity — what a row's customer field needs to authorize and answer — all in one transaction."""
+    async with deps.uow() as uow:
+        units = {u: await uow.units.get(u) for u in {unit for unit, _ in keys}}
+        identities = await uow.customers.identities_of(sorted({customer for _, customer in keys}))
+    return [(units[unit], identities.get(customer)) for unit, customer in keys]
+
+
 async def queue_items(deps: Deps, unit_id: UUID, statuses: list[str], limit: int = 200) -> list[QueueItem]:
     """The unit's staff queue: its `limit` most urgent items."""
     bad = [s for s in statuses if s not in {q.value for q in QueueStatus}]

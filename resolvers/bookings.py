@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
+from uuid import UUID
 
 import strawberry
 
 from domain import attendance, lifecycle, queries, services
 from domain.access import Action
-from domain.errors import ErrorCode
+from domain.customers import CustomerIdentity
+from domain.errors import ErrorCode, NotFound
 from domain.errors import InvalidInput as DomainInvalidInput
 from domain.services import ChangeCommand, CounterCommand, HoldCommand
 from resolvers.context import Info, parse_id
@@ -61,11 +64,28 @@ def _hold_command(info: Info, i: HoldInput | CounterBookingInput, key: str | Non
 async def _authorized_hold(info: Info, i: HoldInput | CounterBookingInput, key: str | None, counter: bool
                            ) -> services.BookingResult:
     cmd = _hold_command(info, i, key, counter)
-    await authorize_unit(info.context, cmd.unit_id, Action.COUNTER if counter else Action.BOOK)
+    unit = await authorize_unit(info.context, cmd.unit_id, Action.COUNTER if counter else Action.BOOK)
     await limit_holds(info, None if counter else cmd.customer)
     if isinstance(cmd, CounterCommand):
+        if isinstance(i, CounterBookingInput) and i.customer_id is not None:
+            cmd = replace(cmd, customer=await _named_customer(info, i, i.customer_id, unit.tenant_id))
         return await services.counter_booking(info.context.deps, cmd)
     return await services.hold(info.context.deps, cmd)
+
+
+async def _named_customer(info: Info, i: CounterBookingInput, customer_id: strawberry.ID, tenant_id: UUID
+                          ) -> CustomerIdentity:
+    """The identity of the record counterBooking's customerId names (staff picked it from customers(unitId,
+    search)): its own CPF and phone, so that the booking lands on that very record. Another tenant's record is not
+    found; customer and customerId together are refused."""
+    if i.customer is not None:
+        raise DomainInvalidInput("customerId", "give customer or customerId, not both",
+                                 code=ErrorCode.INVALID_INPUT)
+    cid = parse_id(customer_id, "customerId", Kind.CUSTOMER)
+    row = await info.context.stores.nodes.customer(cid)
+    if row is None or row["tenant_id"] != tenant_id or not (row["cpf"] or row["phone"]):
+        raise NotFound("customer", cid, field="customerId")
+    return CustomerIdentity(cpf=row["cpf"], phone=row["phone"], name=row["name"])
 
 
 async def _change(info: Info, booking_id: strawberry.ID, action: Action, reason: str | None = None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 from uuid import UUID
 
 import strawberry
@@ -47,6 +48,9 @@ class Context:
     """Set when the caller sent a token that is not valid: every operation is then refused with it."""
     connection_params: object = None
     """The graphql-transport-ws connection_init payload (set by strawberry)."""
+    loaders: dict[str, Any] = field(default_factory=dict)
+    """Batch loaders by name (strawberry DataLoaders, made on first use, without a cache): the rows of one list
+    read in one query (e.g. schema/bookings.py: every row's customer)."""
 
     def rate_subject(self) -> str:
         """Who API rate limits count against: the caller's token once authentication exists, else the

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated
+from uuid import UUID
 
 import strawberry
 
 from domain import bookings as db
+from domain.customers import CustomerIdentity
+from domain.units import Unit
 from schema import docs
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.customers import CustomerInput, mask_cpf
@@ -76,12 +79,38 @@ class BookingHistoryEntry:
             allocations=[Allocation.from_domain(a) for a in e.allocations])
 
 
-@strawberry.type(description="A booking's customer as staff see them on the booking: name, phone, masked CPF.")
+@strawberry.type(description="A customer as staff see them on a booking or a waitlist entry: name, phone, "
+                 "masked CPF.")
 class BookingCustomer:
     name: str | None = strawberry.field(description="The name last given; null when unknown.")
     phone: str | None = strawberry.field(description="The phone (E.164); null when unknown.")
     cpf_masked: str | None = strawberry.field(description="The CPF with its first three and last two digits "
                                               "hidden (***.456.789-**); null when unknown.")
+
+    @classmethod
+    def of(cls, identity: CustomerIdentity) -> BookingCustomer:
+        return cls(name=identity.name, phone=identity.phone, cpf_masked=mask_cpf(identity.cpf))
+
+
+async def unit_and_identity(info: strawberry.Info, unit_id: UUID, customer_id: UUID
+                            ) -> tuple[Unit, CustomerIdentity | None]:
+    """The unit and the customer's identity of a row (a booking, a waitlist entry): the rows of a list resolved
+    together are read in one query (a DataLoader of the request, uncached: a subscription's context lives long)."""
+    from strawberry.dataloader import DataLoader
+
+    from domain import queries
+
+    loaders = info.context.loaders
+    loader = loaders.get("unit_and_identity")
+    if loader is None:
+        deps = info.context.deps
+
+        async def load(keys: list[tuple[UUID, UUID]]) -> list[tuple[Unit, CustomerIdentity | None]]:
+            return await queries.units_and_identities(deps, list(keys))
+
+        loader = loaders["unit_and_identity"] = DataLoader(load_fn=load, cache=False)
+    found: tuple[Unit, CustomerIdentity | None] = await loader.load((unit_id, customer_id))
+    return found
 
 
 @strawberry.type(description="One customer's claim on one or more resources over a time range.")
@@ -131,28 +160,24 @@ class Booking(Node):
                       "masked. Staff who may read the unit and the customer themselves; null for anyone else "
                       "(and for a counter booking without a customer).")
     async def customer(self, info: strawberry.Info) -> BookingCustomer | None:
-        from domain import queries
         from domain.access import Action, Forbidden, authorize
 
         context = info.context
         principal = context.principal
         if self.customer_id is None:
             return None
-        booking = await queries.booking(context.deps, db_id(self.id))
-        unit, _ = await queries.unit_with_resources(context.deps, booking.unit_id)
+        customer_id = db_id(self.customer_id)
+        unit, identity = await unit_and_identity(info, db_id(self.unit_id), customer_id)
         own = None
         if principal.is_customer and principal.tenant_id == unit.tenant_id:
-            own = await context.access.is_same_person(principal, booking.customer_id)
+            own = await context.access.is_same_person(principal, customer_id)
         try:
             authorize(principal, Action.READ, unit.tenant_id, unit.id, own_booking=own)
         except Forbidden:
             return None
         if principal.is_customer and own is not True:
             return None
-        identity = await queries.customer_identity(context.deps, booking)
-        if identity is None:
-            return None
-        return BookingCustomer(name=identity.name, phone=identity.phone, cpf_masked=mask_cpf(identity.cpf))
+        return BookingCustomer.of(identity) if identity is not None else None
 
     @strawberry.field(description="Money back after a paid booking was cancelled (one per payment), oldest first.")
     async def refunds(self, info: strawberry.Info) -> list[Refund]:
@@ -253,10 +278,14 @@ class CounterBookingInput:
     resource_ids: list[strawberry.ID] = strawberry.field(description="The resources to book, by id.")
     starts_at: datetime = strawberry.field(description="Start (inclusive), on the unit's grid.")
     ends_at: datetime = strawberry.field(description="End (exclusive), on the unit's grid; not in the past.")
-    customer: CustomerInput | None = strawberry.field(default=None, description="Who it is for; omitted: a walk-up "
-                                                      "without a record.")
+    customer: CustomerInput | None = strawberry.field(default=None, description="Who it is for; omitted (and no "
+                                                      "customerId): a walk-up without a record.")
     quantity: int = strawberry.field(default=1, description=docs.QUANTITY)
     service_id: strawberry.ID | None = strawberry.field(default=None, description=docs.SERVICE)
+    customer_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Instead of customer: a customer record of the unit's tenant, as customers(unitId, "
+        "search) found it (CustomerMatch.id) — the one way to book for a customer known by CPF alone, whose CPF staff "
+        "see masked. Not with customer; another tenant's record is NotFound.")
 
 
 @strawberry.input(description="The slot to move a booking to: [startsAt, endsAt) on resourceIds (omitted: the "

@@ -22,11 +22,11 @@ from domain.events import (
 )
 from domain.waitlist_states import CapacityEntryStatus, SlotEntryStatus, WalkInStatus
 from schema import docs
-from schema.bookings import Booking
+from schema.bookings import Booking, BookingCustomer, unit_and_identity
 from schema.connections import After, Before, Connection, First, Last, connection, page_request
 from schema.enums import described_enum
 from schema.errors import CooldownActive, CustomerBlacklisted, InvalidInput, InvalidTransition, NotFound
-from schema.ids import Kind, opt_ref, ref
+from schema.ids import Kind, db_id, opt_ref, ref
 from schema.nodes import Node
 
 described_enum(SlotEntryStatus, name="SlotWaitlistStatus", description="Where a place in a slot's line is.", values={
@@ -73,6 +73,23 @@ class SlotWaitlistEntry(Node):
     place: int | None = strawberry.field(description="1 = next to be offered (while waiting).")
     offer_booking_id: strawberry.ID | None = strawberry.field(description="The offer: a hold with its Pix.")
     joined_at: datetime = strawberry.field(description="When it joined (the line is first come, first served).")
+    customer_id: strawberry.Private[UUID | None] = None
+
+    @strawberry.field(description="Who is in line, as the front desk needs it: name, phone and the CPF masked. Staff "
+                      "and integrators who may read the unit; null for a customer (their own entries included) and "
+                      "for anyone else.")
+    async def customer(self, info: strawberry.Info) -> BookingCustomer | None:
+        from domain.access import Action, Forbidden, authorize
+
+        context = info.context
+        if self.customer_id is None or context.principal.is_customer:
+            return None
+        unit, identity = await unit_and_identity(info, db_id(self.unit_id), self.customer_id)
+        try:
+            authorize(context.principal, Action.READ, unit.tenant_id, unit.id)
+        except Forbidden:
+            return None
+        return BookingCustomer.of(identity) if identity is not None else None
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> SlotWaitlistEntry:
@@ -80,7 +97,7 @@ class SlotWaitlistEntry(Node):
                    resource_id=ref(Kind.RESOURCE, r["resource_id"]), starts_at=r["starts_at"], ends_at=r["ends_at"],
                    status=SlotEntryStatus(r["status"]), place=r.get("place") if r["status"] == "waiting" else None,
                    offer_booking_id=opt_ref(Kind.BOOKING, r.get("offer_booking_id")),
-                   joined_at=r["joined_at"])
+                   joined_at=r["joined_at"], customer_id=r.get("customer_id"))
 
 
 @strawberry.type(description="A party in the line for places of a sold-out class or event.")

@@ -31,6 +31,10 @@ class CustomerRepository(Protocol):
         """The stored identity of a customer (None: no such record)."""
         ...
 
+    async def identities_of(self, customer_ids: list[UUID]) -> dict[UUID, CustomerIdentity]:
+        """The stored identities of several customers at once (a list's rows); an unknown id is left out."""
+        ...
+
 
 class AntifraudRepository(Protocol):
     """What RN-HLD-05 reads (see store/antifraud.py)."""

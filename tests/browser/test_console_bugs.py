@@ -51,11 +51,12 @@ async def test_bug1_leaving_a_live_page_shows_no_offline_banner(venue: Venue, ne
 
 async def test_bug2_the_code_field_shows_only_after_a_code_was_asked_for(venue: Venue, new_page: Any) -> None:
     customer = await new_page()
-    await customer.goto(venue.url("book"))
-    await customer.get_by_label("WhatsApp number").wait_for()
+    await customer.goto(venue.url("book"))  # the booking widget: sign-in comes once a time is picked
+    await customer.locator("button.slot").first.click()
+    await customer.get_by_label("Número do WhatsApp").wait_for()
     assert await customer.locator("input[name=code]").is_hidden()
     assert await customer.get_by_test_id("verify-code").is_hidden()
-    await customer.get_by_label("WhatsApp number").fill(phone())
+    await customer.get_by_label("Número do WhatsApp").fill(phone())
     await customer.get_by_test_id("send-code").click()
     await customer.locator("input[name=code]").wait_for(state="visible")
 

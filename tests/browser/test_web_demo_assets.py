@@ -41,6 +41,8 @@ async def test_every_asset_the_page_names_is_served_by_the_app_itself(client: ht
 
 async def test_the_dev_only_helpers_are_not_there_unless_the_server_runs_the_demo(client: httpx.AsyncClient) -> None:
     assert (await client.get("/web-demo/dev/config")).status_code == 404
+    mode = await client.get("/web-demo/mode")  # what the page asks first: never a 404 in a production console
+    assert mode.status_code == 200 and mode.json() == {"dev": False}
     r = await client.get("/web-demo/dev/login-code", params={"unit": "5107d0de-0000-4000-8000-000000000001",
                                                              "to": "+5511999990000"})
     assert r.status_code == 404

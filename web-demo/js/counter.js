@@ -1,6 +1,7 @@
 // A counter booking (#/counter): find the customer by name, phone or CPF (or enter a new one), pick the field, day,
 // time and length, book — confirmed at once (counterBooking), shown on the agenda and in the search straight away.
-// Customers are found by customers(unitId, search): the tenant's customers who booked at this unit, CPF masked.
+// Customers are found by customers(unitId, search): the tenant's customers who booked at this unit, CPF masked; a
+// found customer is booked by their record (counterBooking's customerId), so one known by CPF alone can be too.
 
 import {gql, resultError} from "./gql.js";
 import {register, t} from "./i18n.js";
@@ -99,7 +100,9 @@ class Counter {
       "aria-label": `${t("counter.pick")} ${c.name || ""}`}, t("counter.pick")))));
   }
 
-  choose(c) {
+  /** Choose a found customer (or none again). The focus moves on with the receptionist — to the slot's first field,
+   * or back to the search — never lost with the button that was just hidden. */
+  choose(c, focus = true) {
     this.chosen = c;
     this.chosenEl.hidden = !c;
     this.customerBox.hidden = !!c;
@@ -107,6 +110,7 @@ class Counter {
       this.chosenEl.replaceChildren(h("p", {class: "lists-muted"}, t("counter.picked")), customerLine(c),
         h("button", {type: "button", class: "lists-btn", onclick: () => this.choose(null)}, t("counter.change")));
     }
+    if (focus) (c ? this.slotFirst : this.query).focus();
   }
 
   slotForm() {
@@ -116,7 +120,7 @@ class Counter {
     const lengths = [1, 1.5, 2, 3].map((x) => Math.round(x * 60 / step) * step).filter((v, i, a) => v && a.indexOf(v) === i);
     const field = (key, input) => h("label", {class: "lists-field"}, h("span", {}, t(key)), input);
     const form = h("form", {class: "lists-form", "data-testid": "counter-slot"},
-      field("counter.field", h("select", {class: "lists-input", name: "resource", required: true},
+      field("counter.field", this.slotFirst = h("select", {class: "lists-input", name: "resource", required: true},
         (this.unit.resources || []).map((r) => h("option", {value: r.id}, r.name)))),
       field("counter.day", h("input", {class: "lists-input", name: "day", type: "date", required: true,
         value: addDays(today(this.unit.timezone), 1)})),
@@ -129,24 +133,23 @@ class Counter {
     return form;
   }
 
+  /** Who the booking is for: the customer found (by their record's id — a customer known by CPF alone too, whose
+   * CPF staff see masked), or the new one typed in; null: none yet. */
   customerInput() {
-    if (this.chosen) {
-      const c = this.chosen;
-      return c.phone ? {phone: c.phone, name: c.name || null} : null;
-    }
+    if (this.chosen) return {customerId: this.chosen.id};
     const v = (n) => this.newForm.querySelector(`[name=${n}]`).value.trim() || null;
     if (!v("newName") && !v("newPhone") && !v("newCpf")) return null;
-    return {name: v("newName"), phone: toE164(v("newPhone")), cpf: v("newCpf")};
+    return {customer: {name: v("newName"), phone: toE164(v("newPhone")), cpf: v("newCpf")}};
   }
 
   async book(f, form) {
-    const customer = this.customerInput();
-    if (!customer) { say(this.message, t("counter.needCustomer"), "error"); return; }
+    const who = this.customerInput();
+    if (!who) { say(this.message, t("counter.needCustomer"), "error"); return; }
     const [hh, mm] = String(f.get("time")).split(":").map(Number);
     const start = new Date(startOfDay(String(f.get("day")), this.unit.timezone).getTime() + (hh * 60 + mm) * 60000);
     const end = new Date(start.getTime() + Number(f.get("minutes")) * 60000);
     const input = {unitId: this.unit.id, resourceIds: [String(f.get("resource"))], startsAt: start.toISOString(),
-      endsAt: end.toISOString(), customer, ...(session.serviceId ? {serviceId: session.serviceId} : {})};
+      endsAt: end.toISOString(), ...who, ...(session.serviceId ? {serviceId: session.serviceId} : {})};
     const button = form.querySelector("button[type=submit]");
     button.disabled = true;
     try {
@@ -154,7 +157,7 @@ class Counter {
       if (r.__typename === "BookingPayload") {
         say(this.message, t("counter.booked", {slot: slotWords(this.unit, r.booking)}), "ok");
         this.message.dataset.booking = r.booking.id;
-        this.choose(null);
+        this.choose(null, false);
         for (const n of ["newName", "newPhone", "newCpf"]) this.newForm.querySelector(`[name=${n}]`).value = "";
         this.query.value = "";
         this.found.replaceChildren();

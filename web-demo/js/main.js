@@ -3,7 +3,7 @@
 // nav and the current screen without a reload.
 
 import {Agenda} from "./agenda.js";
-import {BookingClient} from "./booking.js";
+import {mountWidget} from "./book.js";
 import {gql, liveClient, resultError} from "./gql.js";
 import {locale, register, setLocale, t} from "./i18n.js";
 import {StaffQueue} from "./queue.js";
@@ -210,7 +210,7 @@ async function route() {
   if (page === "book") {
     const root = h("div", {class: "booking"});
     main.replaceChildren(root);
-    current.push(new BookingClient(root, unit));
+    current.push(mountWidget(root, unit, session.serviceId));
   } else if (page === "seats") {
     const root = h("div", {class: "seats"});
     main.replaceChildren(root);

@@ -1,11 +1,12 @@
 // The bookings search (#/search): by customer name, phone, CPF, status and day, over bookings(unitId, filter), a
-// Relay connection paged with "more". Results stay live: a change on one of them (bookingChanged) reloads it.
+// Relay connection paged with "more". Results stay live through ONE unit-wide feed (slotChanged), whatever the
+// number of rows: a change of a booking shown reloads that row (several at once in one request).
 
-import {gql} from "./gql.js";
+import {follow, gql} from "./gql.js";
 import {register, t} from "./i18n.js";
-import {BOOKING_FIELDS, amountsWords, customerLine, customerOf, emptyEl, errorEl, loadingEl, slotWords,
+import {BOOKING_FIELDS, amountsWords, bookingsByIds, customerLine, emptyEl, errorEl, loadingEl, slotWords,
   statusChip} from "./lists_util.js";
-import {h, session} from "./session.js";
+import {h, say, session} from "./session.js";
 import {addDays, startOfDay} from "./time.js";
 
 register({
@@ -28,11 +29,14 @@ const STATUSES = ["HELD", "PENDING_PAYMENT", "VERIFYING", "CONFIRMED", "CHECKED_
 const PAGE = 20;
 const SEARCH = `query($u: ID!, $f: BookingFilter, $a: String) { bookings(unitId: $u, filter: $f, first: ${PAGE},
   after: $a) { edges { node { ${BOOKING_FIELDS} } } pageInfo { hasNextPage endCursor } } }`;
-const CHANGED = `subscription($b: ID!, $since: Int) { bookingChanged(bookingId: $b, since: $since) { seq } }`;
+const CHANGED = `subscription($u: ID!, $f: DateTime!, $t: DateTime!, $since: Int) {
+  slotChanged(unitId: $u, from: $f, to: $t, since: $since) { seq bookingId } }`;
+/** The feed's window: every booking a search can show (the search has no time limit either). */
+const EVER = {f: "2000-01-01T00:00:00Z", t: "2100-01-01T00:00:00Z"};
 
 class Search {
   constructor(root, unit, live) {
-    Object.assign(this, {unit, live, items: [], stops: []});
+    Object.assign(this, {unit, live, items: [], changed: new Set()});
     const field = (key, input) => h("label", {class: "lists-field"}, h("span", {}, t(key)), input);
     this.form = h("form", {class: "lists-form", role: "search", "data-testid": "search-form"},
       field("search.name", h("input", {class: "lists-input", name: "name", autocomplete: "off"})),
@@ -46,13 +50,16 @@ class Search {
     this.form.addEventListener("submit", (e) => { e.preventDefault(); this.search(); });
     this.form.addEventListener("reset", () => setTimeout(() => this.search(), 0));
     this.summary = h("p", {class: "lists-muted", role: "status", "data-testid": "search-count"});
+    this.message = h("p", {class: "message", hidden: true, role: "status", "data-testid": "search-message"});
     this.list = h("ul", {class: "lists-items", "data-testid": "search-results", "aria-live": "polite"},
       h("li", {}, emptyEl(t("search.hint"))));
     this.moreBtn = h("button", {type: "button", class: "lists-btn lists-more", hidden: true,
       onclick: () => this.more()}, t("lists.more"));
     root.replaceChildren(h("section", {class: "lists-screen"}, h("h1", {class: "lists-screen-title"},
       t("search.title")), h("div", {class: "lists-panel"}, this.form),
-    h("section", {class: "lists-panel"}, this.summary, this.list, this.moreBtn)));
+    h("section", {class: "lists-panel"}, this.message, this.summary, this.list, this.moreBtn)));
+    this.stopFeed = live ? follow(live, CHANGED, {u: unit.id, ...EVER}, (e) => this.onEvent(e),
+      (m) => say(this.message, m, "error")) : () => {};
     this.search();
   }
 
@@ -100,41 +107,42 @@ class Search {
       this.items.push(node);
       this.list.append(this.itemEl(node));
     }
-    this.follow(conn.edges.map((e) => e.node.id));
     if (!this.items.length) this.list.replaceChildren(h("li", {}, emptyEl(t("search.none"))));
     this.summary.textContent = this.items.length ? t("search.count", {n: this.items.length}) : "";
     this.moreBtn.hidden = !conn.pageInfo.hasNextPage;
   }
 
-  follow(ids) {
-    if (!this.live) return;
-    for (const id of ids) {
-      const stop = this.live.subscribe({query: CHANGED, variables: {b: id}}, {
-        next: () => this.reloadOne(id), error: () => {}, complete: () => {}});
-      this.stops.push(stop);
+  /** A change in the unit: reload the rows it touches (gathered for a moment, read in one request). */
+  onEvent(event) {
+    if (!event.bookingId || !this.list.querySelector(`[data-booking="${CSS.escape(event.bookingId)}"]`)) return;
+    this.changed.add(event.bookingId);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.reload(), 80);
+  }
+
+  async reload() {
+    const ids = [...this.changed];
+    this.changed.clear();
+    let found;
+    try {
+      found = await bookingsByIds(ids);
+    } catch { return; }  /* the next search shows them */
+    for (const [id, b] of found) {
+      const old = this.list.querySelector(`[data-booking="${CSS.escape(id)}"]`);
+      if (b && old) old.replaceWith(this.itemEl(b));
     }
   }
 
-  async reloadOne(id) {
-    const q = `query($b: ID!) { booking(id: $b) { __typename ... on Booking { ${BOOKING_FIELDS} } } }`;
-    try {
-      const b = (await gql(q, {b: id}, session.staffToken)).booking;
-      const old = this.list.querySelector(`[data-booking="${CSS.escape(id)}"]`);
-      if (b.__typename === "Booking" && old) old.replaceWith(this.itemEl(b));
-    } catch { /* the next search shows it */ }
-  }
-
   itemEl(b) {
-    const who = h("div", {class: "lists-row"});
-    customerOf(b.customerId).then((c) => { if (c) who.append(customerLine(c)); });
     return h("li", {class: "lists-item", dataset: {booking: b.id, status: b.status}},
       h("div", {class: "lists-row"}, statusChip(b.status), h("span", {class: "lists-item-title"}, slotWords(this.unit, b))),
-      who, amountsWords(b) ? h("div", {class: "lists-muted"}, amountsWords(b)) : null);
+      b.customer ? h("div", {class: "lists-row"}, customerLine(b.customer)) : null,
+      amountsWords(b) ? h("div", {class: "lists-muted"}, amountsWords(b)) : null);
   }
 
   destroy() {
-    for (const stop of this.stops) stop();
-    this.stops = [];
+    this.stopFeed();
+    clearTimeout(this.timer);
   }
 
   onReconnect() {

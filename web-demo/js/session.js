@@ -19,11 +19,13 @@ export const session = {
   },
 };
 
-/** The dev-only helpers exist only under `slothold dev` (a 404 otherwise). */
+/** The dev-only helpers exist only under `slothold dev` (a 404 otherwise): /web-demo/mode says whether they are on,
+ * so that a production page never asks for them (a 404 in its console on every load). */
 export async function loadDevConfig() {
   try {
-    const r = await fetch("/web-demo/dev/config");
-    session.dev = r.ok ? await r.json() : null;
+    const mode = await (await fetch("/web-demo/mode")).json();
+    const r = mode.dev ? await fetch("/web-demo/dev/config") : null;
+    session.dev = r && r.ok ? await r.json() : null;
   } catch {
     session.dev = null;
   }
@@ -39,18 +41,6 @@ export async function loadDevConfig() {
   }
   session.save();
   return session.dev;
-}
-
-/** The newest sign-in code sent to `to` by the sandbox channel (dev only). */
-export async function devLoginCode(unitId, to) {
-  const url = `/web-demo/dev/login-code?unit=${encodeURIComponent(unitId)}&to=${encodeURIComponent(to)}`;
-  for (let attempt = 0; ; attempt++) {
-    const r = await fetch(url);
-    const body = await r.json().catch(() => ({}));
-    if (r.ok) return body.code;
-    if (attempt >= 5 || r.status !== 404) throw new Error(`${body.error || "No code was found"} (dev helper).`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
 }
 
 /** A tiny element builder: h("button", {class: "x", onclick}, "text", child…). */

@@ -1,9 +1,10 @@
 // The unit's waitlists (#/waitlists): the walk-in queue (add a party, offer, seat) and the slot waitlists, live from
-// waitlistChanged; each a Relay connection (walkInsConnection, slotsConnection) paged with "more".
+// waitlistChanged; each a Relay connection (walkInsConnection, slotsConnection) paged with "more". Who waits shows
+// from the entry itself (a walk-in's name and phone; a slot entry's customer), to any staff member.
 
 import {follow, gql, resultError} from "./gql.js";
 import {formatDateTime, register, t} from "./i18n.js";
-import {emptyEl, errorEl, formatPhone, idemKey, loadingEl, resourceName, toE164} from "./lists_util.js";
+import {customerLine, emptyEl, errorEl, formatPhone, idemKey, loadingEl, resourceName, toE164} from "./lists_util.js";
 import {h, say, session} from "./session.js";
 
 register({
@@ -37,7 +38,7 @@ const PAGE = 20;
 const WALK_INS = `query($u: ID!, $n: Int, $a: String) { waitlists(unitId: $u) { walkInsConnection(first: $n, after: $a) {
   edges { node { id area name phone partySize status joinedAt } } pageInfo { hasNextPage endCursor } } } }`;
 const SLOTS = `query($u: ID!, $n: Int, $a: String) { waitlists(unitId: $u) { slotsConnection(first: $n, after: $a) {
-  edges { node { id resourceId startsAt endsAt status place offerBookingId joinedAt } }
+  edges { node { id resourceId startsAt endsAt status place offerBookingId joinedAt customer { name phone cpfMasked } } }
   pageInfo { hasNextPage endCursor } } } }`;
 const CHANGED = `subscription($u: ID!, $since: Int) { waitlistChanged(unitId: $u, since: $since) {
   seq kind entryId bookingId } }`;
@@ -204,6 +205,7 @@ class Waitlists {
       h("div", {class: "lists-row"}, h("strong", {class: "lists-item-title"},
         `${resourceName(this.unit, s.resourceId)} · ${when}`),
       h("span", {class: `sl-chip wl-${s.status.toLowerCase()}`}, t(`wl.${status}`))),
+      s.customer ? h("div", {class: "lists-row"}, customerLine(s.customer)) : null,
       s.place ? h("div", {class: "lists-muted"}, t("wl.place", {n: s.place})) : null,
       s.status === "OFFERED" && s.offerBookingId ? h("div", {class: "lists-actions"},
         h("button", {type: "button", class: "lists-btn danger", onclick: () => this.run(CANCEL,

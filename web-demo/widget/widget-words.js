@@ -27,6 +27,12 @@ window.SlotholdWidgetWords = (function () {
       s_HELD: "Segurada", s_PENDING_PAYMENT: "Aguardando Pix", s_VERIFYING: "Em verificação", s_CONFIRMED: "Confirmada",
       s_CANCELLED: "Cancelada", s_EXPIRED: "Expirada", s_CHECKED_IN: "Check-in feito", s_COMPLETED: "Concluída",
       s_NO_SHOW: "Não compareceu", language: "Idioma",
+      paguei: "Já paguei", checking: "Obrigado! A equipe está conferindo o seu pagamento.",
+      released: "A arena liberou este horário: a reserva não foi feita.",
+      e_WRONG_CODE: "Código errado. Confira a mensagem do WhatsApp e tente de novo.",
+      e_TOO_MANY_ATTEMPTS: "Tentativas demais. Peça um novo código daqui a pouco.",
+      e_INVALID_PHONE: "Este número de WhatsApp não parece certo. Confira o DDD e o número.",
+      e_RATE_LIMITED: "Muitos pedidos seguidos. Espere um pouco e tente de novo.",
     },
     en: {
       title: "Book at {venue}", loading: "Loading…", day: "Day", service: "Service", field: "Field",
@@ -52,6 +58,12 @@ window.SlotholdWidgetWords = (function () {
       s_HELD: "Held", s_PENDING_PAYMENT: "Waiting for Pix", s_VERIFYING: "Being checked", s_CONFIRMED: "Confirmed",
       s_CANCELLED: "Cancelled", s_EXPIRED: "Expired", s_CHECKED_IN: "Checked in", s_COMPLETED: "Completed",
       s_NO_SHOW: "No-show", language: "Language",
+      paguei: "I have paid", checking: "Thank you! The staff are checking your payment.",
+      released: "The venue released this time: the booking was not made.",
+      e_WRONG_CODE: "Wrong code. Check the WhatsApp message and try again.",
+      e_TOO_MANY_ATTEMPTS: "Too many tries. Ask for a new code in a little while.",
+      e_INVALID_PHONE: "This WhatsApp number does not look right. Check the area code and the number.",
+      e_RATE_LIMITED: "Too many requests in a row. Wait a little and try again.",
     },
   };
 })();

@@ -44,6 +44,7 @@ function boot(tag, WORDS) {
     confirm: `mutation($b: ID!, $k: String) { confirm(bookingId: $b, idempotencyKey: $k, channel: WEB) { __typename
       ... on BookingPayload { booking { id status paidCents } charge { txid amountCents copiaECola qrCodePng expiresAt } } ${ERR} } }`,
     booking: `query($b: ID!) { booking(id: $b) { __typename ... on Booking { id status paidCents } ${ERR} } }`,
+    claimPaid: `mutation($b: ID!) { claimPaid(bookingId: $b) { __typename ... on BookingPayload { booking { id status } } ${ERR} } }`,
     changed: `subscription($b: ID!) { bookingChanged(bookingId: $b) { status } }`,
     waitlist: `mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $c: CustomerInput!) { joinSlotWaitlist(unitId: $u,
       resourceId: $r, startsAt: $s, endsAt: $e, customer: $c) { __typename ... on SlotWaitlistEntry { place } ${ERR} } }`,
@@ -148,7 +149,20 @@ function boot(tag, WORDS) {
     message.textContent = text || "";
     message.className = "msg " + kind;
   }
-  function fail(e) { say(t("error", {message: e.message || e}), "error"); }
+  function fail(e) { say(e.known ? e.message : t("error", {message: e.message || e}), "error"); }
+  // A refusal the customer can act on, in their words (WORDS' e_<ErrorCode>); else the API's own sentence.
+  function refused(r) {
+    const words = r && r.code && WORDS[LOCALE]["e_" + String(r.code).toUpperCase()];
+    const e = new Error(words || (r && r.message) || t("offline"));
+    e.known = !!words;
+    return e;
+  }
+  // The widget was taken off the page (the demo's route changed, a site's own router): let its feed and timers go.
+  function gone() {
+    if (host.isConnected) return false;
+    stop();
+    return true;
+  }
   function show(...children) {
     stop();
     body.replaceChildren(...children);
@@ -164,6 +178,7 @@ function boot(tag, WORDS) {
   }
   function ticking(el, iso, template, onEnd) {
     const tick = () => {
+      if (gone()) return;
       el.textContent = t(template, {time: left(iso)});
       if (new Date(iso) <= Date.now() && onEnd) { clearInterval(timer); onEnd(); }
     };
@@ -269,7 +284,7 @@ function boot(tag, WORDS) {
       say("");
       try {
         const r = (await gql(Q.requestCode, {u: UNIT, p: normal()})).requestLoginCode;
-        if (r.__typename !== "LoginCodeSent") throw new Error(r.message);
+        if (r.__typename !== "LoginCodeSent") throw refused(r);
         say(t("codeSent"), "ok");
         codeStep.hidden = false;
         send.hidden = true;
@@ -284,7 +299,7 @@ function boot(tag, WORDS) {
       say("");
       try {
         const r = (await gql(Q.verifyCode, {u: UNIT, p: normal(), c: code.value.trim()})).verifyLoginCode;
-        if (r.__typename !== "CustomerSession") throw new Error(r.message);
+        if (r.__typename !== "CustomerSession") throw refused(r);
         saveSession({token: r.token, phone: normal(), expiresAt: r.expiresAt});
         say("");
         then();
@@ -358,10 +373,17 @@ function boot(tag, WORDS) {
         h("div", {class: "check"}, box, h("label", {for: "w-accept"}, t("accept"))),
         go, h("button", {type: "button", class: "link", onclick: async () => {
           // Going back lets the time go (one open hold per customer): cancel the hold, then choose again.
+          stop();
           try { await gql(Q.cancel, {b: b.id, k: key()}); } catch (e) { /* it expires by itself */ }
           choose();
         }}, t("back"))));
       if (b.holdExpiresAt) ticking(countdown, b.holdExpiresAt, "holdLeft", () => expired());
+      // The venue may let the hold go meanwhile (staff drop it): say so at once, not at the next click.
+      stopLive = subscribe(Q.changed, {b: b.id}, (d) => {
+        const s = d.bookingChanged && d.bookingChanged.status;
+        if (s === "CANCELLED") released();
+        else if (s === "EXPIRED") expired();
+      });
     } catch (e) { fail(e); choose(); }
   }
 
@@ -383,12 +405,22 @@ function boot(tag, WORDS) {
       try { await navigator.clipboard.writeText(code.value); } catch (e) { code.select(); }
       say(t("copied"), "ok");
     }}, t("copy"));
+    const waiting = h("p", {class: "muted", role: "status", "data-testid": "pix-waiting"}, t("waiting"));
+    // "Já paguei": the customer says the Pix is paid; the booking waits for the staff's check (the staff queue).
+    const paid = h("button", {type: "button", "data-testid": "paguei", onclick: async () => {
+      paid.disabled = true;
+      try {
+        const r = (await gql(Q.claimPaid, {b: booking.id})).claimPaid;
+        if (r.__typename !== "BookingPayload") throw refused(r);
+        waiting.textContent = t("checking");
+        paid.hidden = true;
+      } catch (e) { fail(e); paid.disabled = false; }
+    }}, t("paguei"));
     show(h("section", {class: "card pix", "data-testid": "pix", dataset: {txid: charge.txid, booking: booking.id}},
       h("h2", {}, t("pixTitle")), h("p", {class: "big"}, money(charge.amountCents)),
       h("p", {class: "muted"}, t("pixHelp")),
       charge.qrCodePng ? h("img", {class: "qr", src: charge.qrCodePng, alt: "QR Code Pix", width: 220, height: 220}) : null,
-      h("label", {for: "w-pix"}, t("copiaECola")), code, copy, countdown,
-      h("p", {class: "muted", role: "status"}, t("waiting"))));
+      h("label", {for: "w-pix"}, t("copiaECola")), code, copy, countdown, waiting, paid));
     ticking(countdown, charge.expiresAt, "expiresIn");
     const check = async () => {
       try {
@@ -403,6 +435,7 @@ function boot(tag, WORDS) {
     });
     clearInterval(timer);
     timer = setInterval(() => {
+      if (gone()) return;
       countdown.textContent = t("expiresIn", {time: left(charge.expiresAt)});
       if (new Date(charge.expiresAt) <= Date.now()) check();
     }, 1000);
@@ -413,6 +446,11 @@ function boot(tag, WORDS) {
     show(h("section", {class: "card done", "data-testid": "confirmed"},
       h("h2", {}, t("confirmed")), h("p", {}, t("paid", {amount: money(b.paidCents || 0)})),
       h("button", {type: "button", class: "primary", onclick: () => mine()}, t("mine"))));
+  }
+
+  function released() {
+    show(h("section", {class: "card", "data-testid": "released"}, h("h2", {}, t("released")),
+      h("button", {type: "button", class: "primary", "data-testid": "try-again", onclick: () => choose()}, t("tryAgain"))));
   }
 
   function expired() {
