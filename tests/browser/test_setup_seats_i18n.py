@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import asyncpg
+
+from store.access import PgAccess
 from tests.browser.conftest import SAO_PAULO, Venue, snap, tomorrow_local
 from tests.browser.test_console_bugs import no_horizontal_scroll
 from tests.browser.test_console_shell import SCREEN_TEXT, words_of
-from tests.browser.test_setup_screen import api, text
+from tests.browser.test_setup_screen import _tenant_unit, api, text
 from tests.browser.test_web_demo import phone, seat_event
 
 # Words only the set-up screen's Portuguese shows, and only its English (nav included): each walk below shows all of
@@ -21,8 +24,9 @@ SETUP_PT = ["Configuração", "Adicionar um campo", "Adicionar campo", "Exclusiv
             "Copiar segunda-feira para todos os dias", "Feriados e horários especiais", "Adicionar uma data",
             "Bloqueios", "Bloquear um campo", "Preços", "Preço base", "pago integralmente",
             "Faixa 1", "Dias", "Seg", "Sex", "Preço por horário (R$)", "Salvar faixas de preço"]
-SETUP_EN = ["Set-up", "Fields", "Add a field", "Add field", "Exclusive", "Edit", "Deactivate", "Opening hours", "Monday",
-            "Sunday", "Opens", "Closes", "Save opening hours", "Copy Monday to every day", "Holidays and special hours",
+SETUP_EN = ["Set-up", "Fields", "Add a field", "Add field", "Exclusive", "Edit", "Deactivate", "Opening hours",
+            "Monday", "Sunday", "Opens", "Closes", "Save opening hours", "Copy Monday to every day",
+            "Holidays and special hours",
             "Add a date", "Blocks", "Block a field", "Prices", "Base price", "paid in full",
             "Band 1", "Days", "Mon", "Fri", "Price per slot (R$)", "Save price bands"]
 SEATS_PT = ["Mapa de assentos", "ao vivo", "Livre", "Travado (em hold)", "Vendido", "Bloqueado", "Tipos de hold",
@@ -58,7 +62,7 @@ async def switch_to_english(page: Any) -> None:
 
 
 async def test_the_set_up_screen_speaks_pt_br_then_english_keeping_what_the_owner_typed(
-        venue: Venue, new_page: Any) -> None:
+        venue: Venue, new_page: Any, pool: asyncpg.Pool) -> None:
     page = await new_page(locale="en-GB")  # the browser's language does not decide: the console's default does
     await owner_on(page, venue, venue.url("setup"))
     await page.locator('[data-testid="resource-list"] li[data-name="Campo 4"]').wait_for()
@@ -141,6 +145,16 @@ async def test_the_set_up_screen_speaks_pt_br_then_english_keeping_what_the_owne
     await block.get_by_role("button", name="Block", exact=True).click()
     refused = await said(page, "blocks-message")
     assert refused.startswith("Blocking Campo 2 was refused: Campo 2 is already blocked"), refused
+
+    # A manager is told, in Portuguese by default, that set-up is for owners.
+    _, manager = await PgAccess(pool).issue_token(*(await _tenant_unit(pool, venue)), "staff", "manager", [],
+                                                  "gerente do teste")
+    other = await new_page()
+    await other.goto(venue.url("setup"))
+    await other.get_by_label("Token da equipe").fill(manager)
+    await other.get_by_role("button", name="Entrar", exact=True).click()
+    told = await other.get_by_test_id("setup-owners-only").inner_text()
+    assert "A configuração é para os donos da unidade" in told and "(gerente)" in told, told
 
 
 async def test_the_seat_map_speaks_pt_br_then_english_keeping_the_event_and_the_seats_selected(
