@@ -137,6 +137,11 @@ async def test_the_set_up_screen_speaks_pt_br_then_english_keeping_what_the_owne
     await no_horizontal_scroll(page)
     await snap(page, "setup-en")
 
+    # An amount is read whichever mark the owner types: "260,00" typed before the switch is R$ 260 in English too.
+    parsed = await page.evaluate("""import('/web-demo/js/setup_util.js').then((m) => ['260,00', '260.00', 'R$ 1.250,50',
+        'R$1,250.50', '250', '0,5', '1,250,5', '12,345', 'abc', ''].map(m.parseMoney))""")
+    assert parsed == [26000, 26000, 125050, 125050, 25000, 50, None, 1234500, None, None], parsed
+
     # A refusal in English is the API's own sentence.
     await editor.get_by_role("button", name="Save price bands").click()
     saved = await said(page, "prices-message")
