@@ -152,8 +152,8 @@ async def test_an_owner_sets_up_fields_hours_a_holiday_a_block_and_price_bands(
     await editor.get_by_role("button", name="Save price bands").click()
     assert (await said(page, "prices-message")).startswith("Price bands of Locação de campo (1 h) saved: 2 bands")
     bands = text(await service.get_by_test_id("bands").inner_text())
-    assert "Mon–Fri · 18:00–23:00" in bands and "R$ 250,00" in bands and "deposit 50%" in bands
-    assert "Sat, Sun · 08:00–23:00" in bands and "R$ 220,00" in bands
+    assert "Mon–Fri · 18:00–23:00" in bands and "R$250.00" in bands and "deposit 50%" in bands  # money in English
+    assert "Sat, Sun · 08:00–23:00" in bands and "R$220.00" in bands
     # A third band over the first: refused, naming the bands as the editor numbers them.
     await service.get_by_role("button", name="Edit price bands").click()
     await editor.get_by_role("button", name="+ Add a band").click()
