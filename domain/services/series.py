@@ -42,6 +42,7 @@ from domain.series import (
     SkipReason,
     month_periods,
     occurrences,
+    period_deadline,
     period_due,
 )
 from domain.services.alternatives import alternatives
@@ -262,19 +263,30 @@ async def _conflict(deps: Deps, unit: Unit, cmd: SeriesCommand, o: Occurrence, t
     return OccurrenceConflict(o.index, o.starts_at, o.ends_at, tuple(r.id for r in tried), tuple(options))
 
 
-async def _add_periods(uow: UnitOfWork, unit: Unit, series: Series, bookings: list[Booking], now: datetime,
-                       amounts: dict[UUID, int] | None = None) -> None:
-    """Cut the series into calendar months (the periods paying by period charges; domain/series.py)."""
-    members: dict[UUID, list[UUID]] = {}
-    periods: list[Period] = []
+def _cut_periods(unit: Unit, series: Series, bookings: list[Booking], now: datetime,
+                 amounts: dict[UUID, int] | None = None, first_deadline: datetime | None = None
+                 ) -> list[tuple[Period, list[Booking]]]:
+    """Cut the series into calendar months (the periods paying by period charges; domain/series.py): the first
+    due now (its deadline the hold's), later ones `series_charge_days_ahead` before they start."""
+    cut: list[tuple[Period, list[Booking]]] = []
     for i, (starts_on, ends_on) in enumerate(month_periods(unit.tz, [b.starts_at for b in bookings])):
         inside = [b for b in bookings if starts_on <= b.starts_at.astimezone(unit.tz).date() < ends_on]
-        p = Period(id=uuid_of(series.id, starts_on), series_id=series.id, starts_on=starts_on, ends_on=ends_on,
-                   due_at=period_due(unit.tz, starts_on, 7, i == 0, now),
-                   amount_cents=sum((amounts or {}).get(b.id, 0) for b in inside))
-        periods.append(p)
-        members[p.id] = [b.id for b in inside]
-    await uow.series.add_periods(unit.id, periods, members)
+        due = period_due(unit.tz, starts_on, unit.params.series_charge_days_ahead, i == 0, now)
+        deadline = first_deadline if i == 0 and first_deadline is not None else period_deadline(unit.tz, starts_on,
+                                                                                                 due)
+        cut.append((Period(id=uuid_of(series.id, starts_on), series_id=series.id, starts_on=starts_on,
+                           ends_on=ends_on, due_at=due, deadline_at=deadline, unit_id=unit.id,
+                           amount_cents=sum((amounts or {}).get(b.id, 0) for b in inside)), inside))
+    return cut
+
+
+async def _add_periods(uow: UnitOfWork, unit: Unit, series: Series, bookings: list[Booking], now: datetime,
+                       amounts: dict[UUID, int] | None = None, first_deadline: datetime | None = None
+                       ) -> list[tuple[Period, list[Booking]]]:
+    """Store the series' periods (_cut_periods) and point each occurrence at its own."""
+    cut = _cut_periods(unit, series, bookings, now, amounts, first_deadline)
+    await uow.series.add_periods(unit.id, [p for p, _ in cut], {p.id: [b.id for b in bs] for p, bs in cut})
+    return cut
 
 
 def uuid_of(series_id: UUID, starts_on: date) -> UUID:
@@ -302,9 +314,11 @@ class SeriesChange:
 
 async def confirm_series(deps: Deps, cmd: ConfirmSeriesCommand) -> SeriesChange:
     """One acceptance for the whole series: each held occurrence records the terms (price version and band,
-    policy version) and is confirmed; the series keeps the total. A series with an amount due by Pix is refused
-    (SERIES_PAID_BY_PERIOD) until paying by period exists: nothing is half-accepted."""
+    policy version); the series keeps the total. Nothing due by Pix: every occurrence is confirmed. Something due
+    (paying by period, domain/series_pay.py): each occurrence with an amount due awaits its period's Pix until the
+    period's deadline (the first period's is the hold's), and the first period is charged now in ONE Pix."""
     from domain.checkout import _terms as terms_for
+    from domain.series_pay import charge_at_provider, open_period_charge
 
     now = deps.clock.now()
     async with deps.uow() as uow:
@@ -323,25 +337,45 @@ async def confirm_series(deps: Deps, cmd: ConfirmSeriesCommand) -> SeriesChange:
             raise InvalidTransition("expired", SeriesStatus.CONFIRMED.value, "confirm")
         unit = await uow.units.get(series.unit_id)
         terms = [await terms_for(uow, unit, b, now, cmd.channel, cmd.contact) for b in held]
-        if any(t.due_now_cents > 0 for t in terms):
-            raise InvalidInput("seriesId", "this series has an amount due by Pix now; paying a series by period is "
-                               "not available yet", code=ErrorCode.SERIES_PAID_BY_PERIOD)
+        by_pix = any(t.due_now_cents > 0 for t in terms)
+        first_deadline = min(b.hold_expires_at for b in held if b.hold_expires_at is not None)
+        if by_pix:
+            if deps.provider is None:
+                raise InvalidInput("seriesId", "this series has an amount due by Pix and payments are not set up "
+                                   "here", code=ErrorCode.SERIES_PAID_BY_PERIOD)
+            if first_deadline <= now + timedelta(seconds=30):
+                raise InvalidInput("seriesId", "the hold ends too soon to pay by Pix; ask for the series again",
+                                   code=ErrorCode.HOLD_TOO_SHORT)
+        cut = _cut_periods(unit, series, held, now, {b.id: t.total_cents for b, t in zip(held, terms, strict=True)},
+                           first_deadline)
+        deadline_of = {b.id: p.deadline_at for p, bs in cut for b in bs}
         for b, t in zip(held, terms, strict=True):
             b.accept(t.as_json(), t.due_now_cents)
-            b.confirm(now, cmd.actor)
+            if t.due_now_cents > 0:  # held for the series until its period's deadline
+                deadline = deadline_of[b.id]
+                assert deadline is not None
+                b.await_payment(now, cmd.actor, deadline=deadline)
+                if deadline != first_deadline:  # a later period: reminded by its own charge, not the hold's
+                    b.remind_at = None
+            else:
+                b.confirm(now, cmd.actor)
             await uow.bookings.save(b)
         series.acceptance = {
             "at": now.isoformat(), "channel": cmd.channel, "contact": cmd.contact,
             "policy_version": terms[0].policy_version, "total_cents": sum(t.total_cents for t in terms),
-            "at_venue_cents": sum(t.at_venue_cents for t in terms), "due_now_cents": 0,
+            "at_venue_cents": sum(t.at_venue_cents for t in terms),
+            "due_now_cents": sum(t.due_now_cents for t in terms),
             "occurrences": [{"booking_id": str(b.id), "starts_at": b.starts_at.isoformat(),
                              "total_cents": t.total_cents} for b, t in zip(held, terms, strict=True)],
         }
         series.status, series.updated_at = SeriesStatus.CONFIRMED, now
         await uow.series.save(series)
-        await _add_periods(uow, unit, series, held, now, {b.id: t.total_cents for b, t in zip(held, terms,
-                                                                                                  strict=True)})
+        await uow.series.add_periods(unit.id, [p for p, _ in cut], {p.id: [b.id for b in bs] for p, bs in cut})
+        first = cut[0][0]
+        charge = await open_period_charge(deps, uow, unit, first, now) if by_pix else None
         await uow.commit()
+    if charge is not None:
+        await charge_at_provider(deps, first.id, charge, notify=False)
     return SeriesChange(series, held)
 
 
