@@ -247,6 +247,10 @@ class SeriesRepository(Protocol):
         """Write a period's status, charge, reminder and payment."""
         ...
 
+    async def period_charges(self, series_id: UUID) -> dict[UUID, Any]:
+        """period id → its current charge (domain.payments.Charge), for the series' charged periods."""
+        ...
+
     async def periods_due(self, now: datetime, limit: int) -> list[UUID]:
         """Open periods due by `now` with occurrences awaiting their Pix (to charge)."""
         ...

@@ -296,3 +296,11 @@ async def record_period_payment(deps: Deps, cmd: RecordPeriodPayment, unit_id: U
         await uow.commit()
     return period, owed
 
+
+
+async def periods_with_charges(deps: Deps, series_id: UUID) -> list[tuple[Period, Charge | None]]:
+    """A series' periods, oldest first, each with its current Pix charge (None before it is charged)."""
+    async with deps.uow() as uow:
+        found = await uow.series.periods(series_id)
+        charges = await uow.series.period_charges(series_id)
+    return [(p, charges.get(p.id)) for p in found]

@@ -11,6 +11,7 @@ from domain.bookings import Booking
 from domain.errors import NotFound
 from domain.series import Period, Series, SeriesMode, SeriesStatus
 from store.bookings import BOOKING_COLUMNS, ConnGetter, booking_from_row
+from store.payments import CHARGE_COLUMNS, charge_from_row
 
 SERIES_COLUMNS = """
     s.id, s.unit_id, s.customer_id, s.service_id, s.status, s.mode, s.channel, s.created_by, s.every_weeks,
@@ -99,6 +100,11 @@ WHERE p.status IN ('open', 'charged') AND p.deadline_at <= $1::timestamptz
   AND EXISTS (SELECT 1 FROM bookings b WHERE b.period_id = p.id AND b.unit_id = p.unit_id AND b.due_now_cents > 0
               AND b.paid_cents = 0 AND b.status IN ('pending_payment', 'verifying', 'expired'))
 ORDER BY p.deadline_at LIMIT $2::int
+"""
+
+_PERIOD_CHARGES = f"""
+SELECT p.id AS period_id, {', '.join('c.' + c.strip() for c in CHARGE_COLUMNS.split(','))}
+FROM series_periods p JOIN charges c ON c.id = p.charge_id AND c.unit_id = p.unit_id WHERE p.series_id = $1::uuid
 """
 
 _SERIES_OF = "SELECT id, series_id FROM bookings WHERE id = ANY($1::uuid[]) AND series_id IS NOT NULL"
@@ -239,3 +245,9 @@ class PgSeries:
         """Open or charged periods whose deadline has passed (to release)."""
         conn = await self._conn()
         return [r["id"] for r in await conn.fetch(_LAPSED, now, limit)]
+
+    async def period_charges(self, series_id: UUID) -> dict[UUID, Any]:
+        """period id → its current charge (domain.payments.Charge), for the series' charged periods."""
+        conn = await self._conn()
+        rows = await conn.fetch(_PERIOD_CHARGES, series_id)
+        return {r["period_id"]: charge_from_row(r) for r in rows}

@@ -392,12 +392,6 @@ async def series_of(deps: Deps, booking_ids: list[UUID]) -> dict[UUID, UUID]:
         return await uow.series.series_of(booking_ids)
 
 
-async def series_periods(deps: Deps, series_id: UUID) -> list[Period]:
-    """A series' periods, oldest first."""
-    async with deps.uow() as uow:
-        return await uow.series.periods(series_id)
-
-
 async def cancel_series_from(deps: Deps, series_id: UUID, since: datetime, actor: str, releaser: Any = None,
                              reason: str | None = None) -> SeriesChange:
     """Cancel every occurrence that starts at or after `since` (held, pending or confirmed), each with the refund
