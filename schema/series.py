@@ -45,7 +45,8 @@ described_enum(SeriesMode, description="What to do when some occurrences of a se
                                     "the answer's conflicts."})
 described_enum(SeriesStatus, description="Where a series is.", values={
     "HELD": "Held, waiting for the customer's one acceptance (confirmSeries) before the hold's deadline.",
-    "CONFIRMED": "Accepted (or booked at the counter): its occurrences are confirmed bookings.",
+    "CONFIRMED": "Accepted (or booked at the counter): its occurrences are confirmed bookings, or await their "
+                 "period's Pix (paying by period: Series.periods).",
     "CANCELLED": "Cancelled: none of its occurrences is left.",
     "EXPIRED": "Never accepted: its hold ran out.",
 })
