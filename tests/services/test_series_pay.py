@@ -19,6 +19,7 @@ from domain.manual_payments import ManualMethod
 from domain.services import Deps, HoldCommand, hold
 from domain.services.series import ConfirmSeriesCommand, SeriesCommand, confirm_series, hold_series
 from domain.settlement import Outcome
+from store.uow import PgUnitOfWork
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
 from tests.services.fake_bank import FakeBank
 from tests.venues import customer
@@ -121,6 +122,10 @@ async def test_the_whole_cycle_of_paying_by_period(pay_deps: Deps, pool: asyncpg
                                "WHERE o.topic = 'slot_changed' AND o.payload->>'status' = 'expired' "
                                "AND b.period_id = $1", jan["id"])
     assert live == 4  # each freed slot is published (slotChanged)
+    async with PgUnitOfWork(pool) as uow:  # anti-fraud: four occurrences released, one expiration; no open hold
+        standing = await uow.antifraud.standing(v.tenant_id, customer(1), clock.now(), clock.now() - timedelta(days=60),
+                                                None)
+    assert len(standing.expirations) == 1 and standing.open_holds == ()
     dec, jan, feb = await periods(pool, out.series.id)
     assert (jan["status"], jan["statuses"], jan["charge_status"]) == ("released", ["expired"] * 4, "cancelled")
     assert (dec["statuses"], feb["statuses"]) == (["confirmed"] * 4, ["pending_payment"] * 4)
