@@ -6,7 +6,6 @@ run twice, and a Pix racing the release."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -21,6 +20,7 @@ from domain.services.series import ConfirmSeriesCommand, SeriesCommand, confirm_
 from domain.settlement import Outcome
 from store.uow import PgUnitOfWork
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
+from tests.services import test_payments
 from tests.services.fake_bank import FakeBank
 from tests.venues import customer
 
@@ -28,18 +28,11 @@ SP = ZoneInfo("America/Sao_Paulo")
 FIRST = date(2026, 12, 8)  # a Tuesday: 4 in December, 4 in January, 4 in February
 
 
+bank, pay_deps = test_payments.bank, test_payments.pay_deps  # the fake bank, and deps that use it (fixtures)
+
+
 def local(d: date, hour: int = 0) -> datetime:
     return datetime.combine(d, time(hour), tzinfo=SP).astimezone(UTC)
-
-
-@pytest.fixture
-def bank() -> FakeBank:
-    return FakeBank()
-
-
-@pytest.fixture
-def pay_deps(deps: Deps, bank: FakeBank) -> Deps:
-    return replace(deps, provider=bank)
 
 
 async def season(deps: Deps, pool: asyncpg.Pool, n: int = 12, who: int = 1) -> tuple[Any, Any]:
