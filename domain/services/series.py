@@ -29,6 +29,7 @@ from domain.errors import (
     SlotTaken,
 )
 from domain.holds import reminder_at
+from domain.payments import ChargeStatus
 from domain.ports import UnitOfWork
 from domain.pricing import Service
 from domain.series import (
@@ -379,6 +380,18 @@ async def confirm_series(deps: Deps, cmd: ConfirmSeriesCommand) -> SeriesChange:
     return SeriesChange(series, held)
 
 
+async def _recharge_moved(uow: UnitOfWork, moved: list[Booking]) -> None:
+    """A moved occurrence that carried its period's Pix charge took the charge with it (a cancelled booking's open
+    charges are cancelled): its period is open again, so the charging cron opens a new Pix for it at once."""
+    gone = {b.id for b in moved}
+    for period in await uow.series.periods(moved[0].series_id) if moved and moved[0].series_id else []:
+        if period.status != "charged" or period.charge_id is None:
+            continue
+        charge = await uow.payments.charge(period.charge_id)
+        if charge.booking_id in gone and charge.status is ChargeStatus.CANCELLED:
+            await uow.series.save_period(replace(period, status="open", charge_id=None))
+
+
 async def series_bookings(deps: Deps, series_id: UUID) -> tuple[Series, list[Booking]]:
     """A series and its occurrences' bookings (every state), by index."""
     async with deps.uow() as uow:
@@ -440,7 +453,8 @@ async def retime_series(deps: Deps, series_id: UUID, local_start: time, minutes:
         if length <= timedelta(0):
             raise InvalidInput("minutes", "minutes must be positive", code=ErrorCode.INVALID_DURATION)
         olds = [b for b in await uow.series.bookings(series_id, lock=True)
-                if b.starts_at >= since and b.status in (BookingStatus.HELD, BookingStatus.CONFIRMED)
+                if b.starts_at >= since and b.status in (BookingStatus.HELD, BookingStatus.PENDING_PAYMENT,
+                                                         BookingStatus.CONFIRMED)
                 and not b.is_lapsed(now)]
         if not olds:
             raise InvalidInput("since", "no future occurrence to move", code=ErrorCode.NO_OCCURRENCES)
@@ -462,7 +476,8 @@ async def retime_series(deps: Deps, series_id: UUID, local_start: time, minutes:
         for old, o in moves:
             quantity = max(a.quantity for a in old.allocations)
             allocations = [Allocation(a.resource_id, o.starts_at, o.ends_at, a.quantity) for a in old.allocations]
-            was_held, deadline = old.status is BookingStatus.HELD, old.hold_expires_at
+            was_pending = old.status is BookingStatus.PENDING_PAYMENT  # awaiting its period's Pix: it still does
+            was_held, deadline = old.status is BookingStatus.HELD or was_pending, old.hold_expires_at
             old.cancel(now, actor, "rescheduled")
             await uow.bookings.save(old)
             details = {"customer_id": old.customer_id, "service_id": old.service_id, "hold_type": old.hold_type
@@ -470,6 +485,8 @@ async def retime_series(deps: Deps, series_id: UUID, local_start: time, minutes:
             if was_held:
                 assert deadline is not None
                 new = Booking.held(deps.new_id(), unit.id, allocations, now, actor, deadline, **details)
+                if was_pending:
+                    new.await_payment(now, actor, deadline)
             else:
                 new = Booking.confirmed(deps.new_id(), unit.id, allocations, now, actor, **details)
             new.acceptance, new.due_now_cents, new.paid_cents = old.acceptance, old.due_now_cents, old.paid_cents
@@ -490,6 +507,7 @@ async def retime_series(deps: Deps, series_id: UUID, local_start: time, minutes:
             series.local_start, series.minutes = local_start, int(length.total_seconds() // 60)
             series.updated_at = now
             await uow.series.save(series)
+            await _recharge_moved(uow, [old for old, _ in pairs if old.due_now_cents > 0 and old.paid_cents == 0])
             await uow.commit()
     if conflicts:
         raise SeriesConflicts([OccurrenceConflict(

@@ -16,7 +16,7 @@ import pytest
 from domain import series_pay, settlement
 from domain.manual_payments import ManualMethod
 from domain.services import Deps, HoldCommand, hold
-from domain.services.series import ConfirmSeriesCommand, SeriesCommand, confirm_series, hold_series
+from domain.services.series import ConfirmSeriesCommand, SeriesCommand, confirm_series, hold_series, retime_series
 from domain.settlement import Outcome
 from store.uow import PgUnitOfWork
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
@@ -60,6 +60,10 @@ async def periods(pool: asyncpg.Pool, series_id: Any) -> list[Any]:
         series_id)
 
 
+async def charges(pool: asyncpg.Pool, unit_id: Any) -> int:
+    return int(await pool.fetchval("SELECT count(*) FROM charges WHERE unit_id = $1", unit_id))
+
+
 async def notices(pool: asyncpg.Pool, unit_id: Any) -> list[str]:
     rows = await pool.fetch("SELECT payload->>'text' AS t FROM outbox WHERE unit_id = $1 AND topic = 'notification' "
                             "AND payload->>'kind' = 'hold_reminder' ORDER BY id", unit_id)
@@ -83,31 +87,33 @@ async def test_the_whole_cycle_of_paying_by_period(pay_deps: Deps, pool: asyncpg
     dec, jan, feb = await periods(pool, out.series.id)
     assert (dec["status"], dec["statuses"]) == ("paid", ["confirmed"] * 4)
     clock.advance(hours=2)
-    assert await series_pay.charge_due_periods(pay_deps) == 0
-    assert await series_pay.release_lapsed_periods(pay_deps) == 0
+    await series_pay.charge_due_periods(pay_deps)
+    await series_pay.release_lapsed_periods(pay_deps)
     assert (await periods(pool, out.series.id))[1]["statuses"] == ["pending_payment"] * 4
+    assert await charges(pool, v.unit_id) == 1
 
     # January is charged 7 days before it starts (once, however often the job runs) and its customer told.
     clock.set(local(date(2026, 12, 25)) + timedelta(minutes=1))
     # two workers at once, then again: one charge
-    assert sorted(await asyncio.gather(*(series_pay.charge_due_periods(pay_deps) for _ in range(2)))) == [0, 1]
-    assert await series_pay.charge_due_periods(pay_deps) == 0
-    assert await pool.fetchval("SELECT count(*) FROM charges WHERE unit_id = $1", v.unit_id) == 2
+    await asyncio.gather(*(series_pay.charge_due_periods(pay_deps) for _ in range(2)))
+    await series_pay.charge_due_periods(pay_deps)
+    assert await charges(pool, v.unit_id) == 2
     _, jan, feb = await periods(pool, out.series.id)
     assert (jan["status"], jan["charged"], feb["status"]) == ("charged", 40000, "open")
     told = await notices(pool, v.unit_id)
     assert len(told) == 1 and "01/2027" in told[0] and "R$ 400,00" in told[0]
     # Reminded once, a day before its deadline.
-    assert await series_pay.remind_periods(pay_deps) == 0
+    await series_pay.remind_periods(pay_deps)
+    assert len(await notices(pool, v.unit_id)) == 1
     clock.set(local(date(2026, 12, 31)) + timedelta(minutes=1))
-    assert await series_pay.remind_periods(pay_deps) == 1
-    assert await series_pay.remind_periods(pay_deps) == 0
+    await asyncio.gather(*(series_pay.remind_periods(pay_deps) for _ in range(2)))
+    await series_pay.remind_periods(pay_deps)
     assert len(await notices(pool, v.unit_id)) == 2
 
     # Unpaid at its deadline: released (once), slots free; February keeps going.
     clock.set(local(date(2027, 1, 1)) + timedelta(minutes=1))
-    assert sorted(await asyncio.gather(*(series_pay.release_lapsed_periods(pay_deps) for _ in range(2)))) == [0, 1]
-    assert await series_pay.release_lapsed_periods(pay_deps) == 0
+    await asyncio.gather(*(series_pay.release_lapsed_periods(pay_deps) for _ in range(2)))
+    await series_pay.release_lapsed_periods(pay_deps)
     trail = await pool.fetch("SELECT e.new_status, e.actor FROM booking_events e JOIN bookings b "
                              "ON b.id = e.booking_id WHERE b.period_id = $1 AND e.new_status = 'expired'", jan["id"])
     assert [(r["new_status"], r["actor"]) for r in trail] == [("expired", "system")] * 4
@@ -134,7 +140,8 @@ async def test_the_whole_cycle_of_paying_by_period(pay_deps: Deps, pool: asyncpg
             feb["id"], ManualMethod.CASH, "de novo", "staff:gerente", "s1"))
     assert getattr(twice.value, "code", None) == "invalid_transition"
     clock.set(local(date(2027, 1, 25)) + timedelta(minutes=1))
-    assert await series_pay.charge_due_periods(pay_deps) == 0
+    await series_pay.charge_due_periods(pay_deps)
+    assert await charges(pool, v.unit_id) == 2
     feb = (await periods(pool, out.series.id))[2]
     assert (feb["status"], feb["statuses"], feb["paid_by"], feb["charge_id"]) == (
         "paid", ["confirmed"] * 4, "staff:gerente", None)
@@ -169,3 +176,28 @@ async def test_a_pix_racing_the_release_confirms_every_occurrence(pay_deps: Deps
     # Paid within the hold (in time) or late with every slot still free: either way all four are confirmed.
     assert dec["statuses"] == ["confirmed"] * 4
     assert await pool.fetchval("SELECT count(*) FROM queue_items WHERE unit_id = $1", v.unit_id) == 0
+
+
+async def test_moving_a_charged_period_charges_it_again(pay_deps: Deps, pool: asyncpg.Pool, bank: FakeBank,
+                                                        clock: Any) -> None:
+    _, out = await season(pay_deps, pool, n=8)
+    dec = (await periods(pool, out.series.id))[0]
+    assert await settlement.receive_payment(pay_deps, "fake", bank.pay(dec["txid"], clock.now())) is Outcome.CONFIRMED
+    clock.set(local(date(2026, 12, 25)) + timedelta(minutes=1))
+    await series_pay.charge_due_periods(pay_deps)
+    old = (await periods(pool, out.series.id))[1]
+    # Every future occurrence to 20:00: January's still await its Pix, and its period is charged anew.
+    await retime_series(pay_deps, out.series.id, time(20), None, None, "staff", True)
+    jan = (await periods(pool, out.series.id))[1]
+    assert (jan["status"], jan["charge_id"]) == ("open", None)
+    assert sorted(jan["statuses"]) == ["cancelled"] * 4 + ["pending_payment"] * 4  # the old ones: rescheduled
+    await series_pay.charge_due_periods(pay_deps)
+    jan = (await periods(pool, out.series.id))[1]
+    assert jan["status"] == "charged" and jan["txid"] != old["txid"] and jan["charged"] == 40000
+    pix = bank.pay(jan["txid"], clock.now())
+    assert await settlement.receive_payment(pay_deps, "fake", pix) is Outcome.CONFIRMED
+    moved = await pool.fetch("SELECT b.status, (SELECT lower(a.during) FROM allocations a WHERE a.booking_id = b.id "
+                             "LIMIT 1) AS s FROM bookings b WHERE b.period_id = $1 AND b.rescheduled_to IS NULL "
+                             "ORDER BY b.series_index", jan["id"])
+    assert [r["status"] for r in moved] == ["confirmed"] * 4
+    assert {r["s"].astimezone(SP).hour for r in moved} == {20}
