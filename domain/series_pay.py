@@ -140,6 +140,8 @@ async def remind_periods(deps: Deps, limit: int = 100) -> int:
             if period.status != CHARGED or period.reminded_at is not None or period.charge_id is None:
                 continue
             charge = await uow.payments.charge(period.charge_id)
+            if charge.status is not ChargeStatus.PENDING:  # a dead copia-e-cola: nothing to remind of
+                continue
             anchor = await uow.bookings.find(charge.booking_id)
             await uow.series.save_period(replace(period, reminded_at=now))
             await uow.events.notify(charge.unit_id, HoldReminderDue(anchor.id, anchor.customer_id,

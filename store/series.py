@@ -87,10 +87,10 @@ WHERE p.status = 'open' AND p.due_at <= $1::timestamptz AND p.deadline_at > $1::
 ORDER BY p.due_at LIMIT $2::int
 """
 
-_TO_REMIND = """
+_TO_REMIND = f"""
 SELECT p.id FROM series_periods p
 WHERE p.status = 'charged' AND p.reminded_at IS NULL AND p.deadline_at > $1::timestamptz
-  AND p.deadline_at - $2::interval <= $1::timestamptz
+  AND p.deadline_at - $2::interval <= $1::timestamptz AND {_AWAITING}
 ORDER BY p.deadline_at LIMIT $3::int
 """
 

@@ -381,15 +381,19 @@ async def confirm_series(deps: Deps, cmd: ConfirmSeriesCommand) -> SeriesChange:
 
 
 async def _recharge_moved(uow: UnitOfWork, moved: list[Booking]) -> None:
-    """A moved occurrence that carried its period's Pix charge took the charge with it (a cancelled booking's open
-    charges are cancelled): its period is open again, so the charging cron opens a new Pix for it at once."""
+    """After occurrences awaiting their period's Pix were moved or cancelled: a period with nothing left of it is
+    cancelled; one whose charge went with its first occurrence (a cancelled booking's open charges are cancelled)
+    is open again, so the charging cron opens a new Pix for what is left of it."""
     gone = {b.id for b in moved}
     for period in await uow.series.periods(moved[0].series_id) if moved and moved[0].series_id else []:
-        if period.status != "charged" or period.charge_id is None:
+        if period.status not in ("open", "charged"):
             continue
-        charge = await uow.payments.charge(period.charge_id)
-        if charge.booking_id in gone and charge.status is ChargeStatus.CANCELLED:
-            await uow.series.save_period(replace(period, status="open", charge_id=None))
+        if all(b.status is BookingStatus.CANCELLED for b in await uow.series.period_bookings(period.id)):
+            await uow.series.save_period(replace(period, status="cancelled"))
+        elif period.status == "charged" and period.charge_id is not None:
+            charge = await uow.payments.charge(period.charge_id)
+            if charge.booking_id in gone and charge.status is ChargeStatus.CANCELLED:
+                await uow.series.save_period(replace(period, status="open", charge_id=None))
 
 
 async def series_bookings(deps: Deps, series_id: UUID) -> tuple[Series, list[Booking]]:
@@ -432,6 +436,7 @@ async def cancel_series_from(deps: Deps, series_id: UUID, since: datetime, actor
             series.status = SeriesStatus.CANCELLED if series.status is not SeriesStatus.EXPIRED else series.status
         series.updated_at = now
         await uow.series.save(series)
+        await _recharge_moved(uow, touched)
         await uow.commit()
     for b in touched:
         await released(deps, b)

@@ -16,7 +16,14 @@ import pytest
 from domain import series_pay, settlement
 from domain.manual_payments import ManualMethod
 from domain.services import Deps, HoldCommand, hold
-from domain.services.series import ConfirmSeriesCommand, SeriesCommand, confirm_series, hold_series, retime_series
+from domain.services.series import (
+    ConfirmSeriesCommand,
+    SeriesCommand,
+    cancel_series_from,
+    confirm_series,
+    hold_series,
+    retime_series,
+)
 from domain.settlement import Outcome
 from store.uow import PgUnitOfWork
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
@@ -201,3 +208,22 @@ async def test_moving_a_charged_period_charges_it_again(pay_deps: Deps, pool: as
                              "ORDER BY b.series_index", jan["id"])
     assert [r["status"] for r in moved] == ["confirmed"] * 4
     assert {r["s"].astimezone(SP).hour for r in moved} == {20}
+
+
+async def test_cancelling_the_rest_of_a_series_cancels_its_periods(pay_deps: Deps, pool: asyncpg.Pool,
+                                                                   bank: FakeBank, clock: Any) -> None:
+    v, out = await season(pay_deps, pool, n=12)
+    dec = (await periods(pool, out.series.id))[0]
+    assert await settlement.receive_payment(pay_deps, "fake", bank.pay(dec["txid"], clock.now())) is Outcome.CONFIRMED
+    clock.set(local(date(2026, 12, 25)) + timedelta(minutes=1))
+    await series_pay.charge_due_periods(pay_deps)
+    await cancel_series_from(pay_deps, out.series.id, local(date(2027, 1, 1)), "customer")
+    _, jan, feb = await periods(pool, out.series.id)
+    assert (jan["status"], jan["charge_status"], feb["status"]) == ("cancelled", "cancelled", "cancelled")
+    clock.set(local(date(2026, 12, 31)) + timedelta(minutes=1))
+    await series_pay.remind_periods(pay_deps)
+    clock.set(local(date(2027, 1, 25)) + timedelta(minutes=1))
+    await series_pay.charge_due_periods(pay_deps)
+    await series_pay.release_lapsed_periods(pay_deps)
+    assert len(await notices(pool, v.unit_id)) == 1 and await charges(pool, v.unit_id) == 2  # told once, no more
+    assert [p["status"] for p in await periods(pool, out.series.id)] == ["paid", "cancelled", "cancelled"]
