@@ -42,14 +42,14 @@ def local(d: date, hour: int = 0) -> datetime:
     return datetime.combine(d, time(hour), tzinfo=SP).astimezone(UTC)
 
 
-async def season(deps: Deps, pool: asyncpg.Pool, n: int = 12, who: int = 1) -> tuple[Any, Any]:
+async def season(deps: Deps, pool: asyncpg.Pool, n: int = 12, who: int = 1, **params: Any) -> tuple[Any, Any]:
     """R$ 200 an hour with a 50 % deposit (R$ 100 due by Pix per occurrence), Tuesdays at 19h, accepted."""
     v = await create_venue(pool, VenueSpec(
         unit_name=f"Arena série {asyncio.get_running_loop().time()}", hours=every_day(8, 23),
         resources=[ResourceSpec(name=f"Campo {i}", group="Campos") for i in (1, 2)],
         services=[{"name": "Campo 1h", "duration_minutes": 60, "price_cents": 20000,
                    "payment_rule": "deposit_percent", "deposit_percent": 50}],
-        params={"max_advance_days": 200}))
+        params={"max_advance_days": 200, **params}))
     out = await hold_series(deps, SeriesCommand(
         unit_id=v.unit_id, starts_at=local(FIRST, 19), ends_at=local(FIRST, 20),
         resource_ids=(v.resource_ids["Campo 1"],), customer=customer(who), occurrences=n, channel="web",
@@ -227,3 +227,9 @@ async def test_cancelling_the_rest_of_a_series_cancels_its_periods(pay_deps: Dep
     await series_pay.release_lapsed_periods(pay_deps)
     assert len(await notices(pool, v.unit_id)) == 1 and await charges(pool, v.unit_id) == 2  # told once, no more
     assert [p["status"] for p in await periods(pool, out.series.id)] == ["paid", "cancelled", "cancelled"]
+
+
+async def test_the_unit_chooses_how_far_ahead_a_period_is_charged(pay_deps: Deps, pool: asyncpg.Pool) -> None:
+    _, out = await season(pay_deps, pool, n=8, series_charge_days_ahead=3)
+    jan = (await periods(pool, out.series.id))[1]
+    assert (jan["due_at"], jan["deadline_at"]) == (local(date(2026, 12, 29)), local(date(2027, 1, 1)))
