@@ -221,9 +221,8 @@ class UnitParametersInput:
     check_in_opens_minutes: int | None = strawberry.field(
         default=None, description="Check-in opens this many minutes before a booking's start, until its end "
                                   "(0-1440; default 120).")
-    series_charge_days_ahead: int | None = strawberry.field(
-        default=None, description="How many days before a later period of a series starts its Pix is charged "
-                                  "(1-60; default 7).")
+    series_charge_days_ahead: int | None = _bounded("seriesChargeDaysAhead", "How many days before a later period "
+                                                    "(month) of a series starts its Pix is charged (default 7)")
     appointment_reminder_minutes: list[int] | None = strawberry.field(
         default=None, description="Minutes before the start at which customers of confirmed bookings are reminded: "
         "at most 5 distinct offsets of 1 to 10080; [] turns reminders off.")

@@ -233,3 +233,19 @@ async def test_the_unit_chooses_how_far_ahead_a_period_is_charged(pay_deps: Deps
     _, out = await season(pay_deps, pool, n=8, series_charge_days_ahead=3)
     jan = (await periods(pool, out.series.id))[1]
     assert (jan["due_at"], jan["deadline_at"]) == (local(date(2026, 12, 29)), local(date(2027, 1, 1)))
+
+
+async def test_the_owner_sets_series_charge_days_ahead_within_its_range(deps: Deps, pool: asyncpg.Pool) -> None:
+    from domain import unit_settings
+    from domain.errors import InvalidInput
+    from store import units as unit_cache
+
+    v = await create_venue(pool, VenueSpec(unit_name=f"Arena dias {asyncio.get_running_loop().time()}",
+                                           hours=every_day(8, 23), resources=[ResourceSpec(name="Campo 1")]))
+    assert await unit_settings.change_parameters(deps, v.unit_id, {"seriesChargeDaysAhead": 10}, "owner:s")
+    unit_cache.invalidate(v.unit_id)
+    async with PgUnitOfWork(pool) as uow:
+        assert (await uow.units.get(v.unit_id)).params.series_charge_days_ahead == 10
+    with pytest.raises(InvalidInput) as refused:
+        await unit_settings.change_parameters(deps, v.unit_id, {"seriesChargeDaysAhead": 0}, "owner:s")
+    assert refused.value.field == "seriesChargeDaysAhead"
