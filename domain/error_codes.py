@@ -382,8 +382,8 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.SERIES_CONFLICTS: "Occurrences of a series are taken (held, booked): nothing was written; the answer "
     "lists each conflicting occurrence with its nearest free options.",
     ErrorCode.TOO_MANY_OCCURRENCES: "A series has at most 60 occurrences (occurrences or until asks for more).",
-    ErrorCode.SERIES_PAID_BY_PERIOD: "The series has an amount due by Pix at acceptance: paying a series by period "
-    "is not available yet (a counter series, or a service paid at the venue, is accepted).",
+    ErrorCode.SERIES_PAID_BY_PERIOD: "The series has an amount due by Pix (paid by period) and no payment provider "
+    "is set up in this installation (a counter series, or a service paid at the venue, is accepted).",
     ErrorCode.NO_OCCURRENCES: "The series has no occurrence to hold: give occurrences or until (on or after the first "
     "day), or every occurrence falls on a closed day or a block.",
 }

@@ -107,6 +107,13 @@ class Period:
     due_at: datetime
     status: str = "open"
     amount_cents: int = 0
+    deadline_at: datetime | None = None
+    """When its occurrences are released unpaid (the first: the series' hold deadline)."""
+    unit_id: UUID | None = None
+    charge_id: UUID | None = None
+    reminded_at: datetime | None = None
+    paid_at: datetime | None = None
+    paid_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -178,6 +185,16 @@ def period_due(tz: ZoneInfo, starts_on: date, ahead_days: int, first: bool, acce
     return max(due, accepted_at)
 
 
+def period_deadline(tz: ZoneInfo, starts_on: date, due_at: datetime) -> datetime:
+    """When a later period's occurrences are released unpaid: the local midnight its month starts, and never
+    less than an hour after it was charged."""
+    return max(datetime.combine(starts_on, time(), tzinfo=tz).astimezone(UTC), due_at + timedelta(hours=1))
+
+
+REMIND_BEFORE = timedelta(days=1)
+"""A charged period's customer is reminded this long before its deadline."""
+
+
 class SeriesRepository(Protocol):
     """Series and their periods (store/series.py)."""
 
@@ -212,4 +229,36 @@ class SeriesRepository(Protocol):
 
     async def series_of(self, booking_ids: list[UUID]) -> dict[UUID, UUID]:
         """booking id → series id, for those of the bookings that belong to a series."""
+        ...
+
+    async def period(self, period_id: UUID, lock: bool = False) -> Period:
+        """One period (NotFound naming periodId); with `lock`, locked for change."""
+        ...
+
+    async def period_of_charge(self, charge_id: UUID) -> Period | None:
+        """The period a charge is for, if it is a period's charge."""
+        ...
+
+    async def period_bookings(self, period_id: UUID, lock: bool = False) -> list[Any]:
+        """The period's occurrences' bookings (domain.bookings.Booking), by index; with `lock`, locked."""
+        ...
+
+    async def save_period(self, period: Period) -> None:
+        """Write a period's status, charge, reminder and payment."""
+        ...
+
+    async def period_charges(self, series_id: UUID) -> dict[UUID, Any]:
+        """period id → its current charge (domain.payments.Charge), for the series' charged periods."""
+        ...
+
+    async def periods_due(self, now: datetime, limit: int) -> list[UUID]:
+        """Open periods due by `now` with occurrences awaiting their Pix (to charge)."""
+        ...
+
+    async def periods_to_remind(self, now: datetime, before: timedelta, limit: int) -> list[UUID]:
+        """Charged periods not yet reminded whose deadline is within `before` of `now` (and still ahead)."""
+        ...
+
+    async def periods_lapsed(self, now: datetime, limit: int) -> list[UUID]:
+        """Open or charged periods whose deadline has passed (to release)."""
         ...

@@ -38,6 +38,20 @@ async def receive_payment(deps: Deps, provider: str, pix: ReceivedPix) -> Outcom
         # before the lapsed bookings on them, and an expiry saves a booking before its charges.
         found = await uow.payments.charge_by_txid(pix.txid) if pix.txid else None
         booking = charge = None
+        period = await uow.series.period_of_charge(found.id) if found is not None else None
+        if period is not None and found is not None:  # a series period's Pix (domain/series_pay.py)
+            from domain.series_pay import apply_period_payment, locked_period
+
+            period, bookings = await locked_period(uow, period.id)
+            charge = await uow.payments.charge(found.id)
+            if not await uow.payments.claim_pix(provider, pix.provider_payment_id):
+                return Outcome.DUPLICATE
+            payment_id = await uow.payments.record_payment(provider, pix, charge.unit_id, charge.id,
+                                                           charge.booking_id, Outcome.ORPHAN.value)
+            done = Outcome(await apply_period_payment(uow, now, period, bookings, charge, payment_id, pix))
+            await uow.payments.set_outcome(payment_id, done.value)
+            await uow.commit()
+            return done
         if found is not None:
             seen = await uow.bookings.find(found.booking_id)
             await uow.bookings.lock_resources(seen.unit_id, [a.resource_id for a in seen.allocations])

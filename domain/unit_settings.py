@@ -49,6 +49,7 @@ PARAMETERS = {b.field: b for b in (
     Bound("sweep_interval_seconds", "sweepIntervalSeconds", 1, 3600, "seconds"),
     Bound("no_show_grace_minutes", "noShowGraceMinutes", 0, 1440, "minutes"),
     Bound("check_in_opens_minutes", "checkInOpensMinutes", 0, 1440, "minutes"),
+    Bound("series_charge_days_ahead", "seriesChargeDaysAhead", 1, 60, "days"),
 )}
 REMINDER_OFFSETS_MAX = 5
 REMINDER_OFFSET_RANGE = (1, 7 * 24 * 60)

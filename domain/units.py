@@ -38,6 +38,8 @@ class UnitParameters:
     payment_rule: str = "full"
     no_show_grace: timedelta = timedelta(minutes=15)
     check_in_opens: timedelta = timedelta(hours=2)
+    series_charge_days_ahead: int = 7
+    """How many days before a later period of a series starts its Pix is charged (issue 23)."""
     """Check-in is accepted from this long before a booking's start until its end (issue 20)."""
     """After start + this with no check-in, a confirmed booking raises a no-show suggestion (SPEC §11)."""
     appointment_reminders: tuple[int, ...] = (1440, 120)

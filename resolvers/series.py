@@ -3,7 +3,7 @@ move all its future occurrences; read one and a unit's list."""
 
 from __future__ import annotations
 
-from datetime import datetime, time
+from datetime import date, datetime, time
 from typing import Annotated
 
 import strawberry
@@ -33,6 +33,7 @@ from schema.series import (
     SkippedOccurrence,
 )
 from schema.series import OccurrenceConflict as OccurrenceConflictType
+from schema.venue_flows import ManualPaymentMethod
 
 SeriesIdArg = Annotated[strawberry.ID, strawberry.argument(description="The series.")]
 
@@ -144,6 +145,28 @@ class SeriesMutation:
         change = await use.confirm_series(info.context.deps, use.ConfirmSeriesCommand(
             found.id, actor=principal.actor, channel=found.channel, contact=contact))
         return await _changed(info, change)
+
+    @strawberry.mutation(description="Managers and owners: record a period (calendar month) of a series paid outside "
+                         "Pix (cash, card at the counter, transfer) with a reason: every occurrence of it awaiting "
+                         "its Pix confirms (one payment recorded by hand each, its share), its Pix charge is "
+                         "cancelled. Refused with manual_payments_off where the venue turned it off, "
+                         "invalid_transition for a period already paid or released.")
+    async def record_series_period_payment(
+        self, info: Info, series_id: SeriesIdArg,
+        starts_on: Annotated[date, strawberry.argument(description="The period's first day (Series.periods.startsOn)."
+                                                       )],
+        method: Annotated[ManualPaymentMethod, strawberry.argument(description="How it was taken.")],
+        reason: Annotated[str, strawberry.argument(description="Why it is recorded by hand (required, kept with "
+                                                   "each record).")],
+    ) -> SeriesChangeResult:
+        from domain import series_pay
+
+        found, _ = await authorize_series(info.context, parse_id(series_id, "seriesId", Kind.SERIES),
+                                          Action.RECORD_PAYMENT)
+        principal = info.context.principal
+        _, paid = await series_pay.record_period_payment(info.context.deps, series_pay.RecordPeriodPayment(
+            use.uuid_of(found.id, starts_on), method, reason, actor=principal.actor, session=principal.key))
+        return await _changed(info, use.SeriesChange(found, paid))
 
     @strawberry.mutation(description="Cancel every occurrence of a series that starts at or after `from` (held, "
                          "pending or confirmed), each with the refund its accepted policy gives; in one step. "

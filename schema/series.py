@@ -32,6 +32,7 @@ from schema.errors import (
 )
 from schema.ids import Kind, opt_ref, ref, refs
 from schema.nodes import Node
+from schema.payments import Charge
 from schema.vocabulary import Channel
 
 SeriesMode = ds.SeriesMode  # the domain's enums, registered by described_enum (which returns them unchanged)
@@ -44,7 +45,8 @@ described_enum(SeriesMode, description="What to do when some occurrences of a se
                                     "the answer's conflicts."})
 described_enum(SeriesStatus, description="Where a series is.", values={
     "HELD": "Held, waiting for the customer's one acceptance (confirmSeries) before the hold's deadline.",
-    "CONFIRMED": "Accepted (or booked at the counter): its occurrences are confirmed bookings.",
+    "CONFIRMED": "Accepted (or booked at the counter): its occurrences are confirmed bookings, or await their "
+                 "period's Pix (paying by period: Series.periods).",
     "CANCELLED": "Cancelled: none of its occurrences is left.",
     "EXPIRED": "Never accepted: its hold ran out.",
 })
@@ -93,14 +95,34 @@ class SeriesConflicts(Error):
                    conflicts=[OccurrenceConflict.from_domain(c) for c in e.conflicts])
 
 
-@strawberry.type(description="A calendar month of a series' occurrences: the unit paying by period charges.")
+@strawberry.type(description="A calendar month of a series' occurrences: the unit paying by period charges (one Pix "
+                 "for all its occurrences).")
 class SeriesPeriod:
     starts_on: date = strawberry.field(description="Its first day (local).")
     ends_on: date = strawberry.field(description="The day after its last (local, exclusive).")
-    due_at: datetime = strawberry.field(description="When it is due: the first at acceptance, later ones ahead of "
-                                        "their start.")
-    status: str = strawberry.field(description="open, charged, paid, released or cancelled.")
+    due_at: datetime = strawberry.field(description="When it is charged: the first at acceptance, later ones "
+                                        "seriesChargeDaysAhead days before they start.")
+    deadline_at: datetime = strawberry.field(description="When its occurrences are released if it is still unpaid "
+                                             "(the first: the series' hold deadline; later ones: the local midnight "
+                                             "the month starts).")
+    status: str = strawberry.field(description="open (not charged yet, or nothing due by Pix), charged (its Pix is "
+                                   "waiting), paid, released (unpaid at its deadline; a late Pix that could not "
+                                   "rebook every occurrence leaves it released, with paidAt) or cancelled.")
     amount_cents: int = strawberry.field(description="The total of its occurrences as accepted, in cents.")
+    charge: Charge | None = strawberry.field(description="Its Pix charge (copia-e-cola, QR) once charged; null "
+                                             "before, and when it was paid by hand before being charged.")
+    reminded_at: datetime | None = strawberry.field(description="When its customer was reminded of its deadline.")
+    paid_at: datetime | None = strawberry.field(description="When its payment arrived (Pix) or was recorded.")
+    paid_by_hand: bool = strawberry.field(description="True when staff recorded it paid outside Pix.")
+
+    @classmethod
+    def from_domain(cls, p: ds.Period, charge: Any, qr: Any) -> SeriesPeriod:
+        assert p.deadline_at is not None
+        return cls(starts_on=p.starts_on, ends_on=p.ends_on, due_at=p.due_at, deadline_at=p.deadline_at,
+                   status=p.status, amount_cents=p.amount_cents,
+                   charge=Charge.from_domain(charge, qr) if charge is not None else None,
+                   reminded_at=p.reminded_at, paid_at=p.paid_at,
+                   paid_by_hand=p.paid_by is not None and p.paid_by != "pix")
 
 
 @strawberry.type(description="The price of one occurrence of a held series, from the price bands in force.")
@@ -153,13 +175,13 @@ class Series(Node):
                 latest[b.series_index] = b
         return [Booking.from_domain(latest[i]) for i in sorted(latest)]
 
-    @strawberry.field(description="The periods (calendar months) it is paid by, oldest first.")
+    @strawberry.field(description="The periods (calendar months) it is paid by, oldest first, each with its Pix "
+                      "charge once charged.")
     async def periods(self, info: strawberry.Info) -> list[SeriesPeriod]:
-        from domain.services.series import series_periods
+        from domain.series_pay import periods_with_charges
 
-        found = await series_periods(info.context.deps, _uuid(self.id))
-        return [SeriesPeriod(starts_on=p.starts_on, ends_on=p.ends_on, due_at=p.due_at, status=p.status,
-                             amount_cents=p.amount_cents) for p in found]
+        found = await periods_with_charges(info.context.deps, _uuid(self.id))
+        return [SeriesPeriod.from_domain(p, c, info.context.qr) for p, c in found]
 
     @strawberry.field(description="While it is held: what accepting it now would record, per occurrence and in "
                       "total. Null otherwise.")

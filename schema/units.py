@@ -103,6 +103,8 @@ class UnitParameters:
                                                   "no-show suggestion.")
     check_in_opens_minutes: int = strawberry.field(
         description="Check-in is accepted from this many minutes before a booking's start until its end.")
+    series_charge_days_ahead: int = strawberry.field(
+        description="How many days before a later period (month) of a series starts its Pix is charged (default 7).")
     appointment_reminder_minutes: list[int] = strawberry.field(description="Minutes before the start at which "
                                                                "customers of confirmed bookings are reminded.")
     manual_payments_enabled: bool = strawberry.field(description="Whether managers and owners may record payments "
@@ -125,6 +127,7 @@ class UnitParameters:
             charge_margin_seconds=s(p.charge_margin.total_seconds()), payment_rule=PaymentRule(p.payment_rule),
             no_show_grace_minutes=s(p.no_show_grace.total_seconds()) // 60,
             check_in_opens_minutes=s(p.check_in_opens.total_seconds()) // 60,
+            series_charge_days_ahead=p.series_charge_days_ahead,
             appointment_reminder_minutes=list(p.appointment_reminders),
             manual_payments_enabled=p.manual_payments_enabled, check_in_required=p.check_in_required,
             notification_matrix=[NotificationRule(event=MatrixEvent(e), customer=c, staff=st)
@@ -218,6 +221,8 @@ class UnitParametersInput:
     check_in_opens_minutes: int | None = strawberry.field(
         default=None, description="Check-in opens this many minutes before a booking's start, until its end "
                                   "(0-1440; default 120).")
+    series_charge_days_ahead: int | None = _bounded("seriesChargeDaysAhead", "How many days before a later period "
+                                                    "(month) of a series starts its Pix is charged (default 7)")
     appointment_reminder_minutes: list[int] | None = strawberry.field(
         default=None, description="Minutes before the start at which customers of confirmed bookings are reminded: "
         "at most 5 distinct offsets of 1 to 10080; [] turns reminders off.")

@@ -23,7 +23,7 @@ from arq.worker import Worker
 from redis.exceptions import RedisError
 
 from domain.ports import Clock
-from jobs import attendance, notify, tasks
+from jobs import attendance, notify, series_pay, tasks
 from jobs.relay import Relay, _sleep_unless
 from providers.channels import make_channels
 from providers.clock import SystemClock
@@ -63,6 +63,9 @@ def cron_jobs(settings: Settings) -> list[Any]:
         cron(tasks.prune_webhook_deliveries, minute={37}, second={35}, unique=True, timeout=600),
         cron(tasks.sweep_refunds, second={30}, unique=True, timeout=60),
         cron(whatsapp.prune_whatsapp, minute={17}, second={25}, unique=True, timeout=600),
+        cron(series_pay.charge_series_periods, second={12}, unique=True, timeout=120),
+        cron(series_pay.remind_series_periods, second={22}, unique=True, timeout=120),
+        cron(series_pay.release_series_periods, second={32}, unique=True, timeout=120),
     ]
     if settings.sweep_seconds > 0:
         jobs.append(cron(tasks.sweep_expired_holds, second=_every(settings.sweep_seconds), run_at_startup=True,

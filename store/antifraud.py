@@ -83,6 +83,8 @@ UNION ALL
 SELECT 1, b.id, b.hold_expires_at, NULL, NULL, NULL, w.phone, b.channel, b.hold_type, b.created_at, w.id,
        b.series_id
 FROM who w JOIN bookings b ON b.customer_id = w.id AND b.hold_expires_at IS NOT NULL  -- held, pending, verifying
+    -- an accepted series' occurrences await their periods' Pix for months: not an open hold (issue 23)
+    AND (b.series_id IS NULL OR NOT EXISTS (SELECT 1 FROM series s WHERE s.id = b.series_id AND s.status = 'confirmed'))
 UNION ALL
 SELECT 2, b.id, e.at, NULL, NULL, NULL, NULL, b.channel, NULL, NULL, NULL, b.series_id
 FROM who w

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -10,6 +11,7 @@ from domain.bookings import Booking
 from domain.errors import NotFound
 from domain.series import Period, Series, SeriesMode, SeriesStatus
 from store.bookings import BOOKING_COLUMNS, ConnGetter, booking_from_row
+from store.payments import CHARGE_COLUMNS, charge_from_row
 
 SERIES_COLUMNS = """
     s.id, s.unit_id, s.customer_id, s.service_id, s.status, s.mode, s.channel, s.created_by, s.every_weeks,
@@ -45,9 +47,11 @@ SELECT {BOOKING_COLUMNS} FROM bookings b WHERE b.series_id = $1::uuid ORDER BY b
 
 _ADD_PERIODS = """
 WITH p AS (
-    INSERT INTO series_periods (id, unit_id, series_id, starts_on, ends_on, due_at, status, amount_cents)
-    SELECT t.id, $1::uuid, t.s, t.a, t.b, t.d, 'open', t.c
-    FROM unnest($2::uuid[], $3::uuid[], $4::date[], $5::date[], $6::timestamptz[], $7::int[]) AS t(id, s, a, b, d, c)
+    INSERT INTO series_periods (id, unit_id, series_id, starts_on, ends_on, due_at, status, amount_cents,
+                                deadline_at)
+    SELECT t.id, $1::uuid, t.s, t.a, t.b, t.d, 'open', t.c, t.x
+    FROM unnest($2::uuid[], $3::uuid[], $4::date[], $5::date[], $6::timestamptz[], $7::int[], $10::timestamptz[])
+         AS t(id, s, a, b, d, c, x)
     RETURNING id
 )
 UPDATE bookings b SET period_id = m.p
@@ -55,12 +59,63 @@ FROM unnest($8::uuid[], $9::uuid[]) AS m(p, b)
 WHERE b.id = m.b AND b.unit_id = $1::uuid AND (SELECT count(*) FROM p) >= 0
 """
 
-_PERIODS = """
-SELECT id, series_id, starts_on, ends_on, due_at, status, amount_cents FROM series_periods
-WHERE series_id = $1::uuid ORDER BY starts_on
+_PERIOD_COLUMNS = """
+    p.id, p.unit_id, p.series_id, p.starts_on, p.ends_on, p.due_at, p.status, p.amount_cents, p.deadline_at,
+    p.charge_id, p.reminded_at, p.paid_at, p.paid_by
+"""
+
+_PERIODS = f"SELECT {_PERIOD_COLUMNS} FROM series_periods p WHERE p.series_id = $1::uuid ORDER BY p.starts_on"
+
+_PERIOD_BOOKINGS = f"""
+SELECT {BOOKING_COLUMNS} FROM bookings b WHERE b.period_id = $1::uuid ORDER BY b.series_index, b.created_at, b.id
+"""
+
+_SAVE_PERIOD = """
+UPDATE series_periods SET status = $2::text, charge_id = $3::uuid, reminded_at = $4::timestamptz,
+                          paid_at = $5::timestamptz, paid_by = $6::text
+WHERE id = $1::uuid
+"""
+
+# A period is charged when due and some occurrence of it awaits its Pix (a series accepted with nothing due by Pix
+# has periods that are never charged).
+_AWAITING = """EXISTS (SELECT 1 FROM bookings b WHERE b.period_id = p.id AND b.unit_id = p.unit_id
+                       AND b.status IN ('pending_payment', 'verifying') AND b.due_now_cents > 0)"""
+
+_DUE = f"""
+SELECT p.id FROM series_periods p
+WHERE p.status = 'open' AND p.due_at <= $1::timestamptz AND p.deadline_at > $1::timestamptz AND {_AWAITING}
+ORDER BY p.due_at LIMIT $2::int
+"""
+
+_TO_REMIND = f"""
+SELECT p.id FROM series_periods p
+WHERE p.status = 'charged' AND p.reminded_at IS NULL AND p.deadline_at > $1::timestamptz
+  AND p.deadline_at - $2::interval <= $1::timestamptz AND {_AWAITING}
+ORDER BY p.deadline_at LIMIT $3::int
+"""
+
+_LAPSED = """
+SELECT p.id FROM series_periods p
+WHERE p.status IN ('open', 'charged') AND p.deadline_at <= $1::timestamptz
+  AND EXISTS (SELECT 1 FROM bookings b WHERE b.period_id = p.id AND b.unit_id = p.unit_id AND b.due_now_cents > 0
+              AND b.paid_cents = 0 AND b.status IN ('pending_payment', 'verifying', 'expired'))
+ORDER BY p.deadline_at LIMIT $2::int
+"""
+
+_PERIOD_CHARGES = f"""
+SELECT p.id AS period_id, {', '.join('c.' + c.strip() for c in CHARGE_COLUMNS.split(','))}
+FROM series_periods p JOIN charges c ON c.id = p.charge_id AND c.unit_id = p.unit_id WHERE p.series_id = $1::uuid
 """
 
 _SERIES_OF = "SELECT id, series_id FROM bookings WHERE id = ANY($1::uuid[]) AND series_id IS NOT NULL"
+
+
+def period_from_row(r: Any) -> Period:
+    """The Period of a row with _PERIOD_COLUMNS."""
+    return Period(id=r["id"], series_id=r["series_id"], starts_on=r["starts_on"], ends_on=r["ends_on"],
+                  due_at=r["due_at"], status=r["status"], amount_cents=r["amount_cents"],
+                  deadline_at=r["deadline_at"], unit_id=r["unit_id"], charge_id=r["charge_id"],
+                  reminded_at=r["reminded_at"], paid_at=r["paid_at"], paid_by=r["paid_by"])
 
 
 def series_from_row(r: Any) -> Series:
@@ -133,14 +188,13 @@ class PgSeries:
         await conn.execute(_ADD_PERIODS, unit_id, [p.id for p in periods], [p.series_id for p in periods],
                            [p.starts_on for p in periods], [p.ends_on for p in periods],
                            [p.due_at for p in periods], [p.amount_cents for p in periods],
-                           [p for p, _ in pairs], [b for _, b in pairs])
+                           [p for p, _ in pairs], [b for _, b in pairs],
+                           [p.deadline_at or p.due_at + timedelta(days=1) for p in periods])
 
     async def periods(self, series_id: UUID) -> list[Period]:
         """The series' periods, oldest first."""
         conn = await self._conn()
-        return [Period(id=r["id"], series_id=r["series_id"], starts_on=r["starts_on"], ends_on=r["ends_on"],
-                       due_at=r["due_at"], status=r["status"], amount_cents=r["amount_cents"])
-                for r in await conn.fetch(_PERIODS, series_id)]
+        return [period_from_row(r) for r in await conn.fetch(_PERIODS, series_id)]
 
     async def series_of(self, booking_ids: list[UUID]) -> dict[UUID, UUID]:
         """booking id → series id, for those of the bookings that belong to a series."""
@@ -148,3 +202,52 @@ class PgSeries:
             return {}
         conn = await self._conn()
         return {r["id"]: r["series_id"] for r in await conn.fetch(_SERIES_OF, booking_ids)}
+
+    async def period(self, period_id: UUID, lock: bool = False) -> Period:
+        """One period (NotFound naming periodId); with `lock`, locked for change."""
+        conn = await self._conn()
+        row = await conn.fetchrow(f"SELECT {_PERIOD_COLUMNS} FROM series_periods p WHERE p.id = $1::uuid"
+                                  + (" FOR UPDATE" if lock else ""), period_id)
+        if row is None:
+            raise NotFound("series period", period_id, field="periodId")
+        return period_from_row(row)
+
+    async def period_of_charge(self, charge_id: UUID) -> Period | None:
+        """The period a charge is for, if it is a period's charge."""
+        conn = await self._conn()
+        row = await conn.fetchrow(f"SELECT {_PERIOD_COLUMNS} FROM series_periods p WHERE p.charge_id = $1::uuid",
+                                  charge_id)
+        return period_from_row(row) if row is not None else None
+
+    async def period_bookings(self, period_id: UUID, lock: bool = False) -> list[Booking]:
+        """The period's occurrences' bookings, by index; with `lock`, locked for change."""
+        conn = await self._conn()
+        return [booking_from_row(r) for r in await conn.fetch(
+            _PERIOD_BOOKINGS + (" FOR UPDATE OF b" if lock else ""), period_id)]
+
+    async def save_period(self, period: Period) -> None:
+        """Write a period's status, charge, reminder and payment."""
+        conn = await self._conn()
+        await conn.execute(_SAVE_PERIOD, period.id, period.status, period.charge_id, period.reminded_at,
+                           period.paid_at, period.paid_by)
+
+    async def periods_due(self, now: datetime, limit: int) -> list[UUID]:
+        """Open periods due by `now` with occurrences awaiting their Pix (to charge)."""
+        conn = await self._conn()
+        return [r["id"] for r in await conn.fetch(_DUE, now, limit)]
+
+    async def periods_to_remind(self, now: datetime, before: timedelta, limit: int) -> list[UUID]:
+        """Charged periods not yet reminded whose deadline is within `before` of `now` (and still ahead)."""
+        conn = await self._conn()
+        return [r["id"] for r in await conn.fetch(_TO_REMIND, now, before, limit)]
+
+    async def periods_lapsed(self, now: datetime, limit: int) -> list[UUID]:
+        """Open or charged periods whose deadline has passed (to release)."""
+        conn = await self._conn()
+        return [r["id"] for r in await conn.fetch(_LAPSED, now, limit)]
+
+    async def period_charges(self, series_id: UUID) -> dict[UUID, Any]:
+        """period id → its current charge (domain.payments.Charge), for the series' charged periods."""
+        conn = await self._conn()
+        rows = await conn.fetch(_PERIOD_CHARGES, series_id)
+        return {r["period_id"]: charge_from_row(r) for r in rows}

@@ -59,6 +59,7 @@ units = Table(
     Column("payment_rule", Text),
     Column("no_show_grace_minutes", Integer),
     Column("check_in_opens_minutes", Integer),
+    Column("series_charge_days_ahead", Integer),
     Column("appointment_reminder_minutes", ARRAY(Integer)),
     Column("manual_payments_enabled", Boolean),
     Column("check_in_required", Boolean),

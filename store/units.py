@@ -155,6 +155,7 @@ def _params(row: Any) -> UnitParameters:
         payment_rule=row["payment_rule"],
         no_show_grace=timedelta(minutes=row["no_show_grace_minutes"]),
         check_in_opens=timedelta(minutes=row["check_in_opens_minutes"]),
+        series_charge_days_ahead=row["series_charge_days_ahead"],
         appointment_reminders=tuple(row["appointment_reminder_minutes"]),
         manual_payments_enabled=row["manual_payments_enabled"],
         check_in_required=row["check_in_required"],

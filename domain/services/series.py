@@ -29,6 +29,7 @@ from domain.errors import (
     SlotTaken,
 )
 from domain.holds import reminder_at
+from domain.payments import ChargeStatus
 from domain.ports import UnitOfWork
 from domain.pricing import Service
 from domain.series import (
@@ -42,6 +43,7 @@ from domain.series import (
     SkipReason,
     month_periods,
     occurrences,
+    period_deadline,
     period_due,
 )
 from domain.services.alternatives import alternatives
@@ -262,19 +264,30 @@ async def _conflict(deps: Deps, unit: Unit, cmd: SeriesCommand, o: Occurrence, t
     return OccurrenceConflict(o.index, o.starts_at, o.ends_at, tuple(r.id for r in tried), tuple(options))
 
 
-async def _add_periods(uow: UnitOfWork, unit: Unit, series: Series, bookings: list[Booking], now: datetime,
-                       amounts: dict[UUID, int] | None = None) -> None:
-    """Cut the series into calendar months (the periods paying by period charges; domain/series.py)."""
-    members: dict[UUID, list[UUID]] = {}
-    periods: list[Period] = []
+def _cut_periods(unit: Unit, series: Series, bookings: list[Booking], now: datetime,
+                 amounts: dict[UUID, int] | None = None, first_deadline: datetime | None = None
+                 ) -> list[tuple[Period, list[Booking]]]:
+    """Cut the series into calendar months (the periods paying by period charges; domain/series.py): the first
+    due now (its deadline the hold's), later ones `series_charge_days_ahead` before they start."""
+    cut: list[tuple[Period, list[Booking]]] = []
     for i, (starts_on, ends_on) in enumerate(month_periods(unit.tz, [b.starts_at for b in bookings])):
         inside = [b for b in bookings if starts_on <= b.starts_at.astimezone(unit.tz).date() < ends_on]
-        p = Period(id=uuid_of(series.id, starts_on), series_id=series.id, starts_on=starts_on, ends_on=ends_on,
-                   due_at=period_due(unit.tz, starts_on, 7, i == 0, now),
-                   amount_cents=sum((amounts or {}).get(b.id, 0) for b in inside))
-        periods.append(p)
-        members[p.id] = [b.id for b in inside]
-    await uow.series.add_periods(unit.id, periods, members)
+        due = period_due(unit.tz, starts_on, unit.params.series_charge_days_ahead, i == 0, now)
+        deadline = first_deadline if i == 0 and first_deadline is not None else period_deadline(unit.tz, starts_on,
+                                                                                                 due)
+        cut.append((Period(id=uuid_of(series.id, starts_on), series_id=series.id, starts_on=starts_on,
+                           ends_on=ends_on, due_at=due, deadline_at=deadline, unit_id=unit.id,
+                           amount_cents=sum((amounts or {}).get(b.id, 0) for b in inside)), inside))
+    return cut
+
+
+async def _add_periods(uow: UnitOfWork, unit: Unit, series: Series, bookings: list[Booking], now: datetime,
+                       amounts: dict[UUID, int] | None = None, first_deadline: datetime | None = None
+                       ) -> list[tuple[Period, list[Booking]]]:
+    """Store the series' periods (_cut_periods) and point each occurrence at its own."""
+    cut = _cut_periods(unit, series, bookings, now, amounts, first_deadline)
+    await uow.series.add_periods(unit.id, [p for p, _ in cut], {p.id: [b.id for b in bs] for p, bs in cut})
+    return cut
 
 
 def uuid_of(series_id: UUID, starts_on: date) -> UUID:
@@ -302,9 +315,11 @@ class SeriesChange:
 
 async def confirm_series(deps: Deps, cmd: ConfirmSeriesCommand) -> SeriesChange:
     """One acceptance for the whole series: each held occurrence records the terms (price version and band,
-    policy version) and is confirmed; the series keeps the total. A series with an amount due by Pix is refused
-    (SERIES_PAID_BY_PERIOD) until paying by period exists: nothing is half-accepted."""
+    policy version); the series keeps the total. Nothing due by Pix: every occurrence is confirmed. Something due
+    (paying by period, domain/series_pay.py): each occurrence with an amount due awaits its period's Pix until the
+    period's deadline (the first period's is the hold's), and the first period is charged now in ONE Pix."""
     from domain.checkout import _terms as terms_for
+    from domain.series_pay import charge_at_provider, open_period_charge
 
     now = deps.clock.now()
     async with deps.uow() as uow:
@@ -323,26 +338,62 @@ async def confirm_series(deps: Deps, cmd: ConfirmSeriesCommand) -> SeriesChange:
             raise InvalidTransition("expired", SeriesStatus.CONFIRMED.value, "confirm")
         unit = await uow.units.get(series.unit_id)
         terms = [await terms_for(uow, unit, b, now, cmd.channel, cmd.contact) for b in held]
-        if any(t.due_now_cents > 0 for t in terms):
-            raise InvalidInput("seriesId", "this series has an amount due by Pix now; paying a series by period is "
-                               "not available yet", code=ErrorCode.SERIES_PAID_BY_PERIOD)
+        by_pix = any(t.due_now_cents > 0 for t in terms)
+        first_deadline = min(b.hold_expires_at for b in held if b.hold_expires_at is not None)
+        if by_pix:
+            if deps.provider is None:
+                raise InvalidInput("seriesId", "this series has an amount due by Pix and payments are not set up "
+                                   "here", code=ErrorCode.SERIES_PAID_BY_PERIOD)
+            if first_deadline <= now + timedelta(seconds=30):
+                raise InvalidInput("seriesId", "the hold ends too soon to pay by Pix; ask for the series again",
+                                   code=ErrorCode.HOLD_TOO_SHORT)
+        cut = _cut_periods(unit, series, held, now, {b.id: t.total_cents for b, t in zip(held, terms, strict=True)},
+                           first_deadline)
+        deadline_of = {b.id: p.deadline_at for p, bs in cut for b in bs}
         for b, t in zip(held, terms, strict=True):
             b.accept(t.as_json(), t.due_now_cents)
-            b.confirm(now, cmd.actor)
+            if t.due_now_cents > 0:  # held for the series until its period's deadline
+                deadline = deadline_of[b.id]
+                assert deadline is not None
+                b.await_payment(now, cmd.actor, deadline=deadline)
+                if deadline != first_deadline:  # a later period: reminded by its own charge, not the hold's
+                    b.remind_at = None
+            else:
+                b.confirm(now, cmd.actor)
             await uow.bookings.save(b)
         series.acceptance = {
             "at": now.isoformat(), "channel": cmd.channel, "contact": cmd.contact,
             "policy_version": terms[0].policy_version, "total_cents": sum(t.total_cents for t in terms),
-            "at_venue_cents": sum(t.at_venue_cents for t in terms), "due_now_cents": 0,
+            "at_venue_cents": sum(t.at_venue_cents for t in terms),
+            "due_now_cents": sum(t.due_now_cents for t in terms),
             "occurrences": [{"booking_id": str(b.id), "starts_at": b.starts_at.isoformat(),
                              "total_cents": t.total_cents} for b, t in zip(held, terms, strict=True)],
         }
         series.status, series.updated_at = SeriesStatus.CONFIRMED, now
         await uow.series.save(series)
-        await _add_periods(uow, unit, series, held, now, {b.id: t.total_cents for b, t in zip(held, terms,
-                                                                                                  strict=True)})
+        await uow.series.add_periods(unit.id, [p for p, _ in cut], {p.id: [b.id for b in bs] for p, bs in cut})
+        first = cut[0][0]
+        charge = await open_period_charge(deps, uow, unit, first, now) if by_pix else None
         await uow.commit()
+    if charge is not None:
+        await charge_at_provider(deps, first.id, charge, notify=False)
     return SeriesChange(series, held)
+
+
+async def _recharge_moved(uow: UnitOfWork, moved: list[Booking]) -> None:
+    """After occurrences awaiting their period's Pix were moved or cancelled: a period with nothing left of it is
+    cancelled; one whose charge went with its first occurrence (a cancelled booking's open charges are cancelled)
+    is open again, so the charging cron opens a new Pix for what is left of it."""
+    gone = {b.id for b in moved}
+    for period in await uow.series.periods(moved[0].series_id) if moved and moved[0].series_id else []:
+        if period.status not in ("open", "charged"):
+            continue
+        if all(b.status is BookingStatus.CANCELLED for b in await uow.series.period_bookings(period.id)):
+            await uow.series.save_period(replace(period, status="cancelled"))
+        elif period.status == "charged" and period.charge_id is not None:
+            charge = await uow.payments.charge(period.charge_id)
+            if charge.booking_id in gone and charge.status is ChargeStatus.CANCELLED:
+                await uow.series.save_period(replace(period, status="open", charge_id=None))
 
 
 async def series_bookings(deps: Deps, series_id: UUID) -> tuple[Series, list[Booking]]:
@@ -356,12 +407,6 @@ async def series_of(deps: Deps, booking_ids: list[UUID]) -> dict[UUID, UUID]:
     """booking id → series id, for those of the bookings that are occurrences of a series (the staff grid)."""
     async with deps.uow() as uow:
         return await uow.series.series_of(booking_ids)
-
-
-async def series_periods(deps: Deps, series_id: UUID) -> list[Period]:
-    """A series' periods, oldest first."""
-    async with deps.uow() as uow:
-        return await uow.series.periods(series_id)
 
 
 async def cancel_series_from(deps: Deps, series_id: UUID, since: datetime, actor: str, releaser: Any = None,
@@ -391,6 +436,7 @@ async def cancel_series_from(deps: Deps, series_id: UUID, since: datetime, actor
             series.status = SeriesStatus.CANCELLED if series.status is not SeriesStatus.EXPIRED else series.status
         series.updated_at = now
         await uow.series.save(series)
+        await _recharge_moved(uow, touched)
         await uow.commit()
     for b in touched:
         await released(deps, b)
@@ -412,7 +458,8 @@ async def retime_series(deps: Deps, series_id: UUID, local_start: time, minutes:
         if length <= timedelta(0):
             raise InvalidInput("minutes", "minutes must be positive", code=ErrorCode.INVALID_DURATION)
         olds = [b for b in await uow.series.bookings(series_id, lock=True)
-                if b.starts_at >= since and b.status in (BookingStatus.HELD, BookingStatus.CONFIRMED)
+                if b.starts_at >= since and b.status in (BookingStatus.HELD, BookingStatus.PENDING_PAYMENT,
+                                                         BookingStatus.CONFIRMED)
                 and not b.is_lapsed(now)]
         if not olds:
             raise InvalidInput("since", "no future occurrence to move", code=ErrorCode.NO_OCCURRENCES)
@@ -434,7 +481,8 @@ async def retime_series(deps: Deps, series_id: UUID, local_start: time, minutes:
         for old, o in moves:
             quantity = max(a.quantity for a in old.allocations)
             allocations = [Allocation(a.resource_id, o.starts_at, o.ends_at, a.quantity) for a in old.allocations]
-            was_held, deadline = old.status is BookingStatus.HELD, old.hold_expires_at
+            was_pending = old.status is BookingStatus.PENDING_PAYMENT  # awaiting its period's Pix: it still does
+            was_held, deadline = old.status is BookingStatus.HELD or was_pending, old.hold_expires_at
             old.cancel(now, actor, "rescheduled")
             await uow.bookings.save(old)
             details = {"customer_id": old.customer_id, "service_id": old.service_id, "hold_type": old.hold_type
@@ -442,6 +490,8 @@ async def retime_series(deps: Deps, series_id: UUID, local_start: time, minutes:
             if was_held:
                 assert deadline is not None
                 new = Booking.held(deps.new_id(), unit.id, allocations, now, actor, deadline, **details)
+                if was_pending:
+                    new.await_payment(now, actor, deadline)
             else:
                 new = Booking.confirmed(deps.new_id(), unit.id, allocations, now, actor, **details)
             new.acceptance, new.due_now_cents, new.paid_cents = old.acceptance, old.due_now_cents, old.paid_cents
@@ -462,6 +512,7 @@ async def retime_series(deps: Deps, series_id: UUID, local_start: time, minutes:
             series.local_start, series.minutes = local_start, int(length.total_seconds() // 60)
             series.updated_at = now
             await uow.series.save(series)
+            await _recharge_moved(uow, [old for old, _ in pairs if old.due_now_cents > 0 and old.paid_cents == 0])
             await uow.commit()
     if conflicts:
         raise SeriesConflicts([OccurrenceConflict(

@@ -236,7 +236,7 @@ BOOKING_LEVEL = {"booking", "charges", "chargesConnection", "cancel", "confirm",
                  "confirmPayment", "linkPayment",
                  "denyPaymentClaim", "drop", "checkIn", "complete", "slotWaitlistEntry", "capacityWaitlistEntry",
                  "reschedule", "markNoShow", "unlockSeats", "node", "nodes", "revokeCalendarFeed", "series",
-                 "confirmSeries", "cancelSeriesFrom", "retimeSeries"}
+                 "confirmSeries", "cancelSeriesFrom", "retimeSeries", "recordSeriesPeriodPayment"}
 """Operations on one existing booking or entry: a customer may run them only on their own (here: not theirs)."""
 NULL_WHEN_REFUSED = {"node", "nodes"}
 """node(id) and nodes(ids) answer a refused caller as if the object did not exist: null, no error."""
@@ -356,6 +356,9 @@ def _operations(w: World) -> list[tuple[str, Action, str, dict[str, Any]]]:
          "{ __typename } }", {"i": {"unitId": u, "resourceIds": [str(w.fields[1])], "startsAt": at(16, 10).isoformat(),
                                     "endsAt": at(16, 11).isoformat(), "occurrences": 2}}),
         ("confirmSeries", Action.BOOK, "mutation($s: ID!) { confirmSeries(seriesId: $s) { __typename } }",
+         {"s": str(w.series)}),
+        ("recordSeriesPeriodPayment", Action.RECORD_PAYMENT, "mutation($s: ID!) { recordSeriesPeriodPayment("
+         'seriesId: $s, startsOn: "2026-12-01", method: CASH, reason: "balcão") { __typename } }',
          {"s": str(w.series)}),
         ("retimeSeries", Action.BOOK, 'mutation($s: ID!) { retimeSeries(seriesId: $s, localStart: "12:00") '
          "{ __typename } }", {"s": str(w.series)}),

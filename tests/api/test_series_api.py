@@ -20,6 +20,7 @@ from domain.services import Deps
 from schema.ids import decode_id
 from slothold.app import create_app
 from slothold.settings import Settings
+from store import units as unit_cache
 from store.access import PgAccess
 from store.uow import PgUnitOfWork
 from tests.api.conftest import system_token
@@ -65,6 +66,7 @@ async def world(database_url: str, redis_url: str, clock: MutableClock, pool: An
         v, other = await arena(pool), await arena(pool)
         tokens = {"system": await system_token(access)}
         tokens["operator"] = (await access.issue_token(v.tenant_id, v.unit_id, "staff", "operator", [], "op"))[1]
+        tokens["manager"] = (await access.issue_token(v.tenant_id, v.unit_id, "staff", "manager", [], "mg"))[1]
         tokens["stranger"] = (await access.issue_token(other.tenant_id, None, "staff", "owner", [], "other"))[1]
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://slothold.test") as client:
@@ -173,21 +175,65 @@ async def test_all_or_nothing_answers_each_conflict_and_writes_nothing(world: Wo
         assert (got["__typename"], got["code"]) == ("InvalidInput", code), got
 
 
-async def test_one_acceptance_prices_each_occurrence(world: World, pool: Any, clock: MutableClock) -> None:
+PERIODS = ("query($s: ID!) { series(id: $s) { ... on Series { status occurrences { status } periods { startsOn "
+           "status amountCents dueAt deadlineAt paidByHand paidAt charge { amountCents status copiaECola qrCodePng "
+           "txid } } } } }")
+PAY_PERIOD = ("mutation($s: ID!, $d: Date!) { recordSeriesPeriodPayment(seriesId: $s, startsOn: $d, method: CASH, "
+              'reason: "pagou no balcão") { ' + CHANGE + " } }")
+SANDBOX_PAY = ("mutation($t: String!) { sandboxPay(txid: $t) { ... on PaymentOutcome { outcome } "
+               "... on Error { code } } }")
+
+
+async def test_one_acceptance_prices_each_occurrence_and_charges_the_first_month(
+        world: World, pool: Any, clock: MutableClock) -> None:
     w = world
     deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock)
     made = await service_catalog.create_service(deps, w.unit, service_catalog.ServiceDraft(
         "Mensalista", (1,), (w.fields["Campo 3"],), 12000, PaymentRule.FULL), "tests")
-    # Paid by Pix now: the series is held, shows its prices, and accepting it is refused until paying by period.
-    got = (await w.gql("a", HOLD_SERIES, {"i": _series_input(w, 10, 3, "Campo 3", serviceId=str(made.id))}))
+    await pool.execute("UPDATE units SET max_advance_days = 60 WHERE id = $1", w.unit)
+    unit_cache.invalidate(w.unit)
+    # Paid by Pix: three Thursdays of December and one of January, each priced; accepted once.
+    got = (await w.gql("a", HOLD_SERIES, {"i": _series_input(w, 17, 4, "Campo 3", serviceId=str(made.id))}))
     sid = got["holdSeries"]["series"]["id"]
     quote = (await w.gql("a", "query($s: ID!) { series(id: $s) { ... on Series { quote { totalCents dueNowCents "
                               "occurrences { totalCents } } } } }", {"s": sid}))["series"]["quote"]
-    assert quote == {"totalCents": 36000, "dueNowCents": 36000,
-                     "occurrences": [{"totalCents": 12000}] * 3}
-    refused = (await w.gql("a", "mutation($s: ID!) { confirmSeries(seriesId: $s) { " + CHANGE + " } }",
-                           {"s": sid}))["confirmSeries"]
-    assert refused["code"] == "series_paid_by_period"
+    assert quote == {"totalCents": 48000, "dueNowCents": 48000, "occurrences": [{"totalCents": 12000}] * 4}
+    for caller in ("b", "stranger"):  # B sees nothing of A's periods, and cannot accept them
+        body = await w.post(caller, PERIODS, {"s": sid})
+        assert body.get("errors") and body["errors"][0]["extensions"]["code"] in ("forbidden", "not_found"), body
+    done = (await w.gql("a", "mutation($s: ID!) { confirmSeries(seriesId: $s) { " + CHANGE + " } }",
+                        {"s": sid}))["confirmSeries"]
+    assert done["series"]["status"] == "CONFIRMED", done
+    assert {b["status"] for b in done["bookings"]} == {"PENDING_PAYMENT"}
+    shown = (await w.gql("a", PERIODS, {"s": sid}))["series"]
+    dec, jan = shown["periods"]
+    assert (dec["startsOn"], dec["status"], dec["amountCents"]) == ("2026-12-01", "charged", 36000)
+    assert dec["charge"]["amountCents"] == 36000 and dec["charge"]["status"] == "PENDING"
+    assert dec["charge"]["copiaECola"].startswith("000201") and dec["charge"]["qrCodePng"].startswith("data:image/png")
+    assert (jan["startsOn"], jan["status"], jan["charge"]) == ("2027-01-01", "open", None)
+    # Only managers and owners record a period by hand; the customer and an operator are refused, B too.
+    for caller in ("a", "b", "operator", "stranger"):
+        body = await w.post(caller, PAY_PERIOD, {"s": sid, "d": "2027-01-01"})
+        assert body.get("errors") and body["errors"][0]["extensions"]["code"] in ("forbidden", "not_found"), body
+    # The first month's one Pix confirms its three occurrences; the manager records January by hand.
+    paid = (await w.gql("a", SANDBOX_PAY, {"t": dec["charge"]["txid"]}))["sandboxPay"]
+    assert paid == {"outcome": "CONFIRMED"}
+    hand = (await w.gql("manager", PAY_PERIOD, {"s": sid, "d": "2027-01-01"}))["recordSeriesPeriodPayment"]
+    assert [b["status"] for b in hand["bookings"]] == ["CONFIRMED"]
+    again = (await w.gql("manager", PAY_PERIOD, {"s": sid, "d": "2027-01-01"}))["recordSeriesPeriodPayment"]
+    assert again["code"] == "invalid_transition"
+    shown = (await w.gql("a", PERIODS, {"s": sid}))["series"]
+    assert [(p["status"], p["paidByHand"]) for p in shown["periods"]] == [("paid", False), ("paid", True)]
+    assert {o["status"] for o in shown["occurrences"]} == {"CONFIRMED"}
+
+
+async def test_an_unaccepted_series_expires_with_its_hold(world: World, pool: Any, clock: MutableClock) -> None:
+    w = world
+    deps = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock)
+    made = await service_catalog.create_service(deps, w.unit, service_catalog.ServiceDraft(
+        "Mensalista", (1,), (w.fields["Campo 3"],), 12000, PaymentRule.FULL), "tests")
+    got = (await w.gql("a", HOLD_SERIES, {"i": _series_input(w, 10, 3, "Campo 3", serviceId=str(made.id))}))
+    sid = got["holdSeries"]["series"]["id"]
     stored = await pool.fetch("SELECT status FROM bookings WHERE series_id = $1", decode_id(sid)[1])
     assert {r["status"] for r in stored} == {"held"}
     # The hold lapses: the series shows EXPIRED, and accepting it now is an InvalidTransition.

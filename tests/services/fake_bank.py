@@ -34,6 +34,8 @@ class FakeBank:
         self.charges[txid]["status"] = "cancelled"
 
     async def lookup_charge(self, txid: str, provider_ref: str) -> ChargeLookup:
+        if txid not in self.charges:  # another test's charge (the series crons look at every unit's)
+            raise ProviderUnavailable("unknown charge")
         c = self.charges[txid]
         return ChargeLookup(str(c["status"]), tuple(c["payments"]))  # type: ignore[arg-type]
 
