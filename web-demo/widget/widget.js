@@ -48,8 +48,23 @@ function boot(tag, WORDS) {
     changed: `subscription($b: ID!) { bookingChanged(bookingId: $b) { status } }`,
     waitlist: `mutation($u: ID!, $r: ID!, $s: DateTime!, $e: DateTime!, $c: CustomerInput!) { joinSlotWaitlist(unitId: $u,
       resourceId: $r, startsAt: $s, endsAt: $e, customer: $c) { __typename ... on SlotWaitlistEntry { place } ${ERR} } }`,
-    mine: `query { bookings(first: 50) { edges { node { id status startsAt endsAt paidCents refundIfCancelledNowCents
-      allocations { resourceId } acceptance { totalCents policySummary } } } } }`,
+    mine: `query { bookings(first: 100) { edges { node { id status startsAt endsAt paidCents refundIfCancelledNowCents
+      allocations { resourceId } acceptance { totalCents policySummary } seriesId seriesIndex
+      series { id everyWeeks localStart occurrences { id } } } } } }`,
+    // Series (issue 23): one hold over every occurrence, one acceptance, the first period's Pix.
+    holdSeries: `mutation($i: SeriesInput!, $k: String) { holdSeries(input: $i, idempotencyKey: $k) { __typename
+      ... on SeriesPayload { series { id } skipped { index startsAt reason } conflicts { index startsAt } }
+      ... on SeriesConflicts { conflicts { index startsAt alternatives { resourceId startsAt endsAt } } } ${ERR} } }`,
+    series: `query($s: ID!) { series(id: $s) { __typename ... on Series { id status everyWeeks
+      occurrences { id status startsAt endsAt holdExpiresAt seriesIndex paidCents }
+      quote { occurrences { bookingId startsAt totalCents } totalCents dueNowCents policySummary }
+      periods { startsOn status amountCents } } ${ERR} } }`,
+    confirmSeries: `mutation($s: ID!) { confirmSeries(seriesId: $s) { __typename ... on SeriesChangePayload { series { id
+      status occurrences { id status startsAt } periods { startsOn status amountCents
+      charge { txid amountCents copiaECola qrCodePng expiresAt } } } } ${ERR} } }`,
+    cancelSeriesFrom: `mutation($s: ID!, $f: DateTime!) { cancelSeriesFrom(seriesId: $s, from: $f,
+      reason: "cancelada pelo cliente no widget") { __typename ... on SeriesChangePayload {
+      bookings { id refunds { amountCents } } } ${ERR} } }`,
     cancel: `mutation($b: ID!, $k: String) { cancel(bookingId: $b, reason: "cancelada pelo cliente no widget", idempotencyKey: $k) {
       __typename ... on BookingPayload { booking { id status refundedCents refunds { amountCents } } } ${ERR} } }`,
     reschedule: `mutation($b: ID!, $i: RescheduleInput!, $k: String) { reschedule(bookingId: $b, input: $i, idempotencyKey: $k) {
@@ -249,6 +264,7 @@ function boot(tag, WORDS) {
       choose(reschedule);
     });
     for (const el of [day, field, length]) el.addEventListener("change", search);
+    const repeat = reschedule ? null : repeatFields();
     show(h("section", {class: "card", "data-testid": "choose"},
       h("h2", {}, reschedule ? t("rescheduleFor", {when: when(reschedule.startsAt)}) : t("pick")),
       serviceSel ? h("label", {for: "w-service"}, t("service")) : null, serviceSel,
@@ -256,15 +272,39 @@ function boot(tag, WORDS) {
         h("div", {}, h("label", {for: "w-day"}, t("day")), day),
         h("div", {}, h("label", {for: "w-field"}, t("field")), field),
         h("div", {}, h("label", {for: "w-length"}, t("length")), length)),
-      h("h3", {}, t("times")), list,
+      repeat, h("h3", {}, t("times")), list,
       reschedule ? h("button", {type: "button", class: "link", onclick: () => mine()}, t("back")) : null));
     search();
   }
 
-  // A time was picked: sign in first if needed, then hold it.
+  // "Toda semana": repeat the time picked every N weeks, a number of times or until a date (a series, issue 23).
+  function repeatFields() {
+    const every = h("select", {id: "w-repeat", name: "repeat", "data-testid": "repeat"},
+      [0, 1, 2, 4].map((n) => h("option", {value: n, selected: n === (choice.every || 0)}, t("every" + n))));
+    const count = h("input", {id: "w-times", name: "times", type: "number", min: 2, max: 60, inputmode: "numeric",
+      value: choice.count || 4});
+    const until = h("input", {id: "w-until", name: "until", type: "date", value: choice.until || "",
+      min: localDay(new Date()), max: localDay(new Date(Date.now() + unit.parameters.maxAdvanceDays * 86400000))});
+    const more = h("div", {class: "grid two", hidden: !choice.every},
+      h("div", {}, h("label", {for: "w-times"}, t("times_n")), count),
+      h("div", {}, h("label", {for: "w-until"}, t("untilDay")), until));
+    const read = () => {
+      choice.every = Number(every.value) || 0;
+      choice.count = Math.max(2, Math.min(60, Number(count.value) || 4));
+      choice.until = until.value || "";
+      more.hidden = !choice.every;
+    };
+    for (const el of [every, count, until]) el.addEventListener("change", read);
+    return h("fieldset", {class: "repeat", "data-testid": "repeat-fields"}, h("legend", {}, t("repeat")),
+      h("label", {for: "w-repeat"}, t("repeatHow")), every, more,
+      h("p", {class: "muted small"}, t("repeatHelp")));
+  }
+
+  // A time was picked: sign in first if needed, then hold it (or the series it starts).
   function want(slot) {
-    if (!session) return signIn(() => hold(slot));
-    hold(slot);
+    const go = () => (choice.every ? holdSeries(slot, "ALL_OR_NOTHING") : hold(slot));
+    if (!session) return signIn(go);
+    go();
   }
 
   // ------------------------------------------------------------------------------------------------- sign-in
@@ -396,8 +436,119 @@ function boot(tag, WORDS) {
     } catch (e) { fail(e); }
   }
 
+  // ------------------------------------------------------------------------------------------------- series
+  const dayWords = (iso) => new Intl.DateTimeFormat(LOCALE, {timeZone: unit.timezone, weekday: "short",
+    day: "numeric", month: "short"}).format(new Date(iso));
+
+  async function holdSeries(slot, mode) {
+    say("");
+    choice.lastResource = slot.resourceId;
+    show(h("p", {class: "muted"}, t("loading")));
+    try {
+      const input = {unitId: UNIT, startsAt: slot.startsAt, endsAt: slot.endsAt, customer: {},
+        everyWeeks: choice.every, resourceIds: [slot.resourceId], serviceId: service ? service.id : null,
+        channel: "WEB", mode, ...(choice.until ? {until: choice.until} : {occurrences: choice.count})};
+      const r = (await gql(Q.holdSeries, {i: input, k: key()})).holdSeries;
+      if (r.__typename === "SeriesConflicts") return seriesConflicts(slot, r.conflicts);
+      if (r.__typename !== "SeriesPayload") throw refused(r);
+      seriesSummary(r.series.id, r.skipped, r.conflicts);
+    } catch (e) { fail(e); choose(); }
+  }
+
+  // Some dates are taken: nothing was held. The customer chooses: only the free dates, or another time.
+  function seriesConflicts(slot, conflicts) {
+    say(t("seriesTaken", {n: conflicts.length}), "warn");
+    show(h("section", {class: "card", "data-testid": "series-conflicts"},
+      h("h2", {}, t("seriesConflictsTitle")),
+      h("ul", {class: "occ"}, conflicts.map((c) => h("li", {"data-testid": "conflict"},
+        h("strong", {}, `${dayWords(c.startsAt)} ${time(c.startsAt)}`), " ", h("span", {class: "state s-held"}, t("takenWord")),
+        c.alternatives.length ? h("small", {class: "muted"}, t("nearest", {times: c.alternatives.slice(0, 3).map((a) =>
+          `${dayWords(a.startsAt)} ${time(a.startsAt)} ${resourceName(a.resourceId)}`).join(" · ")})) : null))),
+      h("p", {}, t("seriesChoice")),
+      h("div", {class: "actions"},
+        h("button", {type: "button", class: "primary", "data-testid": "free-only",
+          onclick: () => holdSeries(slot, "FREE_ONLY")}, t("freeOnly")),
+        h("button", {type: "button", "data-testid": "pick-other", onclick: () => { say(""); choose(); }}, t("pickOther")))));
+  }
+
+  async function seriesSummary(seriesId, skipped = [], conflicts = []) {
+    try {
+      const s = (await gql(Q.series, {s: seriesId})).series;
+      if (s.__typename !== "Series") throw refused(s);
+      const q = s.quote || {occurrences: [], totalCents: 0, dueNowCents: 0, policySummary: ""};
+      const price = new Map(q.occurrences.map((o) => [o.bookingId, o.totalCents]));
+      const held = s.occurrences.filter((b) => b.status === "HELD");
+      const box = h("input", {type: "checkbox", id: "w-accept", "data-testid": "accept-terms"});
+      const go = h("button", {type: "button", class: "primary", disabled: true, "data-testid": "accept"}, t("acceptSeries"));
+      box.addEventListener("change", () => { go.disabled = !box.checked; });
+      go.addEventListener("click", () => acceptSeries(s));
+      const countdown = h("p", {class: "muted countdown"});
+      const first = held[0];
+      const reason = (r) => t(r === "BLOCKED" ? "skipBlocked" : "skipClosed");
+      show(h("section", {class: "card", "data-testid": "series-summary", dataset: {series: s.id}},
+        h("h2", {}, t("seriesSummary")),
+        h("p", {class: "when"}, t("every" + (s.everyWeeks === 1 ? 1 : "N"), {n: s.everyWeeks}), " · ",
+          first ? `${time(first.startsAt)}–${time(first.endsAt)}` : "", " · ", resourceName(choice.lastResource || "")),
+        h("p", {}, (service && service.name) || ""),
+        h("h3", {}, t("occurrences", {n: held.length})),
+        h("ol", {class: "occ", "data-testid": "occurrences"}, held.map((b) => h("li", {"data-testid": "occurrence"},
+          h("span", {}, dayWords(b.startsAt)), h("span", {class: "price"}, money(price.get(b.id) || 0))))),
+        skipped.length ? [h("h3", {}, t("skippedTitle")), h("ul", {class: "occ", "data-testid": "skipped"},
+          skipped.map((x) => h("li", {}, h("span", {}, dayWords(x.startsAt)), h("span", {class: "muted"}, reason(x.reason)))))]
+          : null,
+        conflicts.length ? [h("h3", {}, t("leftOutTitle")), h("ul", {class: "occ", "data-testid": "left-out"},
+          conflicts.map((x) => h("li", {}, h("span", {}, dayWords(x.startsAt)), h("span", {class: "muted"}, t("takenWord")))))]
+          : null,
+        h("dl", {class: "money"},
+          h("dt", {}, t("total")), h("dd", {"data-testid": "series-total"}, money(q.totalCents)),
+          h("dt", {}, t("dueNowSeries")), h("dd", {class: "big", "data-testid": "series-due"}, money(q.dueNowCents))),
+        s.periods.length > 1 ? h("p", {class: "muted"}, t("laterPeriods")) : null,
+        h("h3", {}, t("policy")), h("p", {"data-testid": "policy"}, q.policySummary),
+        countdown,
+        h("div", {class: "check"}, box, h("label", {for: "w-accept"}, t("acceptSeriesTerms"))),
+        go, h("button", {type: "button", class: "link", onclick: async () => {
+          stop();  // going back lets every date go at once
+          try { if (first) await gql(Q.cancelSeriesFrom, {s: s.id, f: first.startsAt}); } catch (e) { /* it expires */ }
+          choose();
+        }}, t("back"))));
+      if (first && first.holdExpiresAt) ticking(countdown, first.holdExpiresAt, "holdLeftSeries", () => expired());
+      if (first) {
+        stopLive = subscribe(Q.changed, {b: first.id}, (d) => {
+          const st = d.bookingChanged && d.bookingChanged.status;
+          if (st === "CANCELLED") released();
+          else if (st === "EXPIRED") expired();
+        });
+      }
+    } catch (e) { fail(e); choose(); }
+  }
+
+  async function acceptSeries(s) {
+    try {
+      const r = (await gql(Q.confirmSeries, {s: s.id})).confirmSeries;
+      if (r.__typename !== "SeriesChangePayload") throw refused(r);
+      const period = r.series.periods.find((p) => p.charge && p.status === "charged");
+      const waiting = r.series.occurrences.find((b) => b.status === "PENDING_PAYMENT");
+      if (!period || !waiting) return seriesConfirmed(s.id);
+      pix(waiting, period.charge, () => seriesConfirmed(s.id));
+    } catch (e) { fail(e); }
+  }
+
+  async function seriesConfirmed(seriesId) {
+    say("");
+    let s = null;
+    try { s = (await gql(Q.series, {s: seriesId})).series; } catch (e) { /* the words below still hold */ }
+    const occ = (s && s.occurrences) || [];
+    const paid = occ.reduce((n, b) => n + (b.paidCents || 0), 0);
+    const live = occ.filter((b) => !["CANCELLED", "EXPIRED"].includes(b.status));
+    show(h("section", {class: "card done", "data-testid": "series-confirmed"},
+      h("h2", {}, t("seriesConfirmed")),
+      h("p", {}, t("seriesConfirmedText", {n: live.length, amount: money(paid)})),
+      s && s.periods.length > 1 ? h("p", {class: "muted"}, t("laterPeriods")) : null,
+      h("button", {type: "button", class: "primary", onclick: () => mine()}, t("mine"))));
+  }
+
   // ------------------------------------------------------------------------------------------------- pix
-  function pix(booking, charge) {
+  function pix(booking, charge, done = confirmed) {
     say("");
     const code = h("textarea", {id: "w-pix", readonly: true, rows: 3, "data-testid": "copia-e-cola"}, charge.copiaECola);
     const countdown = h("p", {class: "countdown", "data-testid": "countdown"});
@@ -425,7 +576,7 @@ function boot(tag, WORDS) {
     const check = async () => {
       try {
         const b = (await gql(Q.booking, {b: booking.id})).booking;
-        if (b.status === "CONFIRMED") confirmed(b);
+        if (b.status === "CONFIRMED") done(b);
         else if (b.status === "EXPIRED" || b.status === "CANCELLED") expired();
       } catch (e) { /* the next event or the countdown's end tells */ }
     };
@@ -469,17 +620,71 @@ function boot(tag, WORDS) {
         h("h2", {}, t("mine")),
         h("p", {class: "muted"}, t("signedAs", {phone: session.phone}), " ",
           h("button", {type: "button", class: "link", onclick: () => { saveSession(null); choose(); }}, t("signOut"))),
-        open.length ? h("ul", {class: "list"}, open.map(row)) : h("p", {class: "empty"}, t("none"))));
+        open.length ? h("ul", {class: "list"}, grouped(open)) : h("p", {class: "empty"}, t("none"))));
     } catch (e) {
       if (/auth|token|session/i.test(e.message)) { saveSession(null); return signIn(mine); }
       fail(e);
     }
   }
 
-  function row(b) {
+  // A series' occurrences together, under one entry that can cancel the rest of it; single bookings as they are.
+  function grouped(open) {
+    const items = [], groups = new Map();
+    for (const b of open) {
+      if (!b.seriesId) { items.push(row(b)); continue; }
+      if (!groups.has(b.seriesId)) {
+        const list = h("ul", {class: "list"});
+        groups.set(b.seriesId, {list, rows: []});
+        items.push(h("li", {class: "series", "data-testid": "my-series", dataset: {series: b.seriesId}}, list));
+      }
+      groups.get(b.seriesId).rows.push(b);
+    }
+    for (const [seriesId, g] of groups) {
+      g.rows.sort((a, b) => a.startsAt.localeCompare(b.startsAt));
+      const s = g.rows[0].series || {everyWeeks: 1, occurrences: []};
+      const future = g.rows.filter((b) => new Date(b.startsAt) > Date.now());
+      const head = h("div", {class: "series-head"},
+        h("strong", {}, t("seriesOf", {every: t("every" + (s.everyWeeks === 1 ? 1 : "N"), {n: s.everyWeeks}).toLowerCase(),
+          time: time(g.rows[0].startsAt)})),
+        h("span", {class: "muted"}, t("seriesLeft", {n: g.rows.length, of: s.occurrences.length || g.rows.length})));
+      const box = g.list.parentElement;
+      box.prepend(head);
+      if (future.length) {
+        box.insertBefore(h("div", {class: "actions"}, h("button", {type: "button", class: "danger",
+          "data-testid": "cancel-series", onclick: () => askCancelSeries(seriesId, future, box)}, t("cancelRest"))), g.list);
+      }
+      g.list.append(...g.rows.map((b) => row(b, s)));
+    }
+    return items;
+  }
+
+  function askCancelSeries(seriesId, future, box) {
+    const paid = future.reduce((n, b) => n + (b.paidCents || 0), 0);
+    const refund = future.reduce((n, b) => n + (b.refundIfCancelledNowCents || 0), 0);
+    box.querySelector(".confirm")?.remove();
+    box.insertBefore(h("div", {class: "confirm", role: "alertdialog", "aria-label": t("cancelRest"),
+      "data-testid": "cancel-series-confirm"},
+    h("p", {}, t("cancelRestAsk", {n: future.length, from: dayWords(future[0].startsAt), paid: money(paid),
+      refund: money(refund)})),
+    h("button", {type: "button", class: "danger", "data-testid": "cancel-series-yes", onclick: async () => {
+      try {
+        const r = (await gql(Q.cancelSeriesFrom, {s: seriesId, f: future[0].startsAt})).cancelSeriesFrom;
+        if (r.__typename !== "SeriesChangePayload") throw refused(r);
+        const back = r.bookings.reduce((n, b) => n + b.refunds.reduce((m, x) => m + x.amountCents, 0), 0);
+        await mine();
+        say(t("seriesCancelled", {n: r.bookings.length}) + " " + (back ? t("refunded", {amount: money(back)})
+          : t("noRefund")), "ok");
+      } catch (e) { fail(e); }
+    }}, t("cancelRestYes")),
+    h("button", {type: "button", onclick: () => mine()}, t("keep"))), box.querySelector("ul"));
+  }
+
+  function row(b, series = null) {
     const actions = h("div", {class: "actions"});
     const li = h("li", {class: "booking", "data-testid": "my-booking", dataset: {id: b.id}},
-      h("strong", {}, when(b.startsAt)), h("span", {}, resourceName((b.allocations[0] || {}).resourceId)),
+      h("strong", {}, when(b.startsAt)), series ? h("small", {class: "muted", "data-testid": "series-index"},
+        t("seriesIndex", {i: b.seriesIndex + 1, n: series.occurrences.length || "?"})) : null,
+      h("span", {}, resourceName((b.allocations[0] || {}).resourceId)),
       h("span", {class: "state s-" + b.status.toLowerCase().replace(/_/g, "-")}, t("s_" + b.status)), actions);
     if (["CONFIRMED", "PENDING_PAYMENT", "HELD"].includes(b.status) && new Date(b.startsAt) > Date.now()) {
       actions.append(
@@ -488,7 +693,8 @@ function boot(tag, WORDS) {
           choice.slots = Math.round((new Date(b.endsAt) - new Date(b.startsAt)) / 60000 / unit.parameters.slotMinutes);
           choose(b);
         }}, t("reschedule")),
-        h("button", {type: "button", class: "danger", onclick: () => askCancel(b, li)}, t("cancel")));
+        h("button", {type: "button", class: "danger", onclick: () => askCancel(b, li)},
+          t(series ? "cancelOne" : "cancel")));
     }
     return li;
   }
