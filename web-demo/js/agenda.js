@@ -12,7 +12,7 @@ register({
   "pt-BR": {
     "agenda.state.FREE": "Livre", "agenda.state.HELD": "Em hold", "agenda.state.VERIFYING": "Conferindo pagamento",
     "agenda.state.BOOKED": "Confirmado", "agenda.state.BLOCKED": "Bloqueado", "agenda.state.CLOSED": "Fechado", "agenda.state.PAST": "Passado",
-    "agenda.verifying": "Conferindo", "agenda.onlineHold": "Hold online",
+    "agenda.verifying": "Conferindo", "agenda.onlineHold": "Hold online", "agenda.series": "Série",
     "agenda.staffHold": "Hold da equipe", "agenda.day": "Dia", "agenda.view": "Visão", "agenda.viewDay": "Dia",
     "agenda.viewWeek": "Semana", "agenda.previous": "Anterior", "agenda.next": "Próximo", "agenda.today": "Hoje",
     "agenda.legend": "Legenda", "agenda.resource": "Recurso", "agenda.places": "{n} vagas",
@@ -30,7 +30,7 @@ register({
   en: {
     "agenda.state.FREE": "Free", "agenda.state.HELD": "Held", "agenda.state.VERIFYING": "Verifying payment",
     "agenda.state.BOOKED": "Booked", "agenda.state.BLOCKED": "Blocked", "agenda.state.CLOSED": "Closed", "agenda.state.PAST": "Past",
-    "agenda.verifying": "Verifying", "agenda.onlineHold": "Online hold",
+    "agenda.verifying": "Verifying", "agenda.onlineHold": "Online hold", "agenda.series": "Series",
     "agenda.staffHold": "Staff hold", "agenda.day": "Day", "agenda.view": "View", "agenda.viewDay": "Day",
     "agenda.viewWeek": "Week", "agenda.previous": "Previous", "agenda.next": "Next", "agenda.today": "Today",
     "agenda.legend": "Legend", "agenda.resource": "Resource", "agenda.places": "{n} places",
@@ -64,7 +64,7 @@ const GRID = `query Grid($u: ID!, $from: DateTime!, $to: DateTime!) {
     __typename
     ... on Grid { slotMinutes rows { resource { id name kind capacity }
       segments { startsAt endsAt state slots available bookingId status holdType holdTypeName holdExpiresAt
-                 displayColor channel } } }
+                 displayColor channel seriesId } } }
     ... on Error { code message } } }`;
 const SLOT_CHANGED = `subscription Slots($u: ID!, $from: DateTime!, $to: DateTime!, $since: Int) {
   slotChanged(unitId: $u, from: $from, to: $to, since: $since) {
@@ -238,6 +238,10 @@ export class Agenda {
         : state === "HELD" ? this.holdLabel(cell) : stateName(state);
     td.classList.toggle("verifying", state === "VERIFYING");
     const parts = [h("span", {class: "label"}, label)];
+    td.dataset.series = cell && cell.seriesId && state !== "FREE" ? cell.seriesId : "";
+    if (td.dataset.series) {  // an occurrence of a series (issue 23): a small mark; the panel says which
+      parts.push(h("span", {class: "series-mark", role: "img", "aria-label": t("agenda.series"), title: t("agenda.series")}, "↻"));
+    }
     if (cell && cell.holdExpiresAt && (state === "HELD" || state === "VERIFYING")) {
       const left = Date.parse(cell.holdExpiresAt) - Date.now();
       parts.push(h("span", {class: "countdown", dataset: {expires: cell.holdExpiresAt}},
@@ -288,11 +292,13 @@ export class Agenda {
         if (event.state === "FREE") {
           if (cell.bookingId && cell.bookingId !== event.bookingId) continue;  // someone else's by now
           Object.assign(cell, {state: t < Date.now() ? "PAST" : "FREE", bookingId: null, status: null, holdType: null,
-            holdTypeName: null, holdExpiresAt: null, displayColor: event.displayColor, available: 1, channel: null});
+            holdTypeName: null, holdExpiresAt: null, displayColor: event.displayColor, available: 1, channel: null,
+            seriesId: null});
         } else {
           Object.assign(cell, {state: event.state, bookingId: event.bookingId, status: event.status,
             holdType: event.holdType, holdTypeName: event.holdTypeName, holdExpiresAt: event.holdExpiresAt,
-            displayColor: event.displayColor, available: 0, channel: this.channels.get(event.bookingId) || null});
+            displayColor: event.displayColor, available: 0, channel: this.channels.get(event.bookingId) || null,
+            seriesId: cell.bookingId === event.bookingId ? cell.seriesId : null});  // a new one: after the refetch
         }
         const td = this.gridEl.querySelector(`td[data-resource="${r.resourceId}"][data-start="${new Date(t).toISOString()}"]`);
         if (td) {

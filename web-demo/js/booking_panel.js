@@ -7,13 +7,14 @@ import {gql, resultError, sentence} from "./gql.js";
 import {formatMoney, locale, register, t} from "./i18n.js";
 import {h, say, session} from "./session.js";
 import {hhmm, longDate} from "./time.js";
+import {seriesBox} from "./series.js";
 
 register({
   "pt-BR": {
     "panel.loading": "Carregando…", "panel.customer": "Cliente", "panel.noName": "(sem nome)",
     "panel.phone": "Telefone", "panel.cpf": "CPF", "panel.when": "Quando", "panel.status": "Situação",
     "panel.total": "Total", "panel.due": "A pagar agora", "panel.paid": "Pago", "panel.refunded": "Reembolsado",
-    "panel.policy": "Política", "panel.noPolicy": "Nenhuma política aceita ainda.", "panel.history": "Histórico",
+    "panel.policy": "Política", "panel.series": "Série", "panel.seriesOf": "Série {i}/{n}", "panel.noPolicy": "Nenhuma política aceita ainda.", "panel.history": "Histórico",
     "panel.noHistory": "Ainda sem histórico.", "panel.created": "criada: {status}",
     "panel.confirmPayment": "Confirmar pagamento", "panel.checkIn": "Fazer check-in",
     "panel.noShow": "Não compareceu", "panel.complete": "Concluir", "panel.cancelTitle": "Cancelar",
@@ -49,7 +50,7 @@ register({
     "panel.loading": "Loading…", "panel.customer": "Customer", "panel.noName": "(no name given)",
     "panel.phone": "Phone", "panel.cpf": "CPF", "panel.when": "When", "panel.status": "Status",
     "panel.total": "Total", "panel.due": "Due now", "panel.paid": "Paid", "panel.refunded": "Refunded",
-    "panel.policy": "Policy", "panel.noPolicy": "No policy accepted yet.", "panel.history": "History",
+    "panel.policy": "Policy", "panel.series": "Series", "panel.seriesOf": "Series {i}/{n}", "panel.noPolicy": "No policy accepted yet.", "panel.history": "History",
     "panel.noHistory": "No history yet.", "panel.created": "created {status}",
     "panel.confirmPayment": "Confirm payment", "panel.checkIn": "Check in",
     "panel.noShow": "No-show", "panel.complete": "Complete", "panel.cancelTitle": "Cancel",
@@ -78,7 +79,7 @@ const BOOKING = `query Booking($b: ID!) { booking(id: $b) { __typename
   ... on Booking { id status channel startsAt endsAt holdType dueNowCents paidCents refundedCents
     refundIfCancelledNowCents
     customer { name phone cpfMasked } acceptance { totalCents policySummary } quote { totalCents policySummary }
-    allocations { resourceId }
+    allocations { resourceId } seriesId seriesIndex series { id occurrences { id } }
     historyConnection(first: 50) { edges { node { at oldStatus newStatus actor reason } } } }
   ... on Error { code message } } }`;
 const REFUND = `query Refund($b: ID!) { booking(id: $b) { __typename
@@ -151,7 +152,8 @@ export function bookingPanel(bookingId, agenda, message) {
       return box.replaceChildren(h("p", {class: "message error"}, e.message));
     }
     if (b.__typename !== "Booking") return box.replaceChildren(h("p", {class: "message error"}, refusal(b)));
-    box.replaceChildren(details(b, agenda.tz), actions(b, agenda, message, load), history(b, agenda.tz));
+    box.replaceChildren(details(b, agenda.tz), actions(b, agenda, message, load),
+      b.series ? seriesBox(b.series.id, agenda.unit, {current: b.id, onChange: load}) : "", history(b, agenda.tz));
   };
   load();
   return box;
@@ -169,6 +171,8 @@ function details(b, tz) {
     ...row(t("panel.when"), `${longDate(start, tz)} ${hhmm(start, tz)}–${hhmm(Date.parse(b.endsAt), tz)}`,
       "booking-when"),
     ...row(t("panel.status"), statusWords(b.status), "booking-status"),
+    ...(b.series ? row(t("panel.series"), t("panel.seriesOf", {i: b.seriesIndex + 1, n: b.series.occurrences.length}),
+      "booking-series") : []),
     ...row(t("panel.total"), terms ? money(terms.totalCents) : "—", "amount-total"),
     ...row(t("panel.due"), money(b.dueNowCents), "amount-due"),
     ...row(t("panel.paid"), money(b.paidCents), "amount-paid"),

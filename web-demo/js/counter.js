@@ -8,6 +8,7 @@ import {register, t} from "./i18n.js";
 import {customerLine, emptyEl, errorEl, idemKey, loadingEl, slotWords, toE164} from "./lists_util.js";
 import {h, say, session} from "./session.js";
 import {addDays, startOfDay, today} from "./time.js";
+import "./series.js";  // its words: the counter series ("toda semana")
 
 register({
   "pt-BR": {
@@ -36,6 +37,10 @@ register({
 
 const FIND = `query($u: ID!, $s: String!) { customers(unitId: $u, search: $s, first: 20) {
   edges { node { id name phone maskedCpf } } } }`;
+const SERIES = `mutation($i: CounterSeriesInput!, $k: String) { r: counterSeries(input: $i, idempotencyKey: $k) {
+  __typename ... on SeriesPayload { series { id } bookings { id status startsAt endsAt allocations { resourceId } }
+    skipped { startsAt } }
+  ... on SeriesConflicts { code message conflicts { startsAt } } ... on Error { code message } } }`;
 const BOOK = `mutation($i: CounterBookingInput!, $k: String) { r: counterBooking(input: $i, idempotencyKey: $k) {
   __typename ... on BookingPayload { booking { id status startsAt endsAt allocations { resourceId } } }
   ... on Error { code message } } }`;
@@ -128,6 +133,12 @@ class Counter {
         times.map((x) => h("option", {value: x, selected: x === "19:00"}, x)))),
       field("counter.length", h("select", {class: "lists-input", name: "minutes"},
         lengths.map((n) => h("option", {value: n}, t("counter.minutes", {n}))))),
+      // A counter series (issue 23): the same field and time every N weeks, confirmed at once, no payment.
+      field("series.repeat", h("select", {class: "lists-input", name: "every", "data-testid": "counter-repeat"},
+        h("option", {value: "0"}, t("series.once")), [1, 2, 4].map((n) => h("option", {value: n},
+          n === 1 ? t("series.every1") : t("series.everyN", {n}))))),
+      field("series.times", h("input", {class: "lists-input", name: "times", type: "number", min: 2, max: 60,
+        value: 4, inputmode: "numeric"})),
       h("button", {type: "submit", class: "lists-btn primary"}, t("counter.book")));
     form.addEventListener("submit", (e) => { e.preventDefault(); this.book(new FormData(form), form); });
     return form;
@@ -151,6 +162,8 @@ class Counter {
     const input = {unitId: this.unit.id, resourceIds: [String(f.get("resource"))], startsAt: start.toISOString(),
       endsAt: end.toISOString(), ...who, ...(session.serviceId ? {serviceId: session.serviceId} : {})};
     const button = form.querySelector("button[type=submit]");
+    const every = Number(f.get("every")) || 0;
+    if (every) return this.bookSeries(input, who, every, Number(f.get("times")) || 4, button);
     button.disabled = true;
     try {
       const r = (await gql(BOOK, {i: input, k: idemKey()}, session.staffToken)).r;
@@ -161,6 +174,31 @@ class Counter {
         for (const n of ["newName", "newPhone", "newCpf"]) this.newForm.querySelector(`[name=${n}]`).value = "";
         this.query.value = "";
         this.found.replaceChildren();
+      } else {
+        say(this.message, resultError(r), "error");
+      }
+    } catch (e) {
+      say(this.message, e.message, "error");
+    } finally {
+      button.disabled = false;
+    }
+    this.message.scrollIntoView({block: "nearest"});
+  }
+
+  /** counterSeries: its customer is a CustomerInput (phone, CPF, name), so a found customer goes by their phone. */
+  async bookSeries(input, who, every, times, button) {
+    const customer = who.customer || {name: this.chosen.name || null, phone: this.chosen.phone || null};
+    if (!customer.phone && !customer.cpf) { say(this.message, t("counter.needCustomer"), "error"); return; }
+    const {customerId, ...rest} = input;  // eslint-disable-line no-unused-vars
+    button.disabled = true;
+    try {
+      const r = (await gql(SERIES, {i: {...rest, customer, everyWeeks: every, occurrences: Math.max(2, Math.min(60, times))},
+        k: idemKey()}, session.staffToken)).r;
+      if (r.__typename === "SeriesPayload") {
+        say(this.message, t("series.counterBooked", {n: r.bookings.length, slot: slotWords(this.unit, r.bookings[0])})
+          + (r.skipped.length ? t("series.skipped", {n: r.skipped.length}) : ""), "ok");
+        this.message.dataset.series = r.series.id;
+        this.choose(null, false);
       } else {
         say(this.message, resultError(r), "error");
       }

@@ -13,12 +13,13 @@ import * as queueScreen from "./queue.js";
 import * as waitlistsScreen from "./waitlists.js";
 import * as searchScreen from "./search.js";
 import * as counterScreen from "./counter.js";
+import * as seriesScreen from "./series.js";
 import {h, loadDevConfig, say, session} from "./session.js";
 
 register({
   "pt-BR": {
     "nav.agenda": "Agenda", "nav.book": "Reservar", "nav.seats": "Mapa de assentos", "nav.setup": "Configuração",
-    "nav.queue": "Tratativas", "nav.waitlists": "Filas de espera", "nav.search": "Reservas", "nav.counter": "Balcão",
+    "nav.queue": "Tratativas", "nav.waitlists": "Filas de espera", "nav.search": "Reservas", "nav.counter": "Balcão", "nav.series": "Séries",
     "nav.settings": "Unidade (dev)", "shell.language": "Idioma", "shell.loading": "Carregando…",
     "shell.title": "Slothold — recepção", "shell.devBadge": "slothold dev: as ferramentas de desenvolvimento estão ligadas",
     "shell.sandboxPay": "Pagar uma cobrança Pix do sandbox pelo txid", "shell.pay": "Pagar",
@@ -36,7 +37,7 @@ register({
   },
   en: {
     "nav.agenda": "Agenda", "nav.book": "Book", "nav.seats": "Seat map", "nav.setup": "Set-up",
-    "nav.queue": "Staff queue", "nav.waitlists": "Waitlists", "nav.search": "Bookings", "nav.counter": "Counter",
+    "nav.queue": "Staff queue", "nav.waitlists": "Waitlists", "nav.search": "Bookings", "nav.counter": "Counter", "nav.series": "Series",
     "nav.settings": "Unit (dev)", "shell.language": "Language", "shell.loading": "Loading…",
     "shell.title": "Slothold — reception", "shell.devBadge": "slothold dev: dev-only helpers are on",
     "shell.sandboxPay": "Pay a sandbox Pix charge by its txid", "shell.pay": "Pay",
@@ -77,7 +78,7 @@ const ROUTES = {
 
 const main = document.getElementById("main");
 // The console's lists (web-demo/js/{queue,waitlists,search,counter}.js): route → module with mount(root, ctx).
-const LISTS = {queue: queueScreen, waitlists: waitlistsScreen, search: searchScreen, counter: counterScreen};
+const LISTS = {queue: queueScreen, waitlists: waitlistsScreen, search: searchScreen, counter: counterScreen, series: seriesScreen};
 const banner = document.getElementById("offline");
 const who = document.getElementById("who");
 let current = [];
