@@ -122,7 +122,7 @@ function render(s, unit, current, who, message, changed) {
     t(`series.st.${s.status}`)), " · ", t("series.payment"), ": ", paymentWords(s));
   const dates = h("ol", {class: "series-dates", "data-testid": "series-dates"}, occ.map((b) => h("li", {
     class: b.id === current ? "current" : null, dataset: {booking: b.id}},
-  h("span", {}, `${b.seriesIndex + 1}. ${day(b.startsAt, tz)}`), statusChip(b.status))));
+  h("span", {}, day(b.startsAt, tz)), statusChip(b.status))));
   const periods = h("ul", {class: "series-periods", "data-testid": "series-periods"}, s.periods.map((p) => h("li", {},
     h("span", {}, month(p.startsOn)), h("span", {}, formatMoney(p.amountCents)),
     h("span", {class: `period-${p.status}`}, t(`series.p.${p.status}`) + (p.paidByHand ? ` (${t("series.byHand")})` : "")))));

@@ -683,7 +683,8 @@ function boot(tag, WORDS) {
     const actions = h("div", {class: "actions"});
     const li = h("li", {class: "booking", "data-testid": "my-booking", dataset: {id: b.id}},
       h("strong", {}, when(b.startsAt)), series ? h("small", {class: "muted", "data-testid": "series-index"},
-        t("seriesIndex", {i: b.seriesIndex + 1, n: series.occurrences.length || "?"})) : null,
+        t("seriesIndex", {i: series.occurrences.findIndex((o) => o.id === b.id) + 1 || b.seriesIndex + 1,
+          n: series.occurrences.length || "?"})) : null,
       h("span", {}, resourceName((b.allocations[0] || {}).resourceId)),
       h("span", {class: "state s-" + b.status.toLowerCase().replace(/_/g, "-")}, t("s_" + b.status)), actions);
     if (["CONFIRMED", "PENDING_PAYMENT", "HELD"].includes(b.status) && new Date(b.startsAt) > Date.now()) {
