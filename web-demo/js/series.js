@@ -166,7 +166,7 @@ function render(s, unit, current, who, message, changed) {
 /** The "Séries" list (#/series). */
 class SeriesList {
   constructor(root, unit, live) {
-    Object.assign(this, {unit, live, after: null});
+    Object.assign(this, {unit, live, after: null, details: new Map()});  // a row's opened part survives a reload
     this.message = h("p", {class: "message", hidden: true, role: "status"});
     this.summary = h("p", {class: "lists-muted", role: "status", "data-testid": "series-count"});
     this.list = h("ul", {class: "lists-items", "data-testid": "series-list", "aria-live": "polite"}, h("li", {}, loadingEl()));
@@ -201,12 +201,14 @@ class SeriesList {
     const first = s.occurrences[0] || {};
     const left = s.occurrences.filter((b) => OPEN.has(b.status)).length;
     const place = [...new Set((first.allocations || []).map((a) => resourceName(this.unit, a.resourceId)))].join(", ");
-    const detail = h("div", {class: "series-detail", hidden: true});
-    const toggle = h("button", {type: "button", class: "lists-btn", "aria-expanded": "false", onclick: () => {
+    if (!this.details.has(s.id)) this.details.set(s.id, h("div", {class: "series-detail", hidden: true}));
+    const detail = this.details.get(s.id);
+    const toggle = h("button", {type: "button", class: "lists-btn", "aria-expanded": String(!detail.hidden), onclick: () => {
       const open = detail.hidden;
       detail.hidden = !open;
       toggle.setAttribute("aria-expanded", String(open));
       if (open && !detail.firstChild) detail.append(seriesBox(s.id, this.unit, {onChange: () => this.load()}));
+      else if (open) detail.firstChild.replaceWith(seriesBox(s.id, this.unit, {onChange: () => this.load()}));
     }}, t("series.open"));
     return h("li", {class: "lists-item", dataset: {series: s.id, status: s.status}},
       h("div", {class: "lists-row-between"},

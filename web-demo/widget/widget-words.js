@@ -35,7 +35,7 @@ window.SlotholdWidgetWords = (function () {
       e_RATE_LIMITED: "Muitos pedidos seguidos. Espere um pouco e tente de novo.",
       repeat: "Repetir", repeatHow: "Com que frequência", every0: "Só esta vez", every1: "Toda semana",
       every2: "A cada 2 semanas", every4: "A cada 4 semanas", everyN: "A cada {n} semanas",
-      times_n: "Quantas vezes", untilDay: "Ou até o dia (opcional)",
+      times_n: "Quantas vezes", untilDay: "Ou até (opcional)",
       repeatHelp: "Mensalista: o mesmo campo e horário, toda semana. Dias fechados ou bloqueados ficam de fora.",
       seriesTaken: "{n} data(s) já estão ocupadas: nada foi reservado ainda.", seriesConflictsTitle: "Datas ocupadas",
       takenWord: "ocupado", nearest: "Mais próximos livres: {times}", seriesChoice: "Como prefere seguir?",
