@@ -141,12 +141,13 @@ async def test_a_counter_series_and_the_series_list(arena: Venue, new_page: Any)
     await slot.get_by_role("button", name="Reservar").click()
     message = page.get_by_test_id("counter-message")
     await page.get_by_text("Série confirmada: 5 datas").wait_for()
-    assert await message.get_attribute("data-series")
+    made = await message.get_attribute("data-series")
+    assert made
 
     await page.goto(f"{arena.base}/?unit={arena.unit_id}#/series")
     rows = page.locator("[data-testid=series-list] [data-series]")
     await rows.first.wait_for()
-    row = page.locator(f'[data-series="{await message.get_attribute("data-series")}"]')
+    row = page.locator(f'[data-series="{made}"]')
     text = await row.inner_text()
     assert "Rui Mensalista" in text and "toda semana" in text and "5 de 5 datas" in text, text
     assert "Confirmada" in text
@@ -156,8 +157,8 @@ async def test_a_counter_series_and_the_series_list(arena: Venue, new_page: Any)
     await no_horizontal_scroll(page)
     await snap(page, "series-list")
     # Staff cancel from the third date: two remain; the list says so, live.
-    await row.get_by_test_id("series-cancel").locator("select").select_index(2)
+    await row.get_by_test_id("series-cancel").locator("select").select_option(index=2)
     await row.get_by_role("button", name="Cancelar estas datas").click()
     await page.get_by_text("3 data(s) canceladas.").wait_for()
-    await page.locator(f'[data-series="{await message.get_attribute("data-series")}"]',
+    await page.locator(f'[data-series="{made}"]',
                        has_text="2 de 5 datas").wait_for()
