@@ -15,11 +15,14 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
-from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, snap, tomorrow_local
-from tests.browser.test_widget import (  # noqa: F401 (the widget's fixtures: its venue, its site, its server)
-    _gql, arena, demo_server, no_sideways_scroll, sign_in, site, tomorrow)
-from tests.browser.test_console_bugs import no_horizontal_scroll
 from schema.ids import global_id
+from tests.browser import test_widget as widget
+from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, snap, tomorrow_local
+from tests.browser.test_console_bugs import no_horizontal_scroll
+from tests.browser.test_widget import _gql, no_sideways_scroll, sign_in, tomorrow
+
+# The widget's fixtures (its venue with a service sold on the fields, its site, its server with the dev helpers).
+arena, site, demo_server = widget.arena, widget.site, widget.demo_server
 
 HOLD = "mutation($i: HoldInput!) { hold(input: $i) { __typename ... on Error { code message } } }"
 
@@ -33,7 +36,7 @@ async def staff_console(new_page: Any, arena: Venue, route: str) -> Any:
 
 
 async def test_a_weekly_series_in_the_widget_paid_seen_on_the_agenda_and_the_rest_cancelled(
-        arena: Venue, site: tuple[str, Any], new_page: Any) -> None:  # noqa: F811
+        arena: Venue, new_page: Any) -> None:
     # Someone else holds Campo 2 at 19:00 two weeks after tomorrow: the series' third date is taken.
     taken = tomorrow_local(19) + timedelta(days=14)
     held = await _gql(arena.base, arena.owner_token, HOLD, {"i": {
@@ -116,9 +119,11 @@ async def test_a_weekly_series_in_the_widget_paid_seen_on_the_agenda_and_the_res
     assert await group.get_by_test_id("my-booking").count() == 3
     assert "Série 1/3" in await group.get_by_test_id("series-index").first.inner_text()
     await snap(page, "series-widget-6-mine")
-    await group.get_by_test_id("cancel-series").click()
-    ask = page.get_by_test_id("cancel-series-confirm")
-    assert "Cancelar 3 data(s)" in await ask.inner_text()
+    # The rest of the series, from the first date on: every date, what was paid for them back.
+    await page.get_by_test_id("cancel-series").click()
+    ask = (await page.get_by_test_id("cancel-series-confirm").inner_text()).replace("\u00a0", " ")
+    assert "Cancelar 3 data(s)" in ask and "Você pagou R$ 450,00" in ask, ask
+    await snap(page, "series-widget-7-cancel-rest")
     await page.get_by_test_id("cancel-series-yes").click()
     await page.get_by_text("3 data(s) canceladas.").wait_for()
     assert "Devolução: R$ 450,00" in (await page.get_by_test_id("widget-message").inner_text()).replace("\u00a0", " ")
@@ -127,7 +132,7 @@ async def test_a_weekly_series_in_the_widget_paid_seen_on_the_agenda_and_the_res
     await staff.wait_for_selector(cell + '[data-state="FREE"]', timeout=8000)
 
 
-async def test_a_counter_series_and_the_series_list(arena: Venue, new_page: Any) -> None:  # noqa: F811
+async def test_a_counter_series_and_the_series_list(arena: Venue, new_page: Any) -> None:
     page = await staff_console(new_page, arena, "counter")
     await page.get_by_test_id("counter-slot").wait_for()
     await page.locator("[name=newName]").fill("Rui Mensalista")
