@@ -285,18 +285,19 @@ function boot(tag, WORDS) {
       value: choice.count || 4});
     const until = h("input", {id: "w-until", name: "until", type: "date", value: choice.until || "",
       min: localDay(new Date()), max: localDay(new Date(Date.now() + unit.parameters.maxAdvanceDays * 86400000))});
-    const more = h("div", {class: "grid two", hidden: !choice.every},
+    const more = h("div", {class: "grid two"},
       h("div", {}, h("label", {for: "w-times"}, t("times_n")), count),
       h("div", {}, h("label", {for: "w-until"}, t("untilDay")), until));
     const read = () => {
       choice.every = Number(every.value) || 0;
       choice.count = Math.max(2, Math.min(60, Number(count.value) || 4));
       choice.until = until.value || "";
-      more.hidden = !choice.every;
+      if (!choice.every) more.remove();  // out of the page, not just hidden, while "só esta vez"
+      else if (!more.isConnected) every.after(more);
     };
     for (const el of [every, count, until]) el.addEventListener("change", read);
     return h("fieldset", {class: "repeat", "data-testid": "repeat-fields"}, h("legend", {}, t("repeat")),
-      h("label", {for: "w-repeat"}, t("repeatHow")), every, more,
+      h("label", {for: "w-repeat"}, t("repeatHow")), every, choice.every ? more : null,
       h("p", {class: "muted small"}, t("repeatHelp")));
   }
 
