@@ -163,13 +163,17 @@ class Counter {
       endsAt: end.toISOString(), ...who, ...(session.serviceId ? {serviceId: session.serviceId} : {})};
     const button = form.querySelector("button[type=submit]");
     const every = Number(f.get("every")) || 0;
-    if (every) return this.bookSeries(input, who, every, Number(f.get("times")) || 4, button);
-    button.disabled = true;
-    try {
-      const r = (await gql(BOOK, {i: input, k: idemKey()}, session.staffToken)).r;
-      if (r.__typename === "BookingPayload") {
+    const ask = every ? this.seriesAsk(input, who, every, Number(f.get("times")) || 4) : {query: BOOK, i: input,
+      ok: "BookingPayload", done: (r) => {
         say(this.message, t("counter.booked", {slot: slotWords(this.unit, r.booking)}), "ok");
         this.message.dataset.booking = r.booking.id;
+      }};
+    if (!ask) { say(this.message, t("counter.needCustomer"), "error"); return; }
+    button.disabled = true;
+    try {
+      const r = (await gql(ask.query, {i: ask.i, k: idemKey()}, session.staffToken)).r;
+      if (r.__typename === ask.ok) {
+        ask.done(r);
         this.choose(null, false);
         for (const n of ["newName", "newPhone", "newCpf"]) this.newForm.querySelector(`[name=${n}]`).value = "";
         this.query.value = "";
@@ -185,29 +189,19 @@ class Counter {
     this.message.scrollIntoView({block: "nearest"});
   }
 
-  /** counterSeries: its customer is a CustomerInput (phone, CPF, name), so a found customer goes by their phone. */
-  async bookSeries(input, who, every, times, button) {
+  /** A counter series (counterSeries): its customer is a CustomerInput (phone, CPF, name), so a found customer goes
+   * by their phone; null when there is none to go by. */
+  seriesAsk(input, who, every, times) {
     const customer = who.customer || {name: this.chosen.name || null, phone: this.chosen.phone || null};
-    if (!customer.phone && !customer.cpf) { say(this.message, t("counter.needCustomer"), "error"); return; }
+    if (!customer.phone && !customer.cpf) return null;
     const {customerId, ...rest} = input;  // eslint-disable-line no-unused-vars
-    button.disabled = true;
-    try {
-      const r = (await gql(SERIES, {i: {...rest, customer, everyWeeks: every, occurrences: Math.max(2, Math.min(60, times))},
-        k: idemKey()}, session.staffToken)).r;
-      if (r.__typename === "SeriesPayload") {
+    return {query: SERIES, ok: "SeriesPayload",
+      i: {...rest, customer, everyWeeks: every, occurrences: Math.max(2, Math.min(60, times))},
+      done: (r) => {
         say(this.message, t("series.counterBooked", {n: r.bookings.length, slot: slotWords(this.unit, r.bookings[0])})
           + (r.skipped.length ? t("series.skipped", {n: r.skipped.length}) : ""), "ok");
         this.message.dataset.series = r.series.id;
-        this.choose(null, false);
-      } else {
-        say(this.message, resultError(r), "error");
-      }
-    } catch (e) {
-      say(this.message, e.message, "error");
-    } finally {
-      button.disabled = false;
-    }
-    this.message.scrollIntoView({block: "nearest"});
+      }};
   }
 
   destroy() {

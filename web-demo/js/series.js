@@ -14,7 +14,7 @@ register({
     "series.everyN": "a cada {n} semanas", "series.at": "{every}, {weekday} às {time}", "series.loading": "Carregando…",
     "series.occurrences": "Datas", "series.periods": "Meses", "series.none": "Nenhuma série nesta unidade ainda.",
     "series.st.HELD": "Em hold", "series.st.CONFIRMED": "Confirmada", "series.st.CANCELLED": "Cancelada",
-    "series.st.EXPIRED": "Expirada", "series.p.open": "a cobrar", "series.p.charged": "Pix enviado, aguardando",
+    "series.st.EXPIRED": "Expirada", "series.p.open": "a cobrar", "series.p.none": "sem cobrança", "series.p.charged": "Pix enviado, aguardando",
     "series.p.paid": "pago", "series.p.released": "liberado (não pago)", "series.p.cancelled": "cancelado",
     "series.byHand": "à mão", "series.cancelFrom": "Cancelar a partir de", "series.cancelGo": "Cancelar estas datas",
     "series.cancelled": "{n} data(s) canceladas.", "series.retime": "Mudar o horário das próximas datas",
@@ -32,7 +32,7 @@ register({
     "series.everyN": "every {n} weeks", "series.at": "{every}, {weekday} at {time}", "series.loading": "Loading…",
     "series.occurrences": "Dates", "series.periods": "Months", "series.none": "No series at this unit yet.",
     "series.st.HELD": "Held", "series.st.CONFIRMED": "Confirmed", "series.st.CANCELLED": "Cancelled",
-    "series.st.EXPIRED": "Expired", "series.p.open": "to be charged", "series.p.charged": "Pix sent, waiting",
+    "series.st.EXPIRED": "Expired", "series.p.open": "to be charged", "series.p.none": "nothing to charge", "series.p.charged": "Pix sent, waiting",
     "series.p.paid": "paid", "series.p.released": "released (unpaid)", "series.p.cancelled": "cancelled",
     "series.byHand": "by hand", "series.cancelFrom": "Cancel from", "series.cancelGo": "Cancel these dates",
     "series.cancelled": "{n} date(s) cancelled.", "series.retime": "Change the time of the next dates",
@@ -125,7 +125,7 @@ function render(s, unit, current, who, message, changed) {
   h("span", {}, day(b.startsAt, tz)), statusChip(b.status))));
   const periods = h("ul", {class: "series-periods", "data-testid": "series-periods"}, s.periods.map((p) => h("li", {},
     h("span", {}, month(p.startsOn)), h("span", {}, formatMoney(p.amountCents)),
-    h("span", {class: `period-${p.status}`}, t(`series.p.${p.status}`) + (p.paidByHand ? ` (${t("series.byHand")})` : "")))));
+    h("span", {class: `period-${p.status}`}, t(`series.p.${p.amountCents || p.status !== "open" ? p.status : "none"}`) + (p.paidByHand ? ` (${t("series.byHand")})` : "")))));
   const parts = [head, h("details", {open: occ.length <= 8 ? true : null}, h("summary", {},
     `${t("series.occurrences")} (${occ.length})`), dates), h("h5", {}, t("series.periods")), periods];
   const run = async (query, variables, done) => {
