@@ -161,7 +161,12 @@ async def test_a_counter_series_and_the_series_list(arena: Venue, new_page: Any)
     assert await row.locator("[data-testid=series-dates] li").count() == 5
     await no_horizontal_scroll(page)
     await snap(page, "series-list")
-    # Staff cancel from the third date: two remain; the list says so, live.
+    # Staff move every future date to 22:00 (all or nothing), then cancel from the third date: two remain.
+    await row.get_by_text("Mudar o horário das próximas datas").click()
+    await row.get_by_label("Novo início").fill("22:00")
+    await row.get_by_role("button", name="Mudar horário").click()
+    await page.get_by_text("5 data(s) remarcadas.").wait_for()
+    await page.locator(f'[data-series="{made}"]', has_text="quinta-feira às 22:00").first.wait_for()
     await row.get_by_test_id("series-cancel").locator("select").select_option(index=2)
     await row.get_by_role("button", name="Cancelar estas datas").click()
     await page.get_by_text("3 data(s) canceladas.").wait_for()
