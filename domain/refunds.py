@@ -19,7 +19,7 @@ from uuid import UUID
 
 from domain.bookings import Booking, BookingStatus
 from domain.events import RefundRequested
-from domain.payments import ProviderUnavailable, ReceivedPix
+from domain.payments import PaymentRow, ProviderUnavailable, ReceivedPix
 from domain.ports import UnitOfWork
 from domain.staff_queue import QueueItemType
 
@@ -87,10 +87,11 @@ async def on_cancel(uow: UnitOfWork, booking: Booking, now: datetime, new_id: Ca
     percent = policy.refund_percent(booking.starts_at, now)
     made = []
     for p in payments:
-        amount = p["amount_cents"] * percent // 100
+        paid = share(p, booking)
+        amount = paid * percent // 100
         rid = new_id()
         refund = Refund(id=rid, unit_id=booking.unit_id, booking_id=booking.id, payment_id=p["id"],
-                        paid_cents=p["amount_cents"], amount_cents=amount, policy_version=policy.version,
+                        paid_cents=paid, amount_cents=amount, policy_version=policy.version,
                         percent=percent, hours_before_start=hours,
                         status=RefundStatus.REQUESTED if amount else RefundStatus.NOT_DUE, provider=p["provider"],
                         provider_refund_id=provider_refund_id(rid), created_at=now, updated_at=now)
@@ -173,7 +174,13 @@ async def refund_if_cancelled_now(deps: Deps, booking_id: UUID) -> int:
         policy = (await uow.payments.policy(booking.unit_id, int(version)) if version is not None
                   else await uow.payments.current_policy(booking.unit_id))
     percent = policy.refund_percent(booking.starts_at, now)
-    return sum(int(p["amount_cents"]) * percent // 100 for p in payments)
+    return sum(share(p, booking) * percent // 100 for p in payments)
+
+
+def share(payment: PaymentRow, booking: Booking) -> int:
+    """What of a payment paid this booking: all of it, but never more than the booking was paid (a series period's
+    one Pix pays each of its occurrences its own share)."""
+    return min(int(payment["amount_cents"]), booking.paid_cents)
 
 
 async def refunds_of(deps: Deps, booking_id: UUID) -> list[Refund]:

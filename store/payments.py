@@ -78,22 +78,25 @@ class PgPayments:
         return CancellationPolicy(r["version"], tuple(Tier(t["min_hours"], t["percent"]) for t in r["tiers"]))
 
     async def refundable_payments(self, booking_id: UUID) -> list[PaymentRow]:
-        """The payments that paid this booking (confirmed it, in time or late) and have no refund row yet."""
+        """The payments that paid this booking (confirmed it, in time or late) and have no refund row for it yet: its
+        own, and the Pix of its series period (one payment for several occurrences, stored against the first)."""
         conn = await self._conn()
         rows = await conn.fetch(
-            "SELECT p.* FROM payments p WHERE p.booking_id = $1 AND p.outcome IN ('confirmed', 'late_confirmed') "
-            "AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id) ORDER BY p.paid_at, p.id",
-            booking_id)
+            "SELECT p.* FROM payments p WHERE p.outcome IN ('confirmed', 'late_confirmed') "
+            "AND (p.booking_id = $1 OR p.charge_id IN (SELECT sp.charge_id FROM bookings b JOIN series_periods sp "
+            "ON sp.unit_id = b.unit_id AND sp.id = b.period_id WHERE b.id = $1 AND sp.charge_id IS NOT NULL)) "
+            "AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id AND r.booking_id = $1) "
+            "ORDER BY p.paid_at, p.id", booking_id)
         return [_payment(r) for r in rows]
 
     async def add_refund(self, r: Refund) -> bool:
-        """Record a refund (once per payment); False when that payment already has one."""
+        """Record a refund (once per payment and booking); False when that booking's share of it has one."""
         conn = await self._conn()
         done = await conn.fetchval(
             "INSERT INTO refunds (id, unit_id, booking_id, payment_id, paid_cents, amount_cents, policy_version, "
             "percent, hours_before_start, status, provider, provider_refund_id, created_at, updated_at) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) "
-            "ON CONFLICT (unit_id, payment_id) DO NOTHING RETURNING id",
+            "ON CONFLICT (unit_id, payment_id, booking_id) DO NOTHING RETURNING id",
             r.id, r.unit_id, r.booking_id, r.payment_id, r.paid_cents, r.amount_cents, r.policy_version, r.percent,
             r.hours_before_start, r.status.value, r.provider, r.provider_refund_id, r.created_at)
         return done is not None

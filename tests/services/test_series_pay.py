@@ -249,3 +249,27 @@ async def test_the_owner_sets_series_charge_days_ahead_within_its_range(deps: De
     with pytest.raises(InvalidInput) as refused:
         await unit_settings.change_parameters(deps, v.unit_id, {"seriesChargeDaysAhead": 0}, "owner:s")
     assert refused.value.field == "seriesChargeDaysAhead"
+
+
+async def test_cancelling_one_paid_occurrence_refunds_its_own_share_of_the_period_pix(
+        pay_deps: Deps, pool: asyncpg.Pool, bank: FakeBank, clock: Any) -> None:
+    """December's four occurrences are paid by ONE Pix of R$ 400 (stored against the first): cancelling the first
+    alone refunds its R$ 100, not the whole Pix, and cancelling another refunds its R$ 100 too, from the same Pix
+    (found by the series UI: "devolve R$ 450,00 dos R$ 150,00 pagos", and "nada a devolver" for the others)."""
+    from domain import refunds
+    from domain.services import ChangeCommand, cancel
+
+    v, out = await season(pay_deps, pool)
+    dec = (await periods(pool, out.series.id))[0]
+    pix = bank.pay(dec["txid"], clock.now())
+    assert await settlement.receive_payment(pay_deps, "fake", pix) is Outcome.CONFIRMED
+    first, second = [r["id"] for r in await pool.fetch(
+        "SELECT id FROM bookings WHERE period_id = $1 ORDER BY series_index LIMIT 2", dec["id"])]
+    assert await refunds.refund_if_cancelled_now(pay_deps, first) == 10000
+    assert await refunds.refund_if_cancelled_now(pay_deps, second) == 10000
+    await cancel(pay_deps, ChangeCommand(second, actor="customer"))
+    await cancel(pay_deps, ChangeCommand(first, actor="customer"))
+    got = await pool.fetch("SELECT booking_id, paid_cents, amount_cents FROM refunds WHERE unit_id = $1 "
+                           "ORDER BY created_at, booking_id", v.unit_id)
+    assert sorted((r["booking_id"], r["paid_cents"], r["amount_cents"]) for r in got) == sorted(
+        [(first, 10000, 10000), (second, 10000, 10000)])
