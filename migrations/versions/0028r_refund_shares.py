@@ -2,7 +2,7 @@
 and each cancelled occurrence refunds its own share of it (issue 23).
 
 Revision ID: 0028r
-Revises: 0027
+Revises: 0026p
 Create Date: 2026-12-02
 
 A payment still refunds a plain booking once (it pays one booking); a period's Pix can now be refunded once per
@@ -13,7 +13,7 @@ refunds of one Pix add up to at most what was paid.
 from migrations.script import run_script
 
 revision = "0028r"
-down_revision = "0027"
+down_revision = "0026p"
 branch_labels = None
 depends_on = None
 
