@@ -44,19 +44,22 @@ EVENTS_CTE = """
 """
 """The audit events (hash-chained by their trigger) and outbox rows of a booking's change, as two CTEs."""
 
-# $28 the resources' lock keys (ascending), $29 now, $30 whether to wait for the locks (else only try them): an
-# exclusive range visibly taken by a live booking or block (`taken`) is answered before any lock is taken; a lock
-# another transaction holds (when only trying) and the lapsed holds in the way stop the insert (`go` is empty).
+# $28 the resources' lock keys (ascending), $29 now, $30 whether to wait for the locks (else only try them), $31
+# whether to look for what is visibly taken first: an exclusive range visibly taken by a live booking or block
+# (`taken`) is answered before any lock is taken; a lock another transaction holds (when only trying) and the lapsed
+# holds in the way stop the insert (`go` is empty). The look costs about as much as the rest of the hold's
+# PostgreSQL time (bench/RESULTS.md, 2026-12-02: 2.5 → 5.4 ms a hold when always on), so it is asked for only when
+# the slot is contended: after a first try found its lock held.
 _GATE = """
  lk AS MATERIALIZED (
     SELECT s.taken, (SELECT count(*) FILTER (WHERE CASE WHEN $30::bool THEN pg_advisory_xact_lock(k) IS NOT NULL
                                                         ELSE pg_try_advisory_xact_lock(k) END)
                      FROM unnest($28::bigint[]) AS k WHERE NOT s.taken) = cardinality($28::bigint[]) AS locked
-    FROM (SELECT EXISTS (
+    FROM (SELECT CASE WHEN $31::bool THEN EXISTS (
         SELECT 1 FROM unnest($16::uuid[], $17::timestamptz[], $18::timestamptz[], $20::bool[]) AS t(r, s, e, p)
         JOIN allocations a ON a.resource_id = t.r AND a.unit_id = $2::uuid AND a.occupies AND NOT a.pooled
              AND a.during && tstzrange(t.s, t.e) AND (a.hold_expires_at IS NULL OR a.hold_expires_at > $29)
-        WHERE NOT t.p) AS taken) s
+        WHERE NOT t.p) ELSE false END AS taken) s
  ),
  lapsed AS MATERIALIZED (
     SELECT DISTINCT a.booking_id

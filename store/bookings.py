@@ -306,15 +306,17 @@ class PgBookings:
                            ) -> list[Booking]:
         """`lock_resources`, `lapsed_overlapping` and `add` in one round trip (store/booking_writes.py says why that
         is sound). When lapsed holds still occupy the booking's ranges nothing is added: they are returned, locked
-        for change, for the caller to expire before it calls `add` (the resources stay locked). A range visibly
-        taken is SlotTaken before any lock; a single resource's lock held by another transaction is tried again
-        after a pause (LOCK_TRIES), then waited for."""
+        for change, for the caller to expire before it calls `add` (the resources stay locked). A single resource's
+        lock held by another transaction is tried again after a pause (LOCK_TRIES), then waited for; those later
+        tries answer a range visibly taken meanwhile as SlotTaken before any lock."""
         conn = await self._conn()
         keys = sorted({lock_key(a.resource_id) for a in booking.allocations})
         args = [*insert_args(booking, slot_starts), keys, now]
+        contended = False  # a first try found the lock held: the next ones look for what is visibly taken first
         for pause in (*LOCK_TRIES, None) if len(keys) == 1 else (None,):
             with self._refusals(booking):
-                row = await conn.fetchrow(INSERT[bool(slot_starts), True], *args, pause is None)
+                row = await conn.fetchrow(INSERT[bool(slot_starts), True], *args, pause is None, contended)
+            contended = True
             if row["taken"]:
                 raise self._taken(booking, "that slot is taken")
             if row["locked"]:
