@@ -149,3 +149,53 @@ async def test_the_session_is_recorded_and_covered_by_the_chain(deps: Deps, pool
     await _tamper(pool, "UPDATE booking_events SET session = 'staff:someone-else' WHERE id = $1", rows[0]["id"])
     breaks = (await verify(pool, v.unit_id))[1]
     assert breaks and breaks[0].event_id == rows[0]["id"]
+
+
+_EVENT = ("INSERT INTO booking_events (unit_id, booking_id, old_status, new_status, actor, channel, at) "
+          "VALUES ($1, $2, 'held', 'held', 'staff', 'counter', now()) RETURNING id")
+
+
+async def test_the_chain_is_written_at_commit_so_an_open_transaction_holds_no_other_writer_of_its_unit(
+        deps: Deps, pool: Any, database_url: str) -> None:
+    """Migration 0029a: the unit's chain head is locked when a transaction commits, not when it inserts its event —
+    so a transaction still open after its insert (a slow client, a starved API) does not hold back the unit's other
+    holds. Before it, B below waited on A's head lock until A committed. The chain is whole afterwards, in commit
+    order; a rolled-back row leaves no gap; a committed row's chain cannot be rewritten, nor brought by an insert."""
+    import asyncpg
+
+    v = await arena(pool)
+    b = (await hold(deps, HoldCommand(v.unit_id, at(11, 10), at(11, 11), (v.resource_ids["Campo 1"],),
+                                      customer=customer(1)))).booking
+    a_conn, b_conn, c_conn = [await asyncpg.connect(database_url) for _ in range(3)]
+    try:
+        a_tx = a_conn.transaction()
+        await a_tx.start()
+        a_id = await a_conn.fetchval(_EVENT, v.unit_id, b.id)
+        b_tx = b_conn.transaction()
+        await b_tx.start()
+        b_id = await asyncio.wait_for(b_conn.fetchval(_EVENT, v.unit_id, b.id), 3)  # before 0029a: waited for A
+        await asyncio.wait_for(b_tx.commit(), 3)
+        c_tx = c_conn.transaction()
+        await c_tx.start()
+        await c_conn.fetchval(_EVENT, v.unit_id, b.id)
+        await c_tx.rollback()
+        await a_tx.commit()
+    finally:
+        for c in (a_conn, b_conn, c_conn):
+            await c.close()
+    rows = await _chain(pool, v.unit_id)
+    _assert_one_chain(rows)
+    assert [r["id"] for r in rows][-2:] == [b_id, a_id]  # chained in commit order
+    assert (await verify(pool, v.unit_id))[1] == []
+    with pytest.raises(Exception, match="append-only"):
+        await pool.execute("UPDATE booking_events SET chain_seq = NULL, hash = NULL, prev_hash = NULL "
+                           "WHERE id = $1", a_id)
+    with pytest.raises(Exception, match="append-only"):
+        await pool.execute("UPDATE booking_events SET hash = sha256('x') WHERE id = $1", a_id)
+    forged = await pool.fetchval(
+        "INSERT INTO booking_events (unit_id, booking_id, old_status, new_status, actor, channel, at, chain_seq, "
+        "hash) VALUES ($1, $2, 'held', 'held', 'staff', 'counter', now(), 1, sha256('x')) RETURNING id",
+        v.unit_id, b.id)
+    rows = await _chain(pool, v.unit_id)
+    _assert_one_chain(rows)
+    assert rows[-1]["id"] == forged and rows[-1]["chain_seq"] == len(rows)
