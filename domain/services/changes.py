@@ -80,7 +80,12 @@ async def cancel(deps: Deps, cmd: ChangeCommand) -> BookingResult:
     the policy version the customer accepted, and asked of the provider after commit (domain/refunds.py)."""
 
     async def refund(uow: UnitOfWork, b: Booking, now: datetime) -> object:
-        return await refunds.on_cancel(uow, b, now, deps.new_id)
+        made = await refunds.on_cancel(uow, b, now, deps.new_id)
+        if b.series_id is not None:  # the period's Pix may have gone with it (it hangs on the period's first booking)
+            from domain.services.series import recharge_after_cancel  # (series builds on this module)
+
+            await recharge_after_cancel(uow, [b])
+        return made
 
     return await _change(deps, cmd, "cancel", lambda b, now: b.cancel(now, cmd.actor, cmd.reason), refund)
 

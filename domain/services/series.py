@@ -380,6 +380,12 @@ async def confirm_series(deps: Deps, cmd: ConfirmSeriesCommand) -> SeriesChange:
     return SeriesChange(series, held)
 
 
+async def recharge_after_cancel(uow: UnitOfWork, cancelled: list[Booking]) -> None:
+    """One occurrence cancelled on its own (`cancel`): its period is cancelled when nothing is left of it, or open
+    again when its Pix went with that occurrence, so the charging cron asks the rest of the period's Pix."""
+    await _recharge_moved(uow, cancelled)
+
+
 async def _recharge_moved(uow: UnitOfWork, moved: list[Booking]) -> None:
     """After occurrences awaiting their period's Pix were moved or cancelled: a period with nothing left of it is
     cancelled; one whose charge went with its first occurrence (a cancelled booking's open charges are cancelled)

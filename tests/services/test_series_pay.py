@@ -273,3 +273,25 @@ async def test_cancelling_one_paid_occurrence_refunds_its_own_share_of_the_perio
                            "ORDER BY created_at, booking_id", v.unit_id)
     assert sorted((r["booking_id"], r["paid_cents"], r["amount_cents"]) for r in got) == sorted(
         [(first, 10000, 10000), (second, 10000, 10000)])
+
+
+async def test_cancelling_the_occurrence_a_period_pix_hangs_on_charges_the_rest_again(
+        pay_deps: Deps, pool: asyncpg.Pool, bank: FakeBank, clock: Any) -> None:
+    """December's Pix hangs on its first occurrence; cancelling that one alone (before paying) cancelled the Pix and
+    nothing charged the other three, which would then be released unpaid. Now the period is open again and the
+    charging cron asks a Pix for the three left."""
+    from domain.services import ChangeCommand, cancel
+
+    _, out = await season(pay_deps, pool)
+    dec = (await periods(pool, out.series.id))[0]
+    first = await pool.fetchval("SELECT id FROM bookings WHERE period_id = $1 ORDER BY series_index LIMIT 1",
+                                dec["id"])
+    await cancel(pay_deps, ChangeCommand(first, actor="customer"))
+    dec = (await periods(pool, out.series.id))[0]
+    assert (dec["status"], dec["charge_id"]) == ("open", None)
+    await series_pay.charge_due_periods(pay_deps)
+    dec = (await periods(pool, out.series.id))[0]
+    assert (dec["status"], dec["charged"], dec["charge_status"]) == ("charged", 30000, "pending")
+    pix = bank.pay(dec["txid"], clock.now())
+    assert await settlement.receive_payment(pay_deps, "fake", pix) is Outcome.CONFIRMED
+    assert (await periods(pool, out.series.id))[0]["statuses"] == ["cancelled"] + ["confirmed"] * 3
