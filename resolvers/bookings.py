@@ -30,6 +30,7 @@ from schema.bookings import (
 )
 from schema.ids import Kind
 from schema.payments import Charge
+from schema.series import CounterSeriesInput
 
 HoldInputArg = Annotated[HoldInput, strawberry.argument(description="What to hold, for whom.")]
 CounterInputArg = Annotated[CounterBookingInput, strawberry.argument(description="What to book, for whom.")]
@@ -73,11 +74,11 @@ async def _authorized_hold(info: Info, i: HoldInput | CounterBookingInput, key: 
     return await services.hold(info.context.deps, cmd)
 
 
-async def _named_customer(info: Info, i: CounterBookingInput, customer_id: strawberry.ID, tenant_id: UUID
-                          ) -> CustomerIdentity:
-    """The identity of the record counterBooking's customerId names (staff picked it from customers(unitId,
-    search)): its own CPF and phone, so that the booking lands on that very record. Another tenant's record is not
-    found; customer and customerId together are refused."""
+async def _named_customer(info: Info, i: CounterBookingInput | CounterSeriesInput, customer_id: strawberry.ID,
+                          tenant_id: UUID) -> CustomerIdentity:
+    """The identity of the record counterBooking's (or counterSeries') customerId names (staff picked it from
+    customers(unitId, search)): its own CPF and phone, so that the booking lands on that very record. Another
+    tenant's record is not found; customer and customerId together are refused."""
     if i.customer is not None:
         raise DomainInvalidInput("customerId", "give customer or customerId, not both",
                                  code=ErrorCode.INVALID_INPUT)

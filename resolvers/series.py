@@ -3,6 +3,7 @@ move all its future occurrences; read one and a unit's list."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, datetime, time
 from typing import Annotated
 
@@ -15,6 +16,7 @@ from domain.errors import InvalidInput as DomainInvalidInput
 from domain.pages import Page
 from domain.series import SeriesStatus
 from domain.services import series as use
+from resolvers.bookings import _named_customer
 from resolvers.context import Info, parse_id
 from resolvers.permissions import authorize_series, authorize_unit, customer_for, limit_holds
 from schema.args import IdempotencyKeyArg, OptionalReasonArg
@@ -59,7 +61,9 @@ def _command(info: Info, i: SeriesInput | CounterSeriesInput, counter: bool, key
 
 async def _ask(info: Info, i: SeriesInput | CounterSeriesInput, counter: bool, key: str | None) -> SeriesPayload:
     cmd = _command(info, i, counter, key)
-    await authorize_unit(info.context, cmd.unit_id, Action.COUNTER if counter else Action.BOOK)
+    unit = await authorize_unit(info.context, cmd.unit_id, Action.COUNTER if counter else Action.BOOK)
+    if isinstance(i, CounterSeriesInput) and i.customer_id is not None:
+        cmd = replace(cmd, customer=await _named_customer(info, i, i.customer_id, unit.tenant_id))
     await limit_holds(info, None if counter else cmd.customer)  # a series is one hold
     out = await use.hold_series(info.context.deps, cmd)
     return SeriesPayload(series=Series.from_domain(out.series, out.bookings, info.context.deps.clock.now()),

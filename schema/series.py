@@ -278,6 +278,10 @@ class CounterSeriesInput:
     starts_at: datetime = strawberry.field(description="Start of the first occurrence, on the unit's grid.")
     ends_at: datetime = strawberry.field(description="End of the first occurrence, on the grid.")
     customer: CustomerInput | None = strawberry.field(default=None, description="Who it is for.")
+    customer_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Instead of customer: a customer record of the unit's tenant, as customers(unitId, "
+        "search) found it (CustomerMatch.id) — a customer known by CPF alone, as counterBooking takes it. Not with "
+        "customer; another tenant's record is NotFound.")
     every_weeks: int = strawberry.field(default=1, description="Every how many weeks (1 to 52; default weekly).")
     occurrences: int | None = strawberry.field(default=None, description="How many occurrences (1 to 60).")
     until: date | None = strawberry.field(default=None, description="The last local date an occurrence may fall on.")

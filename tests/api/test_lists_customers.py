@@ -122,3 +122,28 @@ async def test_counter_customer_id_refusals_name_the_field_and_book_nothing(worl
         r = await world.gql(caller, COUNTER, _counter_input(world, 16, customerId=str(stranger)))
         assert r["data"] is None and r["errors"][0]["extensions"]["code"] in ("forbidden", "not_found"), r
     assert await world.pool.fetchval("SELECT count(*) FROM bookings") == before
+
+
+COUNTER_SERIES = """mutation($i: CounterSeriesInput!) { counterSeries(input: $i) { __typename
+  ... on SeriesPayload { bookings { customerId status } }
+  ... on NotFound { field } ... on Error { code message } } }"""
+
+
+async def test_a_counter_series_takes_the_customer_found_by_cpf_alone(world: World) -> None:  # noqa: F811
+    """counterSeries takes the customerId counterBooking takes (the series UI found a CPF-only customer could not get
+    a counter series): the series lands on that record; another tenant's record is NotFound, nothing written."""
+    full = cpf(900_001)
+    (match,) = [e["node"] for e in (await world.gql("operator", FIND, {"u": str(world.unit), "s": full})
+                                    )["data"]["customers"]["edges"]]
+    i = _counter_input(world, 18, customerId=match["id"])["i"]
+    r = await world.gql("operator", COUNTER_SERIES, {"i": {**i, "occurrences": 2}})
+    made = r["data"]["counterSeries"]
+    assert made["__typename"] == "SeriesPayload", r
+    assert {decode_id(b["customerId"])[1] for b in made["bookings"]} == {decode_id(match["id"])[1]}
+    assert [b["status"] for b in made["bookings"]] == ["CONFIRMED", "CONFIRMED"]
+    before = await world.pool.fetchval("SELECT count(*) FROM bookings")
+    r = await world.gql("operator", COUNTER_SERIES, {"i": {**_counter_input(world, 20, customerId=str(uuid4()))["i"],
+                                                          "occurrences": 2}})
+    assert r["data"]["counterSeries"]["__typename"] == "NotFound", r
+    assert r["data"]["counterSeries"]["field"] == "customerId", r
+    assert await world.pool.fetchval("SELECT count(*) FROM bookings") == before
