@@ -163,7 +163,7 @@ class Counter {
       endsAt: end.toISOString(), ...who, ...(session.serviceId ? {serviceId: session.serviceId} : {})};
     const button = form.querySelector("button[type=submit]");
     const every = Number(f.get("every")) || 0;
-    const ask = every ? this.seriesAsk(input, who, every, Number(f.get("times")) || 4) : {query: BOOK, i: input,
+    const ask = every ? this.seriesAsk(input, every, Number(f.get("times")) || 4) : {query: BOOK, i: input,
       ok: "BookingPayload", done: (r) => {
         say(this.message, t("counter.booked", {slot: slotWords(this.unit, r.booking)}), "ok");
         this.message.dataset.booking = r.booking.id;
@@ -189,14 +189,11 @@ class Counter {
     this.message.scrollIntoView({block: "nearest"});
   }
 
-  /** A counter series (counterSeries): its customer is a CustomerInput (phone, CPF, name), so a found customer goes
-   * by their phone; null when there is none to go by. */
-  seriesAsk(input, who, every, times) {
-    const customer = who.customer || {name: this.chosen.name || null, phone: this.chosen.phone || null};
-    if (!customer.phone && !customer.cpf) return null;
-    const {customerId, ...rest} = input;  // eslint-disable-line no-unused-vars
+  /** A counter series (counterSeries): a found customer goes by their record (customerId, as a counter booking
+   * does, so one known by CPF alone can have a series too), a new one by what was typed. */
+  seriesAsk(input, every, times) {
     return {query: SERIES, ok: "SeriesPayload",
-      i: {...rest, customer, everyWeeks: every, occurrences: Math.max(2, Math.min(60, times))},
+      i: {...input, everyWeeks: every, occurrences: Math.max(2, Math.min(60, times))},
       done: (r) => {
         say(this.message, t("series.counterBooked", {n: r.bookings.length, slot: slotWords(this.unit, r.bookings[0])})
           + (r.skipped.length ? t("series.skipped", {n: r.skipped.length}) : ""), "ok");
