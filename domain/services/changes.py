@@ -82,9 +82,9 @@ async def cancel(deps: Deps, cmd: ChangeCommand) -> BookingResult:
     async def refund(uow: UnitOfWork, b: Booking, now: datetime) -> object:
         made = await refunds.on_cancel(uow, b, now, deps.new_id)
         if b.series_id is not None:  # the period's Pix may have gone with it (it hangs on the period's first booking)
-            from domain.services.series import recharge_after_cancel  # (series builds on this module)
+            from domain.services.series import recharge_moved  # (series builds on this module)
 
-            await recharge_after_cancel(uow, [b])
+            await recharge_moved(uow, [b])
         return made
 
     return await _change(deps, cmd, "cancel", lambda b, now: b.cancel(now, cmd.actor, cmd.reason), refund)

@@ -380,13 +380,7 @@ async def confirm_series(deps: Deps, cmd: ConfirmSeriesCommand) -> SeriesChange:
     return SeriesChange(series, held)
 
 
-async def recharge_after_cancel(uow: UnitOfWork, cancelled: list[Booking]) -> None:
-    """One occurrence cancelled on its own (`cancel`): its period is cancelled when nothing is left of it, or open
-    again when its Pix went with that occurrence, so the charging cron asks the rest of the period's Pix."""
-    await _recharge_moved(uow, cancelled)
-
-
-async def _recharge_moved(uow: UnitOfWork, moved: list[Booking]) -> None:
+async def recharge_moved(uow: UnitOfWork, moved: list[Booking]) -> None:
     """After occurrences awaiting their period's Pix were moved or cancelled: a period with nothing left of it is
     cancelled; one whose charge went with its first occurrence (a cancelled booking's open charges are cancelled)
     is open again, so the charging cron opens a new Pix for what is left of it."""
@@ -442,7 +436,7 @@ async def cancel_series_from(deps: Deps, series_id: UUID, since: datetime, actor
             series.status = SeriesStatus.CANCELLED if series.status is not SeriesStatus.EXPIRED else series.status
         series.updated_at = now
         await uow.series.save(series)
-        await _recharge_moved(uow, touched)
+        await recharge_moved(uow, touched)
         await uow.commit()
     for b in touched:
         await released(deps, b)
@@ -518,7 +512,7 @@ async def retime_series(deps: Deps, series_id: UUID, local_start: time, minutes:
             series.local_start, series.minutes = local_start, int(length.total_seconds() // 60)
             series.updated_at = now
             await uow.series.save(series)
-            await _recharge_moved(uow, [old for old, _ in pairs if old.due_now_cents > 0 and old.paid_cents == 0])
+            await recharge_moved(uow, [old for old, _ in pairs if old.due_now_cents > 0 and old.paid_cents == 0])
             await uow.commit()
     if conflicts:
         raise SeriesConflicts([OccurrenceConflict(
