@@ -188,7 +188,6 @@ async def grid_unit(pool: asyncpg.Pool, resources: int, days: int, now: datetime
                      "hold_expires_at", "status", "hold_type"])
     async with pool.acquire() as conn:
         await conn.execute("ANALYZE")
-    return GridUnit(unit_id, ids, start, end, total, taken, len(bookings), held)
 
 
 async def filler(pool: asyncpg.Pool, plan: SlotPlan, n: int, seed: int = 11) -> None:
@@ -207,6 +206,39 @@ async def filler(pool: asyncpg.Pool, plan: SlotPlan, n: int, seed: int = 11) -> 
         await conn.copy_records_to_table(
             "bookings", records=bookings,
             columns=["id", "unit_id", "status", "channel", "created_by", "during", "created_at", "updated_at"])
+        await conn.copy_records_to_table(
+            "allocations", records=allocations,
+            columns=["unit_id", "booking_id", "resource_id", "during", "quantity", "pooled", "occupies", "status"])
+    async with pool.acquire() as conn:
+        await conn.execute("ANALYZE")
+
+
+HISTORY_CPF_BASE = 50_000_000  # the history's customers: cpf(HISTORY_CPF_BASE + i), never a phase's customer
+
+
+async def history(pool: asyncpg.Pool, plan: SlotPlan, n: int) -> None:
+    """A venue in use before the phases start: `n` customers with one confirmed booking each on the plan's unit
+    (on the last `n` pairs of the plan: the phases take pairs from the first), written with COPY, then ANALYZE as
+    autovacuum would have done — so that the phases are planned on statistics, as a running system is, and not on
+    tables that were empty a second ago (whose guesses made the hold's foreign-key checks scan every booking of
+    the unit and its customer lookups every customer of the tenant)."""
+    from tests.venues import cpf
+    now = datetime.now(UTC)
+    customers: list[tuple[object, ...]] = []
+    bookings: list[tuple[object, ...]] = []
+    allocations: list[tuple[object, ...]] = []
+    for i in range(n):
+        rid, s, e = plan.pair(plan.capacity - 1 - i)
+        cid, bid, during = uuid4(), uuid4(), asyncpg.Range(s, e)
+        customers.append((cid, plan.tenant_id, cpf(HISTORY_CPF_BASE + i), f"Cliente {i}", "bench"))
+        bookings.append((bid, plan.unit_id, cid, "confirmed", "api", "bench", during, now, now))
+        allocations.append((plan.unit_id, bid, rid, during, 1, False, True, "confirmed"))
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.copy_records_to_table(
+            "customers", records=customers, columns=["id", "tenant_id", "cpf", "name", "created_by"])
+        await conn.copy_records_to_table(
+            "bookings", records=bookings, columns=["id", "unit_id", "customer_id", "status", "channel",
+                                                   "created_by", "during", "created_at", "updated_at"])
         await conn.copy_records_to_table(
             "allocations", records=allocations,
             columns=["unit_id", "booking_id", "resource_id", "during", "quantity", "pooled", "occupies", "status"])

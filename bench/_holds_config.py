@@ -50,6 +50,7 @@ class Config:
     hot_rounds: int = 30
     evening_clients: int = 200
     evening_rounds: int = 6
+    history: int = 20_000  # customers with a confirmed booking on the hold unit before the phases (0: none)
     grid_resources: int = 50
     grid_days: int = 30
     grid_runs: int = 20
@@ -61,5 +62,6 @@ class Config:
     @classmethod
     def make(cls, quick: bool) -> Config:
         if quick:
-            return cls(quick, resources=1_000, seconds=3, warmup=1, hot_rounds=5, evening_rounds=2, grid_runs=5)
+            return cls(quick, resources=1_000, seconds=3, warmup=1, hot_rounds=5, evening_rounds=2, grid_runs=5,
+                       history=2_000)
         return cls(quick, resources=10_000, seconds=10, warmup=2)

@@ -63,6 +63,8 @@ async def measure(cfg: Config) -> tuple[Results, _data.GridUnit]:
     pool = await create_pool(url, 1, 4)
     try:
         plan = await _data.hold_unit(pool, cfg.resources, now)
+        if cfg.history:
+            await _data.history(pool, plan, cfg.history)
         hot = await _data.hot_unit(pool, now)
         eve = await _data.evening_unit(pool, now)
         g = await _data.grid_unit(pool, cfg.grid_resources, cfg.grid_days, now)
@@ -209,6 +211,8 @@ async def measure_holds(cfg: Config, profile: str | None = None) -> HoldRuns:
     pool = await create_pool(url, 1, 4)
     try:
         plan = await _data.hold_unit(pool, cfg.resources, datetime.now(UTC))
+        if cfg.history:
+            await _data.history(pool, plan, cfg.history)
     finally:
         await pool.close()
     keys = itertools.count()

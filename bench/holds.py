@@ -45,6 +45,9 @@ def main() -> None:
                     help="run phases alone (grid: phase 4, about 30 s; holds: the API with 1 worker, the direct-SQL "
                     "baseline, the API again, with the statements of each hold; about 70 s; contention: phase 3, "
                     "the hot slot and the evening)")
+    ap.add_argument("--history", type=int, metavar="N",
+                    help="customers with a confirmed booking on the hold unit before the phases, then ANALYZE "
+                         "(default 20,000; 2,000 with --quick; 0: the phases start on empty tables)")
     ap.add_argument("--db", help="the database to drop and recreate (default slothold_bench)")
     ap.add_argument("--port", type=int, help="the API's port (default 8765)")
     ap.add_argument("--profile", metavar="FILE",
@@ -54,7 +57,8 @@ def main() -> None:
                     help="append to bench/RESULTS.md (default: yes for a full run, no with --quick or --only)")
     args = ap.parse_args()
     cfg = Config.make(args.quick)
-    cfg = replace(cfg, db=args.db or cfg.db, port=args.port or cfg.port)
+    cfg = replace(cfg, db=args.db or cfg.db, port=args.port or cfg.port,
+                  history=cfg.history if args.history is None else args.history)
     started = datetime.now(UTC)
 
     def on_sigterm(*_: object) -> None:
