@@ -40,6 +40,8 @@ ORDER BY hashtext($1::text || ':' || n.name)
 # counts its places (a block: its resource's whole capacity) on every slot it could touch, ceil(length / slot)
 # + 1. Lapsed holds take nothing, and open holds are left out on purpose (domain/fraud.py free_units). The
 # pressure is read from before any wait for the locks: the ceiling is a throttle, not a count to serialise.
+# date_part, not extract: extract(epoch …) is numeric arithmetic since PostgreSQL 14, and this expression runs on
+# every allocation of the day (bench.holds with a venue's history: the statement 1.65 → 0.80 ms at 720 rows).
 _LOCK_AND_PRESSURE = f"""
 WITH p AS (
     SELECT count(DISTINCT a.booking_id) FILTER (WHERE a.hold_expires_at > $9::timestamptz
@@ -47,7 +49,7 @@ WITH p AS (
            coalesce(sum(
                CASE WHEN a.block_id IS NULL THEN a.quantity
                     ELSE (SELECT r.capacity FROM resources r WHERE r.id = a.resource_id) END
-               * (ceil(extract(epoch FROM least(upper(a.during), $8::timestamptz)
+               * (ceil(date_part('epoch', least(upper(a.during), $8::timestamptz)
                                           - greatest(lower(a.during), $7::timestamptz)) / $10::float8) + 1)
            ) FILTER (WHERE a.hold_expires_at IS NULL AND a.during && tstzrange($7::timestamptz, $8::timestamptz)),
            0)::bigint AS taken
