@@ -17,9 +17,14 @@ def verdict(ok: bool) -> str:
     return "met" if ok else "**missed**"
 
 
+def _history(cfg: Config) -> str:
+    return (f" with a history of {cfg.history:,} customers' bookings (then ANALYZE)" if cfg.history
+            else " on empty tables (--history 0)")
+
+
 def report(cfg: Config, r: Results, g: _data.GridUnit, started: datetime) -> Report:
     rep = Report(f"`bench.holds{' --quick' if cfg.quick else ''}`",
-                 f"Holds: {cfg.resources:,} resources × 30 days, {cfg.clients} clients, "
+                 f"Holds: {cfg.resources:,} resources × 30 days{_history(cfg)}, {cfg.clients} clients, "
                  f"{cfg.seconds:.0f} s per phase; hot slot: {cfg.hot_clients} clients × {cfg.hot_rounds} "
                  "rounds; grid: "
                  f"{cfg.grid_resources} resources × {cfg.grid_days} days × 30 min.", started)
@@ -119,8 +124,9 @@ def report_grid(rep: Report, gt: GridTimes, g: _data.GridUnit) -> None:
 
 def report_holds(cfg: Config, r: HoldRuns, started: datetime) -> Report:
     """The API (1 worker, two runs around the baseline) against the direct-SQL baseline of the same run."""
-    rep = Report("`bench.holds --only holds`", f"Holds: {cfg.resources:,} resources × 30 days, {cfg.clients} "
-                 f"clients, {cfg.seconds:.0f} s per phase: API (1 worker), direct SQL, API again.", started)
+    rep = Report("`bench.holds --only holds`", f"Holds: {cfg.resources:,} resources × 30 days{_history(cfg)}, "
+                 f"{cfg.clients} clients, {cfg.seconds:.0f} s per phase: API (1 worker), direct SQL, API again.",
+                 started)
     print("\nresults", flush=True)
     for i, t in enumerate(r.api):
         rep.add(f"{t.name} (run {i + 1})", f"{t.rate:,.0f}/s ({t.ok:,} in {t.cpu.wall:.1f} s), "
