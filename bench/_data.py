@@ -13,6 +13,7 @@ from domain.availability import slot_ranges
 from domain.units import OpeningWindow, Resource, Unit, UnitParameters
 from slothold.cli.migrate import upgrade
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
+from tests.venues import cpf
 
 TZ = "America/Sao_Paulo"
 OPENS, CLOSES = 8, 23
@@ -188,6 +189,7 @@ async def grid_unit(pool: asyncpg.Pool, resources: int, days: int, now: datetime
                      "hold_expires_at", "status", "hold_type"])
     async with pool.acquire() as conn:
         await conn.execute("ANALYZE")
+    return GridUnit(unit_id, ids, start, end, total, taken, len(bookings), held)
 
 
 async def filler(pool: asyncpg.Pool, plan: SlotPlan, n: int, seed: int = 11) -> None:
@@ -222,7 +224,6 @@ async def history(pool: asyncpg.Pool, plan: SlotPlan, n: int) -> None:
     autovacuum would have done — so that the phases are planned on statistics, as a running system is, and not on
     tables that were empty a second ago (whose guesses made the hold's foreign-key checks scan every booking of
     the unit and its customer lookups every customer of the tenant)."""
-    from tests.venues import cpf
     now = datetime.now(UTC)
     customers: list[tuple[object, ...]] = []
     bookings: list[tuple[object, ...]] = []

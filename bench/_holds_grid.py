@@ -22,6 +22,7 @@ from bench._measure import CpuMeter
 from bench._server import ApiServer
 from domain import queries
 from domain.availability import grid_rows
+from domain.availability.states import CODES
 from domain.ports import UnitOfWork
 from domain.services import Deps
 from providers.clock import SystemClock
@@ -53,7 +54,7 @@ async def grid_latency(cfg: Config, server: ApiServer, url: str, g: _data.GridUn
     out = GridTimes()
     variables = {"unit": str(g.unit_id), "from": g.start.isoformat(), "to": g.end.isoformat()}
     conn = Connection("127.0.0.1", server.port)
-    letters = {"F": "FREE", "H": "HELD", "V": "VERIFYING", "B": "BOOKED", "X": "BLOCKED"}
+    letters = {code: state.name for state, code in CODES.items()}  # the compact grid's letters, from the domain
     with CpuMeter() as idle:  # e.g. autovacuum after the throughput phases
         await asyncio.sleep(1)
     out.idle_before = idle.machine
