@@ -23,10 +23,13 @@ def statement(query: str) -> str:
     q = " ".join(query.split())
     if q.upper() in ("BEGIN", "COMMIT", "ROLLBACK") or q.upper().startswith(("BEGIN", "COMMIT")):
         return q.split()[0].upper()
-    if "pg_advisory_xact_lock(5107006" in q:
-        return "best-available lock wait (a row's or the event's)"
-    if "WITH taken AS" in q:
-        return "best free seats"
+    if "pg_advisory_xact_lock(5107006" in q:  # store/seatmaps.py _LOCK_ROW, _LOCK_EVENT
+        return ("best-available: waiting for a row's lock" if "':'" in q
+                else "best-available: waiting for the event's lock")
+    if "pg_try_advisory_xact_lock(5107006" in q:
+        return "best-available: trying rows' locks"
+    if "uuid_send(t.resource_id)" in q:
+        return "best-available: the event's taken seats"
     m = re.match(r"(?i)(WITH\s+(\w+)|SELECT|INSERT INTO \w+|UPDATE \w+|DELETE FROM \w+)", q)
     head = m.group(0) if m else q[:30]
     tables = sorted(set(re.findall(r"(?i)\b(?:FROM|JOIN|INTO|UPDATE)\s+(\w+)", q)))[:5]

@@ -10,10 +10,12 @@ for the seats, the exclusion constraint as the guarantee); unlock, sell, revert 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
+from itertools import islice
 from typing import Protocol
 from uuid import UUID
 
@@ -80,6 +82,24 @@ class SeatMap:
         return {s.id: s for s in self.seats}
 
     @cached_property
+    def segments(self) -> tuple[tuple[Seat, ...], ...]:
+        """Its stretches of seats of one row consecutive in display order (where runs of free seats are found)."""
+        return tuple(_segments(self.seats))
+
+    @cached_property
+    def segment_sorts(self) -> tuple[frozenset[int], ...]:
+        """The `sort` of each seat of each of `segments`."""
+        return tuple(frozenset(s.sort for s in seg) for seg in self.segments)
+
+    @cached_property
+    def row_seats(self) -> dict[tuple[str, str], tuple[Seat, ...]]:
+        """Each (section, row)'s seats, in display order."""
+        rows: dict[tuple[str, str], list[Seat]] = {}
+        for s in self.seats:
+            rows.setdefault((s.section, s.row), []).append(s)
+        return {k: tuple(v) for k, v in rows.items()}
+
+    @cached_property
     def rows(self) -> frozenset[tuple[str, str]]:
         """Its (section, row) pairs."""
         return frozenset((s.section, s.row) for s in self.seats)
@@ -124,6 +144,66 @@ def seat_state(o: Occupant | None, now: datetime) -> SeatState:
     state = booking_seat_state(o.status)  # the one status → seat state map (domain/bookings.py)
     lapsed = o.hold_expires_at is not None and o.hold_expires_at <= now
     return SeatState.ACTIVE if state is SeatState.LOCKED and lapsed else state
+
+
+def _segments(seats: Sequence[Seat]) -> list[tuple[Seat, ...]]:
+    """Stretches of seats of one row, consecutive in the map's order (`sort`): no run of free seats crosses two."""
+    out: list[list[Seat]] = []
+    for s in seats:
+        last = out[-1][-1] if out else None
+        if last is None or last.sort + 1 != s.sort or last.row != s.row or last.section != s.section:
+            out.append([])
+        out[-1].append(s)
+    return [tuple(seg) for seg in out]
+
+
+def free_runs(seats: SeatMap | Sequence[Seat], taken: AbstractSet[int], section: str | None = None,
+              row: str | None = None) -> Iterator[tuple[Seat, ...]]:
+    """The runs of free seats of a map (of a section, of a row), in display order: seats of one row, consecutive in
+    the map's order (`sort`), none of them taken (`taken`: the `sort` of each seat taken). `seats`: a map, or seats
+    in display order. On a map, a stretch whose seats are all taken is passed over in one set comparison (a sold-out
+    row costs no loop over its seats)."""
+    stretches: Iterable[tuple[tuple[Seat, ...], frozenset[int] | None]] = (
+        zip(seats.segments, seats.segment_sorts, strict=True) if isinstance(seats, SeatMap)
+        else ((seg, None) for seg in _segments(seats)))
+    for seg, ids in stretches:
+        head = seg[0]
+        if (section is not None and head.section != section) or (row is not None and head.row != row):
+            continue
+        if ids is not None and ids <= taken:
+            continue
+        run: list[Seat] = []
+        for s in seg:
+            if s.sort in taken:
+                if run:
+                    yield tuple(run)
+                    run = []
+            else:
+                run.append(s)
+        if run:
+            yield tuple(run)
+
+
+def best_free(seats: SeatMap | Sequence[Seat], taken: AbstractSet[int], count: int, together: bool,
+              section: str | None = None, row: str | None = None) -> list[Seat]:
+    """Seed 004's best available: side by side, the first `count` seats of the first run that long; else the first
+    `count` free seats in display order (fewer when not that many are free, none when no run is that long)."""
+    if together:
+        return next((list(run[:count]) for run in free_runs(seats, taken, section, row) if len(run) >= count), [])
+    return list(islice((s for run in free_runs(seats, taken, section, row) for s in run), count))
+
+
+def best_rows(seats: SeatMap | Sequence[Seat], taken: AbstractSet[int], count: int, section: str | None = None,
+              row: str | None = None, limit: int = 16) -> list[tuple[str, str]]:
+    """The (section, row) pairs with a run of `count` free seats, best first (by their first such run), at most
+    `limit` of them: the rows a best-available choice tries in turn."""
+    found: dict[tuple[str, str], None] = {}
+    for run in free_runs(seats, taken, section, row):
+        if len(run) >= count:
+            found.setdefault((run[0].section, run[0].row))
+            if len(found) >= limit:
+                break
+    return list(found)
 
 
 class SeatMapRepository(Protocol):

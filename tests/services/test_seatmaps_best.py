@@ -96,6 +96,53 @@ async def test_a_seat_out_of_use_is_never_chosen(deps: Deps, pool: Any) -> None:
     assert seats[1] not in seats_of(apart)
 
 
+async def test_a_blocked_seat_is_never_chosen(deps: Deps, pool: Any) -> None:
+    """A block's allocation has no booking status: the choice must still count it as taken (it chose blocked seats,
+    hit the exclusion constraint three times and answered SeatsUnavailable with the rest of the map free)."""
+    _, e, seats = await theatre(deps, pool)
+    await sm.block_seats(deps, sm.SeatCommand(e.id, tuple(seats[0:2]), reason="camera"))
+    first = await sm.lock_best_seats(deps, best(e, 2))
+    assert sorted(seats_of(first), key=seats.index) == seats[2:4]
+    await sm.block_seats(deps, sm.SeatCommand(e.id, (seats[5],), reason="broken"))
+    apart = await sm.lock_best_seats(deps, best(e, 2, n=2, together=False))
+    assert sorted(seats_of(apart), key=seats.index) == [seats[4], seats[6]]
+    row_b = await sm.lock_best_seats(deps, best(e, 3, n=3, section="Plateia", row="A"))
+    assert sorted(seats_of(row_b), key=seats.index) == seats[7:10]
+
+
+async def test_seats_freed_since_the_last_choice_are_the_best_again(deps: Deps, pool: Any, clock: Any) -> None:
+    """A process guesses the best row from what it last read of the event; a row that was full then and has room
+    now (a hold unlocked, a hold lapsed) is still chosen first: the guess is checked against a fresh read."""
+    _, e, seats = await theatre(deps, pool)
+    row_a = await sm.lock_best_seats(deps, best(e, 10))  # row A full: the last read says so
+    assert sorted(seats_of(row_a), key=seats.index) == seats[0:10]
+    await sm.unlock_seats(deps, cmd(e, seats[0:10]))
+    again = await sm.lock_best_seats(deps, best(e, 2, n=2))
+    assert sorted(seats_of(again), key=seats.index) == seats[0:2]
+    row_b = await sm.lock_best_seats(deps, best(e, 10, n=3))  # row B full, then B's hold lapses
+    assert sorted(seats_of(row_b), key=seats.index) == seats[10:20]
+    clock.advance(minutes=11)  # CART: 10 minutes (A-1, A-2 lapse too)
+    lapsed = await sm.lock_best_seats(deps, best(e, 10, n=4))
+    assert sorted(seats_of(lapsed), key=seats.index) == seats[0:10]
+    b = await sm.lock_best_seats(deps, best(e, 3, n=5))
+    assert sorted(seats_of(b), key=seats.index) == seats[10:13]
+
+
+async def test_seats_apart_are_the_first_free_ones_across_rows(deps: Deps, pool: Any) -> None:
+    """Not side by side, the choice locks rows one at a time in order until they hold enough free seats: the end of
+    row A and the start of row B, the first free seats in display order; and again after A is freed."""
+    _, e, seats = await theatre(deps, pool)
+    first = await sm.lock_best_seats(deps, best(e, 9))
+    assert sorted(seats_of(first), key=seats.index) == seats[0:9]
+    apart = await sm.lock_best_seats(deps, best(e, 3, n=2, together=False))
+    assert sorted(seats_of(apart), key=seats.index) == [seats[9], seats[10], seats[11]]
+    await sm.unlock_seats(deps, cmd(e, seats[0:9]))  # this process last read row A as taken
+    again = await sm.lock_best_seats(deps, best(e, 4, n=3, together=False, section="Plateia"))
+    assert sorted(seats_of(again), key=seats.index) == seats[0:4]
+    with pytest.raises(SeatsUnavailable):
+        await sm.lock_best_seats(deps, best(e, 3, n=4, together=False, section="Balcão"))
+
+
 async def test_a_retry_with_its_key_gets_its_first_answer(deps: Deps, pool: Any) -> None:
     _, e, _ = await theatre(deps, pool)
     first = await sm.lock_best_seats(deps, best(e, 2, idempotency_key="best-1"))
