@@ -28,7 +28,8 @@ ORDER BY a.occupies, lower(a.during)
 
 EVENT_LOCK_SPACE = 5_107_006
 """The first key of the two-key advisory locks of best-available choices: per row of a seat event, and per event
-(choices not side by side); customers use 5_107_005, resources one-key locks (another space)."""
+(a choice whose rows changed under it ROW_TRIES times); customers use 5_107_005, resources one-key locks (another
+space)."""
 
 # What takes a seat over an event, as `seat_state` says (SPEC guarantee 5: a lapsed hold does not): an occupying
 # allocation (a booking's, whatever its status but a lapsed hold's, or a block's — which has no status: hence the
