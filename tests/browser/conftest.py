@@ -229,6 +229,14 @@ def tomorrow_local(hour: int) -> datetime:
     return datetime(day.year, day.month, day.day, hour, tzinfo=SAO_PAULO).astimezone(UTC)
 
 
+def ahead_local(hour: int) -> datetime:
+    """The day after tomorrow at `hour`:00 in São Paulo, as UTC: whatever hour the suite runs at, every hour of that
+    day is more than 24 h ahead, inside a cancellation policy's full-refund window (tomorrow at 19:00 is not when
+    the suite runs after 19:00)."""
+    day = (datetime.now(SAO_PAULO) + timedelta(days=2)).date()
+    return datetime(day.year, day.month, day.day, hour, tzinfo=SAO_PAULO).astimezone(UTC)
+
+
 def cell_selector(resource: UUID, start: datetime) -> str:
     stamp = start.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     return f'td.cell[data-resource="{global_id("Resource", resource)}"][data-start="{stamp}"]'

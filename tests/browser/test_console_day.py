@@ -123,8 +123,10 @@ async def test_a_receptionists_day(demo_server: Cluster, pool: asyncpg.Pool, new
     target = await open_cell(staff, venue, "Quadra 2", moved_to)
     await staff.get_by_test_id("move-here").click()
     await staff.wait_for_selector(target + '[data-state="BOOKED"]', timeout=3000)
+    await show_day(staff, later)  # after 22:00 the new slot is on the next day: the old one is on the day before
     await staff.wait_for_selector(cell + '[data-state="FREE"]', timeout=3000)
     # Five hours ahead, check-in is not open yet: the refusal names the window in words.
+    await show_day(staff, moved_to)
     await staff.locator(target).click()
     await staff.get_by_role("button", name="Check in").click()
     await staff.wait_for_function("() => { const m = document.querySelector('[data-testid=panel-message]');"

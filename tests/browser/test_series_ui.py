@@ -17,9 +17,9 @@ from typing import Any
 
 from schema.ids import global_id
 from tests.browser import test_widget as widget
-from tests.browser.conftest import SAO_PAULO, Venue, cell_selector, snap, tomorrow_local
+from tests.browser.conftest import SAO_PAULO, Venue, ahead_local, cell_selector, snap, tomorrow_local
 from tests.browser.test_console_bugs import no_horizontal_scroll
-from tests.browser.test_widget import _gql, no_sideways_scroll, sign_in, tomorrow
+from tests.browser.test_widget import _gql, ahead_day, no_sideways_scroll, sign_in
 
 # The widget's fixtures (its venue with a service sold on the fields, its site, its server with the dev helpers).
 arena, site, demo_server = widget.arena, widget.site, widget.demo_server
@@ -35,10 +35,13 @@ async def staff_console(new_page: Any, arena: Venue, route: str) -> Any:
     return page
 
 
+WEEKDAYS_PT = ("segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira", "sábado", "domingo")
+
+
 async def test_a_weekly_series_in_the_widget_paid_seen_on_the_agenda_and_the_rest_cancelled(
         arena: Venue, new_page: Any) -> None:
-    # Someone else holds Campo 2 at 19:00 two weeks after tomorrow: the series' third date is taken.
-    taken = tomorrow_local(19) + timedelta(days=14)
+    # Someone else holds Campo 2 at 19:00 two weeks after the first date: the series' third date is taken.
+    taken = ahead_local(19) + timedelta(days=14)
     held = await _gql(arena.base, arena.owner_token, HOLD, {"i": {
         "unitId": global_id("Unit", arena.unit_id), "resourceIds": [global_id("Resource", arena.fields["Campo 2"])],
         "startsAt": taken.isoformat(), "endsAt": (taken + timedelta(hours=1)).isoformat(),
@@ -49,12 +52,12 @@ async def test_a_weekly_series_in_the_widget_paid_seen_on_the_agenda_and_the_res
     page = await new_page()
     await page.goto(f"{arena.base}/?unit={arena.unit_id}&service={arena.service_gid}#/book")  # type: ignore[attr-defined]
     await page.get_by_test_id("choose").wait_for()
-    await page.get_by_label("Dia").fill(tomorrow())
+    await page.get_by_label("Dia").fill(ahead_day())
     await page.get_by_label("Campo", exact=True).select_option(label="Campo 2")
     await page.get_by_label("Com que frequência").select_option(label="Toda semana")
     await page.get_by_label("Quantas vezes").fill("4")
     await page.get_by_label("Quantas vezes").dispatch_event("change")
-    start = tomorrow_local(19).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    start = ahead_local(19).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     await page.locator(f'button.slot[data-start="{start}"]').wait_for()
     await snap(page, "series-widget-1-repeat")
     await page.locator(f'button.slot[data-start="{start}"]').click()
@@ -96,11 +99,11 @@ async def test_a_weekly_series_in_the_widget_paid_seen_on_the_agenda_and_the_res
 
     # The staff agenda: the occurrences carry the series' mark; the panel says which one and shows the series.
     staff = await staff_console(new_page, arena, "agenda")
-    day = tomorrow_local(12).astimezone(SAO_PAULO).strftime("%Y-%m-%d")
+    day = ahead_local(12).astimezone(SAO_PAULO).strftime("%Y-%m-%d")
     await staff.locator("td.cell").first.wait_for()
     await staff.get_by_label("Dia", exact=True).fill(day)
     await staff.locator(f'section.agenda-day[data-day="{day}"] td.cell').first.wait_for()
-    cell = cell_selector(arena.fields["Campo 2"], tomorrow_local(19))
+    cell = cell_selector(arena.fields["Campo 2"], ahead_local(19))
     await staff.wait_for_selector(cell + ":not([data-series=''])")
     assert await staff.locator(cell + " .series-mark").count() == 1
     await staff.locator(cell).click()
@@ -166,7 +169,8 @@ async def test_a_counter_series_and_the_series_list(arena: Venue, new_page: Any)
     await row.get_by_label("Novo início").fill("22:00")
     await row.get_by_role("button", name="Mudar horário").click()
     await page.get_by_text("5 data(s) remarcadas.").wait_for()
-    await page.locator(f'[data-series="{made}"]', has_text="quinta-feira às 22:00").first.wait_for()
+    weekday = WEEKDAYS_PT[tomorrow_local(12).astimezone(SAO_PAULO).weekday()]  # the counter's day: tomorrow
+    await page.locator(f'[data-series="{made}"]', has_text=f"{weekday} às 22:00").first.wait_for()
     await row.get_by_test_id("series-cancel").locator("select").select_option(index=2)
     await row.get_by_role("button", name="Cancelar estas datas").click()
     await page.get_by_text("3 data(s) canceladas.").wait_for()

@@ -29,7 +29,7 @@ from schema.ids import decode_id, global_id
 from store.access import PgAccess
 from store.uow import PgUnitOfWork
 from store.venues import ResourceSpec, VenueSpec, create_venue, every_day
-from tests.browser.conftest import SAO_PAULO, Venue, shot, tomorrow_local
+from tests.browser.conftest import SAO_PAULO, Venue, ahead_local, shot
 from tests.integration.cluster import Cluster, cluster
 from tests.venues import cpf
 
@@ -150,8 +150,8 @@ async def sign_in(page: Any, arena: Venue, phone: str) -> None:
     await page.get_by_test_id("verify-code").click()
 
 
-def tomorrow() -> str:
-    return tomorrow_local(12).astimezone(SAO_PAULO).strftime("%Y-%m-%d")
+def ahead_day() -> str:
+    return ahead_local(12).astimezone(SAO_PAULO).strftime("%Y-%m-%d")
 
 
 @pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["390", "1360"])
@@ -164,7 +164,7 @@ async def test_a_customer_books_in_the_embedded_widget_pays_the_pix_sees_it_conf
     tag = "390" if size is PHONE else "1360"
     # The widget's styles stay in its shadow root and the page's stay out (the site paints buttons red).
     assert (await page.evaluate("getComputedStyle(document.querySelector('h1')).fontFamily")).startswith("Georgia")
-    await page.get_by_label("Dia").fill(tomorrow())
+    await page.get_by_label("Dia").fill(ahead_day())
     slots = page.locator("button.slot")
     await slots.first.wait_for()
     assert "rgb(255, 0, 0)" != await slots.first.evaluate("b => getComputedStyle(b).backgroundColor")
@@ -189,7 +189,7 @@ async def test_a_customer_books_in_the_embedded_widget_pays_the_pix_sees_it_conf
         raise AssertionError("Tab never reached a free time")
     await page.screenshot(path=shot(f"widget-{tag}-1-times"), full_page=True)
 
-    start = tomorrow_local(19).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    start = ahead_local(19).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     await page.keyboard.press("Enter")
     await page.get_by_test_id("sign-in").wait_for()
     await page.get_by_role("button", name="Voltar").click()
@@ -256,16 +256,16 @@ async def test_a_slot_taken_meanwhile_offers_three_alternatives_and_the_waitlist
     errors: list[str] = []
     strays: list[str] = []
     page = await widget_page(new_page, arena, origin, PHONE, errors, strays)
-    await page.get_by_label("Dia").fill(tomorrow())
+    await page.get_by_label("Dia").fill(ahead_day())
     await page.get_by_label("Campo", exact=True).select_option(label="Campo 2")
-    start = tomorrow_local(20).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    start = ahead_local(20).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     slot = page.locator(f'button.slot[data-start="{start}"]')
     await slot.wait_for()
     # Someone else takes Campo 2 at 20:00 while the customer looks.
     field = global_id("Resource", arena.fields["Campo 2"])
     held = await _gql(arena.base, arena.owner_token, "mutation($i: HoldInput!) { hold(input: $i) { __typename } }",
                       {"i": {"unitId": global_id("Unit", arena.unit_id), "resourceIds": [field],
-                             "startsAt": tomorrow_local(20).isoformat(), "endsAt": tomorrow_local(21).isoformat(),
+                             "startsAt": ahead_local(20).isoformat(), "endsAt": ahead_local(21).isoformat(),
                              "customer": {"phone": f"+55119{secrets.randbelow(10**8):08d}"}}})
     assert held["hold"]["__typename"] == "BookingPayload", held
     await slot.click()
@@ -286,7 +286,7 @@ async def test_a_slot_taken_meanwhile_offers_three_alternatives_and_the_waitlist
     await mine.first.wait_for()
     assert "19:00" in await mine.first.inner_text()
     await mine.first.get_by_role("button", name="Remarcar").click()
-    ten = tomorrow_local(10).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    ten = ahead_local(10).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     await page.get_by_label("Campo", exact=True).select_option(label="Campo 1")
     target = page.locator(f'button.slot[data-start="{ten}"]')
     await target.wait_for()
@@ -305,7 +305,7 @@ async def test_bug3_the_demo_pages_booking_is_the_widget_and_any_field_offers_th
     await page.goto(f"{arena.base}/?unit={arena.unit_id}&service={arena.service_gid}#/book")  # type: ignore[attr-defined]
     await page.get_by_test_id("choose").wait_for()  # the widget, on the API's own origin (no CORS needed)
     assert await page.locator("script[src='/web-demo/widget/widget.js'][data-unit]").count() == 1
-    await page.get_by_label("Dia").fill(tomorrow())
+    await page.get_by_label("Dia").fill(ahead_day())
     await page.locator("button.slot").first.wait_for()
     names = set(await page.locator("button.slot small").all_inner_texts())
     assert names and names <= {"Campo 1", "Campo 2", "Campo 3"}, names
@@ -322,8 +322,8 @@ async def test_a_pix_not_paid_in_time_shows_expired_and_the_customer_tries_again
     errors: list[str] = []
     strays: list[str] = []
     page = await widget_page(new_page, arena, origin, PHONE, errors, strays)
-    await page.get_by_label("Dia").fill(tomorrow())
-    start = tomorrow_local(15).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    await page.get_by_label("Dia").fill(ahead_day())
+    start = ahead_local(15).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     await page.locator(f'button.slot[data-start="{start}"]').click()
     await sign_in(page, arena, f"+55119{secrets.randbelow(10**8):08d}")
     await page.get_by_label("Li e aceito o resumo e a política de cancelamento").check()

@@ -95,7 +95,9 @@ async def test_two_apis_and_two_workers_share_events_and_expire_each_hold_once_a
     for r in rows:
         assert r["status"] == "expired" and r["n"] == 1
         lateness = r["expired_at"] - (r["held_at"] + timedelta(seconds=3))
-        assert timedelta(0) <= lateness < timedelta(seconds=2), lateness
+        # arq polls every 0.5 s; the rest is the loaded CI machine (2.24 s seen with the whole suite running): the
+        # bound tells "the job scheduled for the deadline did it" from the 30 s sweep (off here) by a wide margin.
+        assert timedelta(0) <= lateness < timedelta(seconds=4), lateness
 
 
 async def test_a_subscriber_that_reconnects_with_since_gets_what_it_missed_once_and_in_order(
