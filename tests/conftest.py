@@ -92,14 +92,19 @@ async def database_url(servers: tuple[str, str]) -> AsyncIterator[str]:
 @pytest.fixture(scope="session")
 def redis_url(servers: tuple[str, str]) -> str:
     """The session's Redis. On a shared server (REDIS_URL) a database of its own, emptied first: test runs side by
-    side on one machine would otherwise take each other's arq jobs (same queue, same cron job ids)."""
+    side on one machine (and the workers of one parallel run) would otherwise take each other's arq jobs (same
+    queue, same cron job ids)."""
     url = servers[1]
     if os.environ.get("REDIS_URL"):
         import random
 
         import redis as redis_sync
 
-        url = urlunsplit(urlsplit(url)._replace(path=f"/{random.SystemRandom().randint(1, 12)}"))
+        # pytest-xdist's workers (gw0, gw1, …) of one run share a run id: from it they take consecutive databases
+        run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+        base = int(run, 16) % 15 if run else random.SystemRandom().randrange(15)
+        worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+        url = urlunsplit(urlsplit(url)._replace(path=f"/{1 + (base + worker) % 15}"))
         client = redis_sync.Redis.from_url(url)
         try:
             client.flushdb()
