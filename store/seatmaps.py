@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import chain
 from typing import Any
 from uuid import UUID
@@ -17,12 +18,29 @@ from domain.seatmaps import Occupant, Seat, SeatEvent, SeatMap, best_free, best_
 from domain.services import BestSeats
 from store.bookings import ConnGetter
 
+# What takes seats over an event, of the whole unit (the map's seats are picked out of it on the process's copy of the
+# map): joined with `seats` here, a plan made without statistics read the event's allocations once a seat — 4.3 s for
+# a sold-out 5,000-seat event (measured in bench.flash); alone, the two partial indexes of its arms (a BitmapOr).
 _OCCUPANTS = """
 SELECT a.resource_id, a.booking_id, a.status, a.hold_type, a.hold_expires_at, a.block_id
-FROM seats s JOIN allocations a ON a.unit_id = s.unit_id AND a.resource_id = s.resource_id
-WHERE s.unit_id = $1::uuid AND s.seat_map_id = $2::uuid
-  AND a.during && tstzrange($3::timestamptz, $4::timestamptz)
-  AND (a.occupies OR a.status = 'completed') AND ($5::uuid[] IS NULL OR s.resource_id = ANY($5::uuid[]))
+FROM allocations a
+WHERE a.unit_id = $1::uuid AND a.during && tstzrange($2::timestamptz, $3::timestamptz)
+  AND (a.occupies OR a.status = 'completed')
+ORDER BY a.occupies, lower(a.during)
+"""
+# Given seats ($5: a few) are read by seat, on allocations_seat (migration 0031s); a plan made without statistics
+# takes the unit's gists whenever it can (their default selectivities look tiny), so nothing here lets it: no
+# `unit_id =` (the seats are the map's, checked on `seats`; a resource's id is its own), no `during &&` (the overlap
+# with [$3, $4) written on the bounds, which is the same for the [) ranges allocations hold). Until 0031s one
+# statement served both with `$5 IS NULL OR …`, and for 3 seats read the whole event once a seat.
+_SEAT_OVER = "upper(a.during) > {start}::timestamptz AND lower(a.during) < {end}::timestamptz"
+_OCCUPANTS_OF = f"""
+SELECT a.resource_id, a.booking_id, a.status, a.hold_type, a.hold_expires_at, a.block_id
+FROM allocations a
+WHERE a.resource_id = ANY($5::uuid[]) AND {_SEAT_OVER.format(start="$3", end="$4")}
+  AND (a.occupies OR a.status = 'completed')
+  AND EXISTS (SELECT 1 FROM seats s WHERE s.unit_id = $1::uuid AND s.seat_map_id = $2::uuid
+              AND s.resource_id = a.resource_id)
 ORDER BY a.occupies, lower(a.during)
 """
 
@@ -51,6 +69,17 @@ SELECT coalesce(string_agg(uuid_send(t.resource_id), ''::bytea), ''::bytea) FROM
     UNION ALL
     SELECT r.id FROM resources r WHERE r.unit_id = $1::uuid AND NOT r.active
 ) t"""
+# The same for given seats ($5: the rows a choice locked), read by seat as `_OCCUPANTS_OF` is: 0.2 ms for a row of 50
+# at a sold-out 5,000-seat event without statistics, where `_TAKEN` takes 2.5–3 ms (and this statement with the unit's
+# conditions written as there, 2.9 ms: a BitmapOr of the unit's gists over the whole event).
+_TAKEN_OF = f"""
+SELECT coalesce(string_agg(uuid_send(t.resource_id), ''::bytea), ''::bytea) FROM (
+    SELECT a.resource_id FROM allocations a
+    WHERE a.resource_id = ANY($5::uuid[]) AND {_SEAT_OVER.format(start="$2", end="$3")}
+      AND (a.occupies OR a.status = 'completed') AND {_NOT_LAPSED}
+    UNION ALL
+    SELECT r.id FROM resources r WHERE r.unit_id = $1::uuid AND r.id = ANY($5::uuid[]) AND NOT r.active
+) t"""
 # A row's lock: two keys, the space and hashtext('<event>:<section>:<row>'). Of the rows given best first ($2
 # sections, $3 rows), the first whose lock is free is taken (pg_try_advisory_xact_lock, tried in that order,
 # stopping at the first taken: a Limit over the CTE's rows in order); none free: no row.
@@ -76,8 +105,17 @@ _loading: dict[UUID, asyncio.Lock] = {}
 """The maps being loaded, so that concurrent misses wait for one load."""
 _by_bytes: dict[UUID, dict[bytes, int]] = {}
 """Per map: its seats' `sort` by their ids' 16 bytes."""
-_seen: dict[UUID, set[int]] = {}
-"""Per event: the seats taken at this process's last read of them (`choose_best`'s first guess of the best row)."""
+_seen: dict[UUID, tuple[datetime, set[int]]] = {}
+"""Per event: when this process last read in full what is taken (by the use case's clock), and what was then, with
+the rows its choices have read since put in (`choose_best`'s guess of the best rows)."""
+GUESS_AGE = timedelta(seconds=1)
+"""The oldest full read a choice starts from; an older one is read again. Another process's takes and frees reach
+this process's guess only through rows it reads after their locks, and through full reads: a seat freed elsewhere
+(unlocked, cancelled) may be passed over for the next-best one for this long (a taken seat is never chosen: a row's
+seats are always read after its lock). A lapsed hold counts as free by the clock, so a guess outlives none."""
+_reading: dict[UUID, tuple[float, asyncio.Future[set[int]]]] = {}
+"""Per event: the full read a choice of this process is making (when it began, by time.monotonic), which others
+may wait for instead of making their own (`_Choice.read_shared`)."""
 _events: dict[UUID, SeatEvent] = {}
 """Nor do seat events (their name, map and range): kept per process too."""
 
@@ -106,23 +144,68 @@ class _Choice:
                  span: tuple[UUID, datetime, datetime, datetime]) -> None:
         self.conn, self.map, self.best, self.event_id, self.span = conn, seat_map, best, event_id, span
         guess = _seen.get(event_id)
-        self.taken: set[int] = guess if guess is not None else set()
+        now = span[3]
+        if guess is not None and not (now - GUESS_AGE < guess[0] <= now):  # too old (or of a clock set back)
+            guess = None
+        self.taken: set[int] = guess[1] if guess is not None else set()
         self.fresh = False
-        """Whether `taken` was read by this choice (else it is the process's last read: a guess)."""
+        """Whether `taken` was read in full by this choice (else it is the process's guess, rows read since put in)."""
         self.started = guess is not None
+        self.began = time.monotonic()
 
     async def read(self) -> set[int]:
+        """What is taken over the whole event, read now."""
         self.taken = _taken(self.map, await self.conn.fetchval(_TAKEN, *self.span))
         self.fresh = True
         if len(_seen) > 1000:
             _seen.clear()
-        _seen[self.event_id] = self.taken
+        _seen[self.event_id] = (self.span[3], self.taken)
         return self.taken
 
+    async def read_rows(self, rows: Sequence[Row]) -> None:
+        """What is taken in `rows`, read now (after their locks) and put into `taken` and the process's guess: the
+        rest of the event is not read again (`_TAKEN_OF`: a row's 50 seats by index, not the event's 5,000)."""
+        await self.read_seats([s for r in rows for s in self.map.row_seats[r]])
+
+    async def read_seats(self, seats: Sequence[Seat]) -> None:
+        got = _taken(self.map, await self.conn.fetchval(_TAKEN_OF, *self.span, [s.id for s in seats]))
+        sorts = {s.sort for s in seats}
+        self.taken = (self.taken - sorts) | got
+        current = _seen.get(self.event_id)
+        if current is not None:  # into the newest full read this process has (another choice's may be newer)
+            _seen[self.event_id] = (current[0], (current[1] - sorts) | got)
+
     async def start(self) -> None:
+        """The guess to start from: the process's, or (too old) the event read again."""
         if not self.started:
             self.started = True
-            await self.read()
+            await self.read_shared(float("-inf"))
+
+    async def read_shared(self, since: float) -> None:
+        """What is taken over the whole event, read now: by this choice, or by another of this process whose read
+        began at `since` (time.monotonic) or later, waited for instead of made again — when a guess ages or a
+        section sells out, every choice of a sale in progress would read the event at once. `fresh` when the read
+        began after this choice did."""
+        loop = asyncio.get_running_loop()
+        pending = _reading.get(self.event_id)
+        if pending is not None and pending[0] >= since and pending[1].get_loop() is loop:
+            try:
+                self.taken = await asyncio.shield(pending[1])
+                self.fresh = self.fresh or pending[0] >= self.began
+                return
+            except Exception:  # that read failed (its choice's error is its own): read here
+                pass
+        mine: asyncio.Future[set[int]] = loop.create_future()
+        _reading[self.event_id] = (time.monotonic(), mine)
+        try:
+            mine.set_result(await self.read())
+        except BaseException as e:
+            mine.set_exception(e if isinstance(e, Exception) else RuntimeError("the read was cancelled"))
+            mine.exception()  # retrieved: no "never retrieved" warning when nobody was waiting
+            raise
+        finally:
+            if (current := _reading.get(self.event_id)) is not None and current[1] is mine:
+                del _reading[self.event_id]
 
     def rows(self, count: int, leave: Sequence[Row] = ()) -> list[Row]:
         """The rows with a run of `count` free seats, best first, but those in `leave`."""
@@ -148,8 +231,8 @@ class _Choice:
         while len(tried) < ROW_TRIES:
             rows = self.rows(count, tried)
             if not rows:
-                if not self.fresh:  # the guess is stale: look again before saying there is no such row
-                    await self.read()
+                if not self.fresh:  # the guess may be stale: look again before saying there is no such row
+                    await self.read_shared(self.began)
                     continue
                 return None if tried else []
             target = await self.try_rows(rows)
@@ -157,13 +240,13 @@ class _Choice:
                 if tried:
                     return None  # holding a row's lock, never wait for another's (two choices would deadlock)
                 target = await self.wait_row(rows[0])  # holding none: wait for the best
-            await self.read()  # after the lock: what its last holder took, committed
+            await self.read_rows([target])  # after the lock: what its last holder took, committed
             # The guess may have been stale (a hold lapsed, a seat was freed): a better row than ours whose lock is
             # free is taken instead (not waited for: we hold ours), and read again after that lock.
             better = self.rows(count, tried)
             if (other := await self.try_rows(better[:better.index(target)] if target in better else better)):
                 target = other
-                await self.read()
+                await self.read_rows([target])
             seats = best_free(self.map.row_seats[target], self.taken, count, True)
             if len(seats) == count:
                 return seats
@@ -179,7 +262,7 @@ class _Choice:
         for _ in range(count + ROW_TRIES):
             ideal = best_free(self.map, self.taken, count, False, self.best.section, self.best.row)
             if len(ideal) < count and not self.fresh:
-                await self.read()
+                await self.read_shared(self.began)
                 continue
             if len(ideal) < count or all((s.section, s.row) in held for s in ideal):
                 return ideal
@@ -196,7 +279,7 @@ class _Choice:
                     return None  # holding rows' locks, never wait for another's
                 row = await self.wait_row(wanted[0])
             held.append(row)
-            await self.read()
+            await self.read_rows([row])
         return None
 
 
@@ -299,17 +382,18 @@ class PgSeatMaps:
         """The best free seats under rows' advisory locks, so that buyers choose in different rows at once and never
         wait for each other unless every row with room is being chosen in. Side by side (or one seat): the best row
         with a run of that many free seats whose lock no other choice holds. Not side by side: rows taken in order,
-        as many as the best free seats need, each the best one whose lock is free. After each lock what is taken is
-        read afresh (a statement after the lock sees what its last holder committed). Rows that changed under us
-        ROW_TRIES times: the event's lock, then the best free seats anywhere. No deadlock: a row's lock is waited
-        for only while holding none, the event's after rows' locks, and nothing holding the event's lock waits for
-        a row's.
+        as many as the best free seats need, each the best one whose lock is free. After each lock what is taken in
+        that row is read afresh (a statement after the lock sees what its last holder committed). Rows that changed
+        under us ROW_TRIES times: the event's lock, then the best free seats anywhere. No deadlock: a row's lock is
+        waited for only while holding none, the event's after rows' locks, and nothing holding the event's lock
+        waits for a row's.
 
-        Which rows to try first comes from what this process last read of the event (`_seen`: any age will do, it
-        is only a guess, checked after the lock against a fresh read); what is taken is read by index (`_TAKEN`) and
-        the runs found here on the process's copy of the map (`domain.seatmaps`). Until 0030s one statement scanned
-        and sorted every seat and allocation of the event, twice a choice (25–40 ms at 5,000 seats), and a choice not
-        side by side always waited for the event's lock: the flash sale's ceiling."""
+        Which rows to try first comes from what this process last read of the whole event, at most GUESS_AGE ago,
+        with the rows read since put in (`_seen`: only a guess, checked after each lock against a fresh read of the
+        row); what is taken is read by index (`_TAKEN`, `_TAKEN_OF`) and the runs found here on the process's copy
+        of the map (`domain.seatmaps`). Until 0031s every lock was followed by a read of the whole event; until 0030s
+        one statement scanned and sorted every seat and allocation of the event, twice a choice (25–40 ms at 5,000
+        seats), and a choice not side by side always waited for the event's lock: the flash sale's ceiling."""
         conn = await self._conn()
         seat_map = await self.seat_map(best.seat_map_id)
         choice = _Choice(conn, seat_map, best, event_id, (unit_id, starts_at, ends_at, now))
@@ -322,8 +406,13 @@ class PgSeatMaps:
 
     async def occupants(self, event: SeatEvent, seat_ids: Sequence[UUID] | None = None) -> dict[UUID, Occupant]:
         conn = await self._conn()
-        rows = await conn.fetch(_OCCUPANTS, event.unit_id, event.seat_map_id, event.starts_at, event.ends_at,
-                                None if seat_ids is None else list(seat_ids))
+        span = (event.unit_id, event.seat_map_id, event.starts_at, event.ends_at)
+        if seat_ids is None:
+            seats = (await self.seat_map(event.seat_map_id)).by_id
+            rows = [r for r in await conn.fetch(_OCCUPANTS, event.unit_id, event.starts_at, event.ends_at)
+                    if r["resource_id"] in seats]
+        else:
+            rows = await conn.fetch(_OCCUPANTS_OF, *span, list(seat_ids))
         return {r["resource_id"]: Occupant(r["booking_id"], r["status"], r["hold_type"], r["hold_expires_at"],
                                            r["block_id"]) for r in rows}
 

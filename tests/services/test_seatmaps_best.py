@@ -13,6 +13,7 @@ from domain import seatmaps as sm
 from domain.errors import InvalidInput, NotFound, SeatsUnavailable
 from domain.hold_types import Releaser, SeatState
 from domain.services import Deps
+from store.seatmaps import GUESS_AGE
 from tests.services.test_seatmaps import cmd, states, theatre
 from tests.venues import customer
 
@@ -127,6 +128,23 @@ async def test_seats_freed_since_the_last_choice_are_the_best_again(deps: Deps, 
     b = await sm.lock_best_seats(deps, best(e, 3, n=5))
     assert sorted(seats_of(b), key=seats.index) == seats[10:13]
 
+
+
+async def test_a_row_freed_elsewhere_is_the_best_again_once_the_process_guess_is_older_than_its_age(
+        deps: Deps, pool: Any, clock: Any) -> None:
+    """After a row's lock a choice reads only that row (not the event): a row this process last read as full and
+    that was freed since (by another process's request, say) may be passed over for free seats elsewhere while the
+    guess is younger than GUESS_AGE, never for a taken seat; once older, the whole event is read and it is best again."""
+    _, e, seats = await theatre(deps, pool)
+    await sm.lock_best_seats(deps, best(e, 10))  # row A (what it read of A came before its own insert: "free")
+    row_b = await sm.lock_best_seats(deps, best(e, 10, n=2))  # A locked and read: full, so B
+    assert sorted(seats_of(row_b), key=seats.index) == seats[10:20]
+    await sm.unlock_seats(deps, cmd(e, seats[0:10]))  # the guess still says A is full (and B free: stale too)
+    soon = await sm.lock_best_seats(deps, best(e, 2, n=3))
+    assert sorted(seats_of(soon), key=seats.index) == seats[20:22]  # B read after its lock: full, so C
+    clock.advance(seconds=GUESS_AGE.total_seconds())
+    later = await sm.lock_best_seats(deps, best(e, 2, n=4))
+    assert sorted(seats_of(later), key=seats.index) == seats[0:2]
 
 async def test_seats_apart_are_the_first_free_ones_across_rows(deps: Deps, pool: Any) -> None:
     """Not side by side, the choice locks rows one at a time in order until they hold enough free seats: the end of
