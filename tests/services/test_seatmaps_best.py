@@ -133,8 +133,9 @@ async def test_seats_freed_since_the_last_choice_are_the_best_again(deps: Deps, 
 async def test_a_row_freed_elsewhere_is_the_best_again_once_the_process_guess_is_older_than_its_age(
         deps: Deps, pool: Any, clock: Any) -> None:
     """After a row's lock a choice reads only that row (not the event): a row this process last read as full and
-    that was freed since (by another process's request, say) may be passed over for free seats elsewhere while the
-    guess is younger than GUESS_AGE, never for a taken seat; once older, the whole event is read and it is best again."""
+    that was freed since (by another process's request, say) may be passed over for free seats elsewhere while
+    the guess is younger than GUESS_AGE, never for a taken seat; once older, the whole event is read and it is best
+    again."""
     _, e, seats = await theatre(deps, pool)
     await sm.lock_best_seats(deps, best(e, 10))  # row A (what it read of A came before its own insert: "free")
     row_b = await sm.lock_best_seats(deps, best(e, 10, n=2))  # A locked and read: full, so B
