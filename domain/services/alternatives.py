@@ -3,6 +3,7 @@ sees it (no advance limits)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -21,6 +22,7 @@ def window_free(unit: Unit) -> Unit:
 ALTERNATIVE_RESOURCES = 50
 ALTERNATIVES_TTL = 1.0
 _alternatives_memo: dict[tuple[object, ...], tuple[float, list[SlotOption]]] = {}
+_alternatives_pending: dict[tuple[object, ...], asyncio.Future[list[SlotOption]]] = {}
 
 
 async def alternatives(
@@ -38,6 +40,35 @@ async def alternatives(
     hit = _alternatives_memo.get(key)
     if hit and hit[0] > time.monotonic():
         return hit[1]
+    # The losers of a hot slot are refused together: the first computes, the others of this process wait for it
+    # (else each missed the memo at once and computed the same list: 10 % of a worker over the hot slot).
+    loop = asyncio.get_running_loop()
+    pending = _alternatives_pending.get(key)
+    if pending is not None and pending.get_loop() is loop:
+        try:
+            return list(await asyncio.shield(pending))
+        except Exception:  # that computation failed (its request's error is its own): compute here
+            pass
+    mine: asyncio.Future[list[SlotOption]] = loop.create_future()
+    _alternatives_pending[key] = mine
+    try:
+        found = await _compute(deps, unit, wanted, starts_at, ends_at, quantity, now, counter)
+        mine.set_result(found)
+    except BaseException as e:
+        mine.set_exception(e if isinstance(e, Exception) else RuntimeError("cancelled"))
+        mine.exception()  # retrieved: no warning when nobody waited
+        raise
+    finally:
+        if _alternatives_pending.get(key) is mine:
+            del _alternatives_pending[key]
+    if len(_alternatives_memo) > 10_000:
+        _alternatives_memo.clear()
+    _alternatives_memo[key] = (time.monotonic() + ALTERNATIVES_TTL, found)
+    return found
+
+
+async def _compute(deps: Deps, unit: Unit, wanted: Resource, starts_at: datetime, ends_at: datetime, quantity: int,
+                   now: datetime, counter: bool) -> list[SlotOption]:
     async with deps.uow() as uow:
         resources = await uow.units.resources(unit.id)
         kin = [r for r in resources
@@ -50,8 +81,4 @@ async def alternatives(
         day = timedelta(days=1)
         occ = await uow.bookings.occupancy(unit.id, [r.id for r in kin], starts_at - day, ends_at + day)
     view = window_free(unit) if counter else unit
-    found = nearest_alternatives(view, kin, occ, wanted, starts_at, ends_at, now, quantity)
-    if len(_alternatives_memo) > 10_000:
-        _alternatives_memo.clear()
-    _alternatives_memo[key] = (time.monotonic() + ALTERNATIVES_TTL, found)
-    return found
+    return nearest_alternatives(view, kin, occ, wanted, starts_at, ends_at, now, quantity)

@@ -5,6 +5,7 @@ loser: tests/services/test_hold_round_trips.py; many at once: test_hold.py, test
 from __future__ import annotations
 
 import asyncio
+import importlib
 import time
 
 import asyncpg
@@ -62,3 +63,29 @@ async def test_a_free_slot_whose_lock_is_held_long_is_held_once_the_lock_is_free
     await holder
     made = await attempt
     assert made.booking.allocations[0].resource_id == c1
+
+
+async def test_the_losers_of_one_slot_refused_at_once_compute_their_alternatives_once(
+        deps: Deps, pool, monkeypatch) -> None:
+    """Refused together (a hot slot's round), the losers of one process share one computation of the nearest free
+    options instead of each missing the memo at once; all of them get the same options."""
+    alt = importlib.import_module("domain.services.alternatives")  # the package exports the function by that name
+    v = await arena(pool)
+    c1 = v.resource_ids["Campo 1"]
+    await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,), customer=customer(1)))
+    computed = 0
+    real = alt.nearest_alternatives
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal computed
+        computed += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(alt, "nearest_alternatives", counting)
+    losers = await asyncio.gather(*(hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,),
+                                                           customer=customer(2 + i))) for i in range(12)),
+                                  return_exceptions=True)
+    assert all(isinstance(e, SlotTaken) for e in losers), losers
+    options = {tuple((o.resource_id, o.starts_at) for o in e.alternatives) for e in losers}  # type: ignore[union-attr]
+    assert len(options) == 1 and next(iter(options))
+    assert computed == 1
