@@ -23,11 +23,16 @@ class HttpError(Exception):
     """The connection broke or the response could not be read."""
 
 
+TIMEOUT = 60.0
+"""Seconds one request may take before it counts as a broken connection (a server that stops answering must end a
+run with errors, not hang it)."""
+
+
 class Connection:
     """One keep-alive connection to host:port, reopened after an error."""
 
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
+    def __init__(self, host: str, port: int, timeout: float = TIMEOUT) -> None:
+        self.host, self.port, self.timeout = host, port, timeout
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
 
@@ -42,26 +47,33 @@ class Connection:
         head = (f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Type: application/json\r\n"
                 f"Accept: application/json\r\n{_auth()}Content-Length: {len(body)}\r\n\r\n").encode()
         try:
-            reader, writer = await self._open()
-            writer.write(head + body)
-            raw = await reader.readuntil(b"\r\n\r\n")
-            status_line, *header_lines = raw.decode("latin-1").split("\r\n")
-            status = int(status_line.split(" ", 2)[1])
-            headers = {k.strip().lower(): v.strip()
-                       for k, _, v in (h.partition(":") for h in header_lines if h)}
-            if "content-length" in headers:
-                data = await reader.readexactly(int(headers["content-length"]))
-            elif headers.get("transfer-encoding", "").lower() == "chunked":
-                data = await self._chunked(reader)
-            else:
-                data = await reader.read()
-                await self.close()
-            if headers.get("connection", "").lower() == "close":
-                await self.close()
-            return status, data
+            async with asyncio.timeout(self.timeout):
+                return await self._exchange(head + body)
+        except TimeoutError as e:
+            await self.close()
+            raise HttpError(f"no answer in {self.timeout:g} s") from e
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, IndexError) as e:
             await self.close()
             raise HttpError(repr(e)) from e
+
+    async def _exchange(self, request: bytes) -> tuple[int, bytes]:
+        reader, writer = await self._open()
+        writer.write(request)
+        raw = await reader.readuntil(b"\r\n\r\n")
+        status_line, *header_lines = raw.decode("latin-1").split("\r\n")
+        status = int(status_line.split(" ", 2)[1])
+        headers = {k.strip().lower(): v.strip()
+                   for k, _, v in (h.partition(":") for h in header_lines if h)}
+        if "content-length" in headers:
+            data = await reader.readexactly(int(headers["content-length"]))
+        elif headers.get("transfer-encoding", "").lower() == "chunked":
+            data = await self._chunked(reader)
+        else:
+            data = await reader.read()
+            await self.close()
+        if headers.get("connection", "").lower() == "close":
+            await self.close()
+        return status, data
 
     @staticmethod
     async def _chunked(reader: asyncio.StreamReader) -> bytes:
