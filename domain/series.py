@@ -219,6 +219,10 @@ class SeriesRepository(Protocol):
         creation; with `lock`, locked for change."""
         ...
 
+    async def bookings_of(self, series_ids: list[UUID]) -> dict[UUID, list[Any]]:
+        """Several series' bookings in one read: series id → its bookings, ordered as `bookings` orders them."""
+        ...
+
     async def add_periods(self, unit_id: UUID, periods: list[Period], members: dict[UUID, list[UUID]]) -> None:
         """Insert the series' periods and point each period's bookings (`members`: period id → booking ids)."""
         ...

@@ -115,8 +115,8 @@ class SeriesQuery:
         wanted = [s.value for s in statuses] if statuses else None
         page = await listings.read(info.context.deps, lambda rows: rows.series(uid, wanted, request))
         now = info.context.deps.clock.now()
-        shown = [Series.from_domain(s, (await use.series_bookings(info.context.deps, s.id))[1], now)
-                 for s in page.items]
+        bookings = await use.bookings_of_series(info.context.deps, [s.id for s in page.items])  # one read
+        shown = [Series.from_domain(s, bookings[s.id], now) for s in page.items]
         return connection(Page(shown, page.keys, page.has_next, page.has_previous), listings.SERIES)
 
 

@@ -44,6 +44,10 @@ WHERE b.id = t.id AND b.unit_id = $2::uuid
 _BOOKINGS = f"""
 SELECT {BOOKING_COLUMNS} FROM bookings b WHERE b.series_id = $1::uuid ORDER BY b.series_index, b.created_at, b.id
 """
+_BOOKINGS_OF = f"""
+SELECT {BOOKING_COLUMNS} FROM bookings b WHERE b.series_id = ANY($1::uuid[])
+ORDER BY b.series_id, b.series_index, b.created_at, b.id
+"""
 
 _ADD_PERIODS = """
 WITH p AS (
@@ -178,6 +182,14 @@ class PgSeries:
         conn = await self._conn()
         return [booking_from_row(r) for r in await conn.fetch(_BOOKINGS + (" FOR UPDATE OF b" if lock else ""),
                                                                 series_id)]
+
+    async def bookings_of(self, series_ids: list[UUID]) -> dict[UUID, list[Booking]]:
+        """Several series' bookings at once (a page of the unit's series), each as `bookings` orders them."""
+        conn = await self._conn()
+        found: dict[UUID, list[Booking]] = {i: [] for i in series_ids}
+        for r in await conn.fetch(_BOOKINGS_OF, series_ids):
+            found[r["series_id"]].append(booking_from_row(r))
+        return found
 
     async def add_periods(self, unit_id: UUID, periods: list[Period], members: dict[UUID, list[UUID]]) -> None:
         """Insert the series' periods and point each period's bookings (`members`: period id → booking ids)."""

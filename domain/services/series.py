@@ -403,6 +403,12 @@ async def series_bookings(deps: Deps, series_id: UUID) -> tuple[Series, list[Boo
         return series, await uow.series.bookings(series_id)
 
 
+async def bookings_of_series(deps: Deps, series_ids: list[UUID]) -> dict[UUID, list[Booking]]:
+    """Several series' occurrences' bookings (every state), by index, in one read (a page of the unit's series)."""
+    async with deps.uow() as uow:
+        return await uow.series.bookings_of(series_ids)
+
+
 async def series_of(deps: Deps, booking_ids: list[UUID]) -> dict[UUID, UUID]:
     """booking id → series id, for those of the bookings that are occurrences of a series (the staff grid)."""
     async with deps.uow() as uow:

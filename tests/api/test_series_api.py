@@ -300,3 +300,25 @@ async def test_a_free_only_series_races_single_holds_over_http(world: World) -> 
     taken = await w.pool.fetch("SELECT lower(during) AS s FROM allocations WHERE unit_id = $1 AND resource_id = $2 "
                                "AND occupies", w.unit, w.fields["Campo 2"])
     assert len(taken) == 4 == len({r["s"] for r in taken})  # every week once, never twice
+
+
+async def test_the_units_series_list_reads_every_series_occurrences_at_once(world: World, monkeypatch) -> None:
+    """unitSeries shows each series with its own occurrences, read for the whole page in one statement (it read
+    them series by series: a page of 50 was 50 units of work more)."""
+    w = world
+    one = (await w.gql("a", HOLD_SERIES, {"i": _series_input(w, 8, 3)}))["holdSeries"]
+    two = (await w.gql("b", HOLD_SERIES, {"i": _series_input(w, 9, 2, field="Campo 2")}))["holdSeries"]
+    assert one["__typename"] == two["__typename"] == "SeriesPayload", (one, two)
+    from store.series import PgSeries
+
+    async def one_by_one(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("unitSeries read a series' bookings on their own")
+
+    monkeypatch.setattr(PgSeries, "bookings", one_by_one)
+    listed = await w.gql("operator", "query($u: ID!) { unitSeries(unitId: $u, first: 10) { edges { node { id "
+                                     "occurrences { id seriesIndex } } } } }", {"u": str(w.unit)})
+    edges = listed["unitSeries"]["edges"]
+    shown = {e["node"]["id"]: [o["seriesIndex"] for o in e["node"]["occurrences"]] for e in edges}
+    assert shown == {one["series"]["id"]: [0, 1, 2], two["series"]["id"]: [0, 1]}, shown
+    ids = {e["node"]["id"]: {o["id"] for o in e["node"]["occurrences"]} for e in edges}
+    assert ids[one["series"]["id"]] == {o["id"] for o in one["series"]["occurrences"]}
