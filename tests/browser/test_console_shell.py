@@ -80,10 +80,14 @@ async def walk(page: Any, venue: Venue) -> str:
     booking's panel (its cancel form and the manual payment form opened)."""
     await page.locator(".legend-types .chip").first.wait_for()
     texts = [await page.evaluate(SCREEN_TEXT)]
-    await page.locator(cell_selector(venue.fields["Campo 1"], tomorrow_local(10))).click()
+    held = cell_selector(venue.fields["Campo 1"], tomorrow_local(10))
+    await page.wait_for_selector(held + '[data-state="HELD"]')  # the grid drawn with its bookings, not before
+    await page.locator(held).click()
     await page.get_by_test_id("booking-history").wait_for()
     texts.append(await page.evaluate(SCREEN_TEXT))
-    await page.locator(cell_selector(venue.fields["Campo 2"], tomorrow_local(11))).click()
+    booked = cell_selector(venue.fields["Campo 2"], tomorrow_local(11))
+    await page.wait_for_selector(booked + '[data-state="BOOKED"]')
+    await page.locator(booked).click()
     await page.get_by_test_id("cancel-form").wait_for()
     await page.locator("[data-testid=booking-actions] details summary").click()
     texts.append(await page.evaluate(SCREEN_TEXT))

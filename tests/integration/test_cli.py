@@ -235,6 +235,8 @@ def test_dev_runs_everything_and_stops_cleanly(dev_env: dict[str, str]) -> None:
     dev = DevProcess(dev_env, port)
     try:
         dev.wait_for("Press Ctrl-C to stop.")
+        if "stub worker up" not in "".join(dev.output):  # the API listens first; on a loaded machine the worker
+            dev.wait_for("stub worker up")  # may still be starting, and a SIGTERM then ends it before its handler
     finally:
         if dev.proc.poll() is None:
             dev.proc.send_signal(signal.SIGINT)
