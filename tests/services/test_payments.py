@@ -199,7 +199,8 @@ async def test_paguei_freezes_the_slot_and_the_system_confirms_when_the_pix_show
         await settlement.staff_confirm_payment(pay_deps, b.id, "operator")
     assert await settlement.poll_charge(pay_deps, c) == []
     bank.pay(c.txid, clock.now())
-    (charge,) = await settlement.verifying_charges(pay_deps)
+    # (of this booking: other tests' claims in the same database are being looked up too)
+    (charge,) = [ch for ch in await settlement.verifying_charges(pay_deps) if ch.booking_id == b.id]
     assert await settlement.poll_charge(pay_deps, charge) == [Outcome.CONFIRMED]
     assert await status_of(pool, b.id) == "confirmed"
     async with pool.acquire() as conn:
@@ -226,7 +227,11 @@ async def test_staff_deny_a_claim_and_link_an_orphan_payment(
     orphan = replace(orphan, txid=None)  # the Pix came without our txid (paid by hand to the key)
     assert await settlement.receive_payment(pay_deps, "fake", orphan) is Outcome.ORPHAN
     async with pool.acquire() as conn:
-        pid = await conn.fetchval("SELECT id FROM payments WHERE provider_payment_id = $1", orphan.provider_payment_id)
+        # the unit's orphan, or (when another test's claim of the same amount is open in this database, so the
+        # Pix cannot be told for one unit) an unattributed one, which linking makes this unit's
+        pid = await conn.fetchval("SELECT id FROM payments WHERE provider_payment_id = $1 UNION ALL "
+                                  "SELECT id FROM unattributed_payments WHERE provider_payment_id = $1",
+                                  orphan.provider_payment_id)
     assert await settlement.link_payment(pay_deps, linked.id, pid, "manager") is Outcome.CONFIRMED
     assert await status_of(pool, linked.id) == "confirmed"
 
