@@ -16,6 +16,7 @@ from asyncpg import Range
 from domain.errors import ErrorCode, InvalidInput, NotFound, SlotTaken
 from domain.seatmaps import Occupant, Seat, SeatEvent, SeatMap, best_free, best_rows
 from domain.services import BestSeats
+from domain.single_flight import SingleFlight
 from store.bookings import ConnGetter
 
 # What takes seats over an event, of the whole unit (the map's seats are picked out of it on the process's copy of the
@@ -113,9 +114,9 @@ GUESS_AGE = timedelta(seconds=1)
 this process's guess only through rows it reads after their locks, and through full reads: a seat freed elsewhere
 (unlocked, cancelled) may be passed over for the next-best one for this long (a taken seat is never chosen: a row's
 seats are always read after its lock). A lapsed hold counts as free by the clock, so a guess outlives none."""
-_reading: dict[UUID, tuple[float, asyncio.Future[set[int]]]] = {}
-"""Per event: the full read a choice of this process is making (when it began, by time.monotonic), which others
-may wait for instead of making their own (`_Choice.read_shared`)."""
+_reading: SingleFlight[set[int]] = SingleFlight()
+"""Per event: the full read a choice of this process is making, which others may wait for instead of making their
+own (`_Choice.read_shared`)."""
 _events: dict[UUID, SeatEvent] = {}
 """Nor do seat events (their name, map and range): kept per process too."""
 
@@ -186,26 +187,8 @@ class _Choice:
         began at `since` (time.monotonic) or later, waited for instead of made again — when a guess ages or a
         section sells out, every choice of a sale in progress would read the event at once. `fresh` when the read
         began after this choice did."""
-        loop = asyncio.get_running_loop()
-        pending = _reading.get(self.event_id)
-        if pending is not None and pending[0] >= since and pending[1].get_loop() is loop:
-            try:
-                self.taken = await asyncio.shield(pending[1])
-                self.fresh = self.fresh or pending[0] >= self.began
-                return
-            except Exception:  # that read failed (its choice's error is its own): read here
-                pass
-        mine: asyncio.Future[set[int]] = loop.create_future()
-        _reading[self.event_id] = (time.monotonic(), mine)
-        try:
-            mine.set_result(await self.read())
-        except BaseException as e:
-            mine.set_exception(e if isinstance(e, Exception) else RuntimeError("the read was cancelled"))
-            mine.exception()  # retrieved: no "never retrieved" warning when nobody was waiting
-            raise
-        finally:
-            if (current := _reading.get(self.event_id)) is not None and current[1] is mine:
-                del _reading[self.event_id]
+        self.taken, began = await _reading.run(self.event_id, self.read, since)
+        self.fresh = self.fresh or began >= self.began
 
     def rows(self, count: int, leave: Sequence[Row] = ()) -> list[Row]:
         """The rows with a run of `count` free seats, best first, but those in `leave`."""
@@ -406,13 +389,13 @@ class PgSeatMaps:
 
     async def occupants(self, event: SeatEvent, seat_ids: Sequence[UUID] | None = None) -> dict[UUID, Occupant]:
         conn = await self._conn()
-        span = (event.unit_id, event.seat_map_id, event.starts_at, event.ends_at)
         if seat_ids is None:
             seats = (await self.seat_map(event.seat_map_id)).by_id
             rows = [r for r in await conn.fetch(_OCCUPANTS, event.unit_id, event.starts_at, event.ends_at)
                     if r["resource_id"] in seats]
         else:
-            rows = await conn.fetch(_OCCUPANTS_OF, *span, list(seat_ids))
+            rows = await conn.fetch(_OCCUPANTS_OF, event.unit_id, event.seat_map_id, event.starts_at, event.ends_at,
+                                    list(seat_ids))
         return {r["resource_id"]: Occupant(r["booking_id"], r["status"], r["hold_type"], r["hold_expires_at"],
                                            r["block_id"]) for r in rows}
 

@@ -3,7 +3,6 @@ sees it (no advance limits)."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -11,6 +10,7 @@ from datetime import datetime, timedelta
 from domain.availability import nearest_alternatives
 from domain.errors import SlotOption
 from domain.services.deps import Deps
+from domain.single_flight import SingleFlight
 from domain.units import Resource, Unit
 
 
@@ -22,7 +22,7 @@ def window_free(unit: Unit) -> Unit:
 ALTERNATIVE_RESOURCES = 50
 ALTERNATIVES_TTL = 1.0
 _alternatives_memo: dict[tuple[object, ...], tuple[float, list[SlotOption]]] = {}
-_alternatives_pending: dict[tuple[object, ...], asyncio.Future[list[SlotOption]]] = {}
+_computing: SingleFlight[list[SlotOption]] = SingleFlight()
 
 
 async def alternatives(
@@ -42,25 +42,8 @@ async def alternatives(
         return hit[1]
     # The losers of a hot slot are refused together: the first computes, the others of this process wait for it
     # (else each missed the memo at once and computed the same list: 10 % of a worker over the hot slot).
-    loop = asyncio.get_running_loop()
-    pending = _alternatives_pending.get(key)
-    if pending is not None and pending.get_loop() is loop:
-        try:
-            return list(await asyncio.shield(pending))
-        except Exception:  # that computation failed (its request's error is its own): compute here
-            pass
-    mine: asyncio.Future[list[SlotOption]] = loop.create_future()
-    _alternatives_pending[key] = mine
-    try:
-        found = await _compute(deps, unit, wanted, starts_at, ends_at, quantity, now, counter)
-        mine.set_result(found)
-    except BaseException as e:
-        mine.set_exception(e if isinstance(e, Exception) else RuntimeError("cancelled"))
-        mine.exception()  # retrieved: no warning when nobody waited
-        raise
-    finally:
-        if _alternatives_pending.get(key) is mine:
-            del _alternatives_pending[key]
+    found, _ = await _computing.run(key, lambda: _compute(deps, unit, wanted, starts_at, ends_at, quantity, now,
+                                                          counter))
     if len(_alternatives_memo) > 10_000:
         _alternatives_memo.clear()
     _alternatives_memo[key] = (time.monotonic() + ALTERNATIVES_TTL, found)
