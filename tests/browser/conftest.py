@@ -233,18 +233,21 @@ async def snap(page: Any, name: str, full_page: bool = True, accessible: bool = 
     await page.set_viewport_size(before)
 
 
+def _days_ahead(days: int, hour: int) -> datetime:
+    day = (datetime.now(SAO_PAULO) + timedelta(days=days)).date()
+    return datetime(day.year, day.month, day.day, hour, tzinfo=SAO_PAULO).astimezone(UTC)
+
+
 def tomorrow_local(hour: int) -> datetime:
     """Tomorrow at `hour`:00 in São Paulo (always far enough ahead for min_advance), as UTC."""
-    day = (datetime.now(SAO_PAULO) + timedelta(days=1)).date()
-    return datetime(day.year, day.month, day.day, hour, tzinfo=SAO_PAULO).astimezone(UTC)
+    return _days_ahead(1, hour)
 
 
 def ahead_local(hour: int) -> datetime:
     """The day after tomorrow at `hour`:00 in São Paulo, as UTC: whatever hour the suite runs at, every hour of that
     day is more than 24 h ahead, inside a cancellation policy's full-refund window (tomorrow at 19:00 is not when
     the suite runs after 19:00)."""
-    day = (datetime.now(SAO_PAULO) + timedelta(days=2)).date()
-    return datetime(day.year, day.month, day.day, hour, tzinfo=SAO_PAULO).astimezone(UTC)
+    return _days_ahead(2, hour)
 
 
 def cell_selector(resource: UUID, start: datetime) -> str:

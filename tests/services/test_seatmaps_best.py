@@ -129,7 +129,6 @@ async def test_seats_freed_since_the_last_choice_are_the_best_again(deps: Deps, 
     assert sorted(seats_of(b), key=seats.index) == seats[10:13]
 
 
-
 async def test_a_row_freed_elsewhere_is_the_best_again_once_the_process_guess_is_older_than_its_age(
         deps: Deps, pool: Any, clock: Any) -> None:
     """After a row's lock a choice reads only that row (not the event): a row this process last read as full and
@@ -146,6 +145,7 @@ async def test_a_row_freed_elsewhere_is_the_best_again_once_the_process_guess_is
     clock.advance(seconds=GUESS_AGE.total_seconds())
     later = await sm.lock_best_seats(deps, best(e, 2, n=4))
     assert sorted(seats_of(later), key=seats.index) == seats[0:2]
+
 
 async def test_seats_apart_are_the_first_free_ones_across_rows(deps: Deps, pool: Any) -> None:
     """Not side by side, the choice locks rows one at a time in order until they hold enough free seats: the end of
