@@ -48,7 +48,10 @@ class Config:
     """Drop, recreate and migrate the database first (False: use it as it is, migrated: the test suite's)."""
     warmup: float = 2.0
     """Seconds of purchases on the warm-up event before the sale (0: none)."""
-    profile: bool = True
+    profile: bool = False
+    """py-spy on the API workers during the sale. Off for the measured figure: py-spy (blocking, --native, 100 Hz)
+    stops each worker for every sample, and the sale then sells 11 % fewer seats a second (bench/RESULTS.md,
+    2026-12-03 10:30): profile in a run of its own, next to the measured one."""
     profile_seconds: float = 8.0
     seed: int = 22
 
@@ -63,7 +66,7 @@ class Config:
     @classmethod
     def make(cls, quick: bool) -> Config:
         if quick:  # 600 seats, 60 buyers: a smoke test of every path and check
-            return cls(quick, sections=3, rows=4, per_row=50, buyers=60, time_limit=60.0, profile=False)
+            return cls(quick, sections=3, rows=4, per_row=50, buyers=60, time_limit=60.0)
         return cls(quick)  # 4 sections × 25 rows × 50 = 5,000 seats, 500 buyers
 
 

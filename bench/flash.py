@@ -45,13 +45,17 @@ def report(m: Measured, started: datetime) -> Report:
                  f"Flash sale: one seat event of {cfg.seats:,} seats ({cfg.sections} sections × {cfg.rows} rows × "
                  f"{cfg.per_row}), {cfg.buyers} concurrent buyers (keep-alive connections), API {cfg.workers} "
                  f"uvicorn workers; {cfg.chosen_share:.0%} of purchases pick seats on the map, the rest ask for the "
-                 "best available; each purchase locks 1–4 seats and pays (checkout's confirm).", started)
+                 "best available; each purchase locks 1–4 seats and pays (checkout's confirm)."
+                 + (" **py-spy attached to the API workers** for 8 s of the sale: it stops them for every sample, so "
+                    "this run's rates are lower than the code's and are not judged against the goal." if cfg.profile
+                    else " No profiler attached."), started)
     print("\nresults", flush=True)
     sold = s.seats_sold
     last = max((t for t, _ in s.sold_at), default=0.0)
     out = sold == cfg.seats or (c.free_sql == 0 and c.locked_sql == 0)
     rate = sold / last if last else 0.0
-    rep.add("seats sold per second (sold ÷ time to the last sale)", f"**{rate:,.0f}/s**", f"≥ {GOAL:.0f}/s")
+    verdict = " (not judged: profiled)" if cfg.profile else " met" if rate >= GOAL else " **missed**"
+    rep.add("seats sold per second (sold ÷ time to the last sale)", f"**{rate:,.0f}/s**", f"≥ {GOAL:.0f}/s{verdict}")
     rep.add("  in the middle of the sale (10 % → 90 % sold)", f"{_rate_between(s.sold_at, 0.1, 0.9):,.0f}/s")
     rep.add("time to sell out" if out else "time (NOT sold out)", f"{last:.1f} s" if out else
             f"{m.wall:.1f} s: {sold:,} of {cfg.seats:,} sold")
@@ -94,7 +98,8 @@ def main() -> None:
     ap.add_argument("--db", help="the database to drop and recreate (default slothold_flash)")
     ap.add_argument("--port", type=int, help="the API's port (default 8779)")
     ap.add_argument("--profile", action=argparse.BooleanOptionalAction, default=None,
-                    help="py-spy the API workers during the sale (default: yes, not with --quick)")
+                    help="py-spy the API workers during the sale, for where the time goes (default: no: it slows the "
+                         "sale, so its figures are not judged against the goal)")
     ap.add_argument("--keep-db", action="store_true", help="keep the database afterwards")
     ap.add_argument("--record", action=argparse.BooleanOptionalAction, default=None,
                     help="append to bench/RESULTS.md (default: yes for a full run, no with --quick)")

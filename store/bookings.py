@@ -16,7 +16,7 @@ import asyncpg
 from domain.availability import Occupancy, OccupancyColumns
 from domain.bookings import OCCUPYING, Allocation, Booking, BookingStatus, HistoryEntry
 from domain.errors import NotFound, SlotTaken
-from store.booking_writes import EVENTS_CTE, INSERT, insert_args
+from store.booking_writes import EVENTS_CTE, INSERT, insert_args, lapsed_in_the_way
 from store.booking_writes import event_rows as _event_rows
 
 ConnGetter = Callable[[], Awaitable[asyncpg.Connection]]
@@ -39,13 +39,7 @@ _GET = f"SELECT {BOOKING_COLUMNS} FROM bookings b WHERE b.id = $1::uuid"
 
 _LOCK = "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) WITH ORDINALITY AS t(k, i) ORDER BY i"
 
-_LAPSED = """
-SELECT DISTINCT a.booking_id
-FROM allocations a
-WHERE a.resource_id = ANY($2::uuid[]) AND a.occupies AND a.hold_expires_at IS NOT NULL
-  AND a.unit_id = $1::uuid AND a.during && tstzrange($3::timestamptz, $4::timestamptz)
-  AND a.hold_expires_at <= $5::timestamptz
-"""
+_LAPSED = lapsed_in_the_way(unit="$1", resources="$2", start="$3", end="$4", now="$5")
 
 _DUE = """
 SELECT id FROM bookings
