@@ -53,6 +53,12 @@ class Config:
     stops each worker for every sample, and the sale then sells 11 % fewer seats a second (bench/RESULTS.md,
     2026-12-03 10:30): profile in a run of its own, next to the measured one."""
     profile_seconds: float = 8.0
+    analyze: bool = True
+    """ANALYZE after the warm-up, before the sale: a live venue's tables have the statistics autovacuum keeps (this
+    machine's PostgreSQL runs with autovacuum off); the sale's own rows are new to them either way. False: the sale
+    on tables never analysed, as on a database made a minute before (bench/RESULTS.md, 2026-12-03: the plans of
+    the foreign-key checks and the customer lookups then read every booking of the unit, every customer of the
+    tenant)."""
     seed: int = 22
 
     @property
