@@ -66,3 +66,19 @@ async def test_on_a_unit_that_just_refused_a_hold_a_loser_costs_one_read(databas
     sent = [q for q in seen if not q.startswith(_TYPES)]
     assert [q[:6] for q in sent[: sent.index("ROLLBACK;") + 1]] == ["BEGIN;", "SELECT", "ROLLBA"]
     assert await pool.fetchval("SELECT count(*) FROM customers") == customers  # customer 3 was not even made
+
+
+async def test_on_a_unit_that_just_refused_a_hold_a_retry_of_a_hold_made_gets_its_booking(
+        database_url: str, pool: asyncpg.Pool, clock) -> None:
+    """The loser's look for a slot visibly taken comes after the idempotency key's replay: the slot a retried hold
+    took is "visibly taken" by that very hold, and the retry must get its booking, not SlotTaken."""
+    v = await arena(pool)
+    c1 = v.resource_ids["Campo 1"]
+    async with _traced(database_url, clock) as (deps, _):
+        made = await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,), customer=customer(1),
+                                            idempotency_key="retry-me-1"))
+        with pytest.raises(SlotTaken):  # the unit is contended now
+            await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,), customer=customer(2)))
+        again = await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,), customer=customer(1),
+                                             idempotency_key="retry-me-1"))
+    assert again.replayed and again.booking.id == made.booking.id
