@@ -117,7 +117,10 @@ class Live:
 async def serving(app: Any) -> AsyncIterator[int]:
     """`app` served by uvicorn in this process on a free port (yielded), stopped on leaving."""
     port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    # As `slothold serve` runs it (slothold/cli/serve.py): connections still open 5 s after the stop are cancelled.
+    # Without it the suite once waited past its 15 s for the server of a websocket test to stop (CI load, 2026-12-03).
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on",
+                                        timeout_graceful_shutdown=5))
     task = asyncio.create_task(srv.serve())
     try:
         for _ in range(300):
