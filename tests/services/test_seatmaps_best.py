@@ -229,6 +229,8 @@ async def test_the_lapsed_check_of_a_hold_reads_its_seats_not_the_event(deps: De
     _, e, seats = await theatre(deps, pool, rows=30, per_row=30)  # 902 seats: the event's read ~70 buffers
     for i in range(1, len(seats), 20):  # 20 seats a command at most
         await sm.block_seats(deps, sm.SeatCommand(e.id, tuple(seats[i:i + 20]), reason="sold elsewhere"))
+    if await pool.fetchval("SELECT current_setting('is_superuser')") != "on":
+        pytest.skip("clearing a table's statistics for the test needs a superuser (the suite's servers run as one)")
     async with pool.acquire() as conn, conn.transaction():
         # As the sale sees it: no statistics on allocations yet (rolled back with the transaction).
         await conn.execute("DELETE FROM pg_statistic WHERE starelid = 'allocations'::regclass")
