@@ -102,7 +102,7 @@ def main() -> None:
     ap.add_argument("--profile", action=argparse.BooleanOptionalAction, default=None,
                     help="py-spy the API workers during the sale, for where the time goes (default: no: it slows the "
                          "sale, so its figures are not judged against the goal)")
-    ap.add_argument("--analyze", action=argparse.BooleanOptionalAction, default=True,
+    ap.add_argument("--analyze", action=argparse.BooleanOptionalAction, default=None,
                     help="ANALYZE the venue's tables before the sale, as autovacuum would have (default: yes)")
     ap.add_argument("--keep-db", action="store_true", help="keep the database afterwards")
     ap.add_argument("--record", action=argparse.BooleanOptionalAction, default=None,
@@ -111,7 +111,8 @@ def main() -> None:
     cfg = Config.make(args.quick)
     cfg = replace(cfg, buyers=args.buyers or cfg.buyers, workers=args.workers or cfg.workers,
                   db=args.db or cfg.db, port=args.port or cfg.port,
-                  profile=cfg.profile if args.profile is None else args.profile, analyze=args.analyze)
+                  profile=cfg.profile if args.profile is None else args.profile,
+                  analyze=cfg.analyze if args.analyze is None else args.analyze)
     started = datetime.now(UTC)
 
     def on_sigterm(*_: object) -> None:
