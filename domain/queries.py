@@ -47,15 +47,28 @@ async def availability_grid(
     deps: Deps, unit_id: UUID, start: datetime, end: datetime, resource_ids: list[UUID] | None = None
 ) -> tuple[Unit, list[tuple[Resource, list[WindowRow]]]]:
     """The staff grid: every slot of every (chosen) resource with its state."""
+    unit, rows, _ = await availability_grid_at(deps, unit_id, start, end, resource_ids, with_seq=False)
+    return unit, rows
+
+
+async def availability_grid_at(
+    deps: Deps, unit_id: UUID, start: datetime, end: datetime, resource_ids: list[UUID] | None = None,
+    with_seq: bool = True,
+) -> tuple[Unit, list[tuple[Resource, list[WindowRow]]], int]:
+    """The staff grid and the unit's event sequence number it reflects (0 without `with_seq`). The number is read
+    first, and the relay numbers only committed events: every change numbered up to it is in the grid, and any
+    change the grid misses is numbered after it — so a subscription with since: seq loses nothing between the read
+    and its start (its first events may be in the grid already)."""
     _range(start, end, MAX_GRID_RANGE)
     now = deps.clock.now()
     async with deps.uow() as uow:
         unit = await uow.units.get(unit_id)
         resources = _select(await uow.units.resources(unit_id), resource_ids)
+        seq = await uow.events.last_seq(unit_id) if with_seq else 0
         occ = await uow.bookings.grid_occupancy(unit_id, resource_ids, start, end)
     rows = grid_rows(unit, resources, occ, start, end, now)
     mark_past(rows, now)
-    return unit, [(r, rows[r.id]) for r in resources]
+    return unit, [(r, rows[r.id]) for r in resources], seq
 
 
 async def bookable(

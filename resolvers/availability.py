@@ -50,7 +50,8 @@ class AvailabilityQuery:
         ids = [parse_id(r, "resourceIds", Kind.RESOURCE) for r in resource_ids] if resource_ids is not None else None
         uid = parse_id(unit_id, "unitId", Kind.UNIT)
         await authorize_unit(info.context, uid, Action.READ)
-        unit, rows = await queries.availability_grid(info.context.deps, uid, from_, to, ids)
+        unit, rows, seq = await queries.availability_grid_at(info.context.deps, uid, from_, to, ids,
+                                                             with_seq=_asks(info.selected_fields, "seq"))
         series = None
         if _asks(info.selected_fields, "seriesId"):  # only then: a month's grid is not cut into segments for nothing
             booked = list({s.occupancy.booking_id for _, window_rows in rows for s in segments(window_rows)
@@ -58,7 +59,7 @@ class AvailabilityQuery:
             series = await series_of(info.context.deps, booked)
         return Grid(
             unit_id=ref(Kind.UNIT, unit.id), starts_at=from_, ends_at=to, slot_minutes=unit.params.slot_minutes,
-            rows=[GridRow(resource=Resource.from_domain(r), rows=window_rows, hold_types=unit.hold_types,
+            seq=seq, rows=[GridRow(resource=Resource.from_domain(r), rows=window_rows, hold_types=unit.hold_types,
                           series=series) for r, window_rows in rows],
         )
 

@@ -116,6 +116,10 @@ class Grid:
     ends_at: datetime = strawberry.field(description="End of the range asked for (exclusive).")
     slot_minutes: int = strawberry.field(description="The length of one grid slot, in minutes.")
     rows: list[GridRow] = strawberry.field(description="One row per resource, in the unit's order.")
+    seq: int = strawberry.field(description="The unit's event sequence number this grid reflects: every change up "
+                                "to it is in the grid. Subscribe to slotChanged with since: seq to follow it with "
+                                "nothing missed between the read and the subscription (its first events may be "
+                                "in the grid already: applying them again changes nothing).")
 
     @strawberry.field(description="The whole grid as one JSON value, for month views: {slotMinutes, rows: "
                       "[{resourceId, name, windows: [[firstSlotStart, states], ...]}]} where states has one letter "

@@ -5,6 +5,7 @@ a booking is rescheduled by picking a new slot. No console error; at 390 px no h
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -170,3 +171,52 @@ async def test_a_receptionists_day(demo_server: Cluster, pool: asyncpg.Pool, new
     await no_horizontal_scroll(staff)
     await staff.screenshot(path=shot("console-day-phone"), full_page=True)
     assert not console, console
+
+
+async def test_a_hold_made_while_the_agendas_subscription_is_slow_to_start_still_shows(
+    demo_server: Cluster, pool: asyncpg.Pool, new_page: Any
+) -> None:
+    """The agenda reads its grid, then follows it from the event the grid reflects (`Grid.seq`). Here the page's
+    slotChanged subscribe message is held back until a hold made after the grid painted is numbered by the relay:
+    it still shows, replayed. (Subscribing first without `since` lost it: the subscription started from whatever was
+    numbered when the server got to it — a CI run under load met exactly this.)"""
+    venue = await day_venue(demo_server, pool)
+    staff = await new_page()
+    held_back: list[tuple[Any, str | bytes]] = []  # (the socket's server side, a subscribe message it waits for)
+    released = False
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            text = message if isinstance(message, str) else message.decode()
+            if not released and '"subscribe"' in text and "slotChanged" in text:
+                held_back.append((server, message))
+            else:
+                server.send(message)
+
+        ws.on_message(from_page)
+
+    await staff.route_web_socket("**/graphql", route)
+    await in_english(staff)
+    await staff.goto(venue.url("agenda"))
+    await staff.get_by_label("Staff token").fill(venue.owner_token)
+    await staff.get_by_role("button", name="Sign in", exact=True).click()
+    await staff.locator("td.cell").first.wait_for()
+    later = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(hours=3)
+    await show_day(staff, later)
+    await booking(venue, "hold", "Quadra 2", later, {"phone": phone(), "cpf": cpf(321_777)})
+    for _ in range(100):  # numbered by the relay: a subscription without since would now start after it
+        if await pool.fetchval("SELECT count(*) FROM outbox WHERE unit_id = $1 AND topic = 'slot_changed' "
+                               "AND seq IS NOT NULL", venue.unit_id):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("the relay did not number the hold's event")
+    assert held_back, "the agenda sent no slotChanged subscription"
+    cell = cell_selector(venue.fields["Quadra 2"], later)
+    assert await staff.locator(cell).get_attribute("data-state") == "FREE"  # the grid was read before the hold
+    released = True
+    for server, message in held_back:
+        server.send(message)
+    await staff.wait_for_selector(cell + '[data-state="HELD"]', timeout=10_000)

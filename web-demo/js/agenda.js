@@ -62,7 +62,7 @@ const HOLD_STATES = new Set(["HELD", "VERIFYING"]);
 const GRID = `query Grid($u: ID!, $from: DateTime!, $to: DateTime!) {
   availabilityGrid(unitId: $u, from: $from, to: $to) {
     __typename
-    ... on Grid { slotMinutes rows { resource { id name kind capacity }
+    ... on Grid { seq slotMinutes rows { resource { id name kind capacity }
       segments { startsAt endsAt state slots available bookingId status holdType holdTypeName holdExpiresAt
                  displayColor channel seriesId } } }
     ... on Error { code message } } }`;
@@ -95,6 +95,7 @@ export class Agenda {
     this.selected = null;
     this.channels = new Map();  // bookingId → channel (from the grid), kept while live events repaint its cells
     this.stopFeed = () => {};
+    this.reloads = 0;
     this.refetchTimer = null;
     this.lastEventAt = null;
     this.build();
@@ -140,16 +141,22 @@ export class Agenda {
     return {from: iso(startOfDay(days[0], this.tz)), to: iso(startOfDay(addDays(days[days.length - 1], 1), this.tz))};
   }
 
-  /** Subscribe for the range shown, then read the grid (events that cross the read are applied after it). */
+  /** Read the grid of the range shown, then follow it from the event the grid reflects (its `seq`): a change made
+   * between the read and the subscription's start is replayed, however slow either is. (Subscribing first, without
+   * `since`, lost a hold made right after the grid painted when the subscription started after its event.) */
   async reload() {
     this.dateInput.value = this.day;
     this.viewSelect.value = this.view;
     shown = {unitId: this.unit.id, day: this.day, view: this.view, selected: this.selected};
     const {from, to} = this.range();
+    const mine = ++this.reloads;
     this.stopFeed();
+    this.stopFeed = () => {};
+    const grid = await this.fetchGrid();
+    if (mine !== this.reloads || this.destroyed) return;  // a newer reload follows its own range
+    if (grid) this.since = grid.seq;
     this.stopFeed = follow(this.live, SLOT_CHANGED, {u: this.unit.id, from, to, since: this.since ?? null},
       (event) => this.onEvent(event), (message) => say(this.status, message, "error"));
-    await this.fetchGrid();
   }
 
   /** Read the grid of the range shown. Only the answer to the newest request paints: after quick day or view
@@ -191,6 +198,7 @@ export class Agenda {
       this.reselect = null;
       if (this.resources.has(resourceId)) this.select(resourceId, start);
     }
+    return grid;
   }
 
   render() {
