@@ -325,6 +325,10 @@ class SeatMapView:
     event: SeatEvent
     seat_map: SeatMap
     seats: list[SeatView] = field(default_factory=list)
+    seq: int = 0
+    """The unit's event number the view reflects: a subscription with since: seq misses nothing after the read
+    (the number is read first, and the relay numbers only committed events; domain/queries.py
+    availability_grid_at)."""
 
     def counts(self) -> dict[SeatState, int]:
         out = dict.fromkeys(SeatState, 0)
@@ -339,9 +343,10 @@ async def seat_map_view(deps: Deps, event_id: UUID) -> SeatMapView:
     async with deps.uow() as uow:
         event = await uow.seatmaps.event(event_id)
         seat_map = await uow.seatmaps.seat_map(event.seat_map_id)
+        seq = await uow.events.last_seq(event.unit_id)
         occupants = await uow.seatmaps.occupants(event)
     return SeatMapView(event, seat_map, [SeatView(s, seat_state(occupants.get(s.id), now), occupants.get(s.id))
-                                         for s in seat_map.seats])
+                                         for s in seat_map.seats], seq)
 
 
 async def events_of(deps: Deps, unit_id: UUID) -> list[SeatEvent]:

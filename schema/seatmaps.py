@@ -115,6 +115,10 @@ class SeatMapView:
     seat_map: SeatMap = strawberry.field(description="Its seat map.")
     sections: list[SeatSection] = strawberry.field(description="The sections, rows and seats, in display order.")
     counts: SeatCounts = strawberry.field(description="How many seats are in each state.")
+    seq: int = strawberry.field(description="The unit's event sequence number this view reflects: every change up "
+                                "to it is in the view. Subscribe to slotChanged with since: seq to follow it with "
+                                "nothing missed between the read and the subscription (its first events may be "
+                                "in the view already).")
 
     @classmethod
     def from_domain(cls, v: ds.SeatMapView, catalog: HoldTypeCatalog, show_booking: bool) -> SeatMapView:
@@ -127,7 +131,7 @@ class SeatMapView:
                    sections=[SeatSection(name=s, rows=[SeatRow(label=r, seats=seats) for r, seats in rows.items()])
                              for s, rows in sections.items()],
                    counts=SeatCounts(active=c[SeatState.ACTIVE], locked=c[SeatState.LOCKED],
-                                     sold=c[SeatState.SOLD], blocked=c[SeatState.BLOCKED]))
+                                     sold=c[SeatState.SOLD], blocked=c[SeatState.BLOCKED]), seq=v.seq)
 
 
 @strawberry.type(description="A seat and the state it was in.")

@@ -87,7 +87,7 @@ const EVENTS = `query($u: ID!) { seatEvents(unitId: $u) { id name startsAt endsA
 const SEAT_MAP = `query($e: ID!) { seatMap(eventId: $e) { __typename
   ... on SeatMapView { event { id name startsAt endsAt } seatMap { id name seatCount }
     sections { name rows { label seats { id label state holdType holdTypeName displayColor holdExpiresAt } } }
-    counts { active locked sold blocked } }
+    counts { active locked sold blocked } seq }
   ... on Error { code message } } }`;
 const SEAT_CHANGED = `subscription($u: ID!, $from: DateTime!, $to: DateTime!, $since: Int) {
   slotChanged(unitId: $u, from: $from, to: $to, since: $since) {
@@ -161,12 +161,13 @@ export class SeatMapView {
     if (this.kept && this.kept.eventId === eventId) for (const id of this.kept.selected) this.selected.add(id);
     this.kept = null;
     this.remember();
-    await this.refresh();
+    const view = await this.refresh();
     this.stopFeed();
     clearInterval(this.poll);
     if (this.live && this.event) {
-      this.stopFeed = follow(this.live, SEAT_CHANGED, {u: this.unit.id, from: this.event.startsAt, to: this.event.endsAt},
-        (event) => this.onEvent(event), (message) => say(this.status, message, "error"));
+      // From the event the map reflects: a seat taken between the read and the subscription's start is replayed.
+      this.stopFeed = follow(this.live, SEAT_CHANGED, {u: this.unit.id, from: this.event.startsAt, to: this.event.endsAt,
+        since: view && view.__typename === "SeatMapView" ? view.seq : null}, (event) => this.onEvent(event), (message) => say(this.status, message, "error"));
     } else {
       this.poll = setInterval(() => this.refresh(), 5000);
     }
@@ -182,6 +183,7 @@ export class SeatMapView {
       for (const s of r.sections) for (const row of s.rows) for (const seat of row.seats) this.seats.set(seat.id, seat);
       for (const id of this.selected) if (!this.seats.has(id)) this.selected.delete(id);
       this.render();
+      return r;
     } catch (e) {
       say(this.status, e.message, "error");
     }
