@@ -135,3 +135,6 @@ class ReadReplicas:
             except Exception:  # never stop measuring: a lag left as it was would keep a dead replica in use
                 log.exception("measuring the replicas failed; skipping them until the next measure")
                 self.lags = [math.inf] * len(self.urls)
+                for i in range(len(self.urls)):
+                    if self.on_lag is not None:
+                        self.on_lag(i, math.inf)
