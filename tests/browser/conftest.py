@@ -215,7 +215,10 @@ async def new_page(browser: Any, guard: Guard) -> AsyncIterator[Any]:
 
     yield make
     for c in contexts:
-        await c.close()
+        try:
+            await asyncio.wait_for(c.close(), 30)
+        except TimeoutError:  # a CI run once hung here for good: fail this test, not the whole run
+            raise AssertionError("closing a browser context took over 30 s") from None
 
 
 async def snap(page: Any, name: str, full_page: bool = True, accessible: bool = True) -> None:
