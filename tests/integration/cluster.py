@@ -88,9 +88,12 @@ class Cluster:
         return port
 
     def add_worker(self) -> Proc:
+        """A worker, returned once its job loop polls (the relay starts just before it): a test's clock starts then.
+        On a loaded machine a worker's start took over 5 s, and tests timed their first job from the spawn."""
         p = Proc(f"worker{len(self.workers)}", ["-m", "slothold.cli", "worker"], self.env, self.log_dir)
         p.start()
         self.workers.append(p)
+        wait_worker_polling(p, before=0)
         return p
 
     def stop(self) -> None:
@@ -115,6 +118,27 @@ def _wait_http(url: str, proc: Proc, timeout: float = 30) -> None:
             pass
         time.sleep(0.1)
     raise RuntimeError(f"{proc.name} did not come up:\n{proc.tail()}")
+
+
+WORKER_POLLING = "Starting worker for"
+"""What arq logs as its job loop begins (arq/worker.py `Worker.main`)."""
+
+
+def worker_starts(proc: Proc) -> int:
+    """How many times the worker in `proc`'s log has begun polling for jobs."""
+    return proc.log.read_text(errors="replace").count(WORKER_POLLING) if proc.log.exists() else 0
+
+
+def wait_worker_polling(proc: Proc, before: int, timeout: float = 30) -> None:
+    """Wait until the worker has begun polling once more than `before` times (a restart of the same Proc)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if worker_starts(proc) > before:
+            return
+        if proc.popen is not None and proc.popen.poll() is not None:
+            raise RuntimeError(f"{proc.name} exited:\n{proc.tail()}")
+        time.sleep(0.1)
+    raise RuntimeError(f"{proc.name} did not begin polling for jobs in {timeout:.0f} s:\n{proc.tail()}")
 
 
 @contextmanager
