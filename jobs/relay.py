@@ -165,9 +165,10 @@ class Relay:
     async def pass_once(self, feed: OutboxFeed, broadcast: Broadcast, arq: ArqRedis) -> bool:
         """Number, publish and schedule what is pending; True when there was something to do."""
         numbered = await feed.sequence_pending()
+        chained = await feed.chain_pending()  # the audit trail's hash chain (migration 0032a)
         events = await feed.unpublished()
         if not events:
-            return numbered > 0
+            return numbered + chained > 0
         for event in events:
             await broadcast.publish(self._outbox.channel, message(event))
             try:

@@ -16,6 +16,7 @@ import asyncpg
 from domain.events import MalformedEvent
 from domain.outbox import OutboxEvent
 from domain.ports import StoreError
+from store.audit_chain import chain_pending
 from store.notifications import plan_deliveries
 from store.outbox import EVENTS_CHANNEL, RELAY_LOCK_KEY, mark_published, sequence_pending, unpublished
 from store.webhooks_out import schedule
@@ -59,6 +60,11 @@ class PgOutboxFeed:
         with _as_port_errors():
             async with self.conn.transaction():
                 return await sequence_pending(self.conn)
+
+    async def chain_pending(self) -> int:
+        with _as_port_errors():
+            async with self.conn.transaction():
+                return await chain_pending(self.conn)
 
     async def unpublished(self) -> list[OutboxEvent]:
         with _as_port_errors():

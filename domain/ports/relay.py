@@ -33,6 +33,10 @@ class OutboxFeed(Protocol):
         """Number committed, unnumbered rows per unit (in a transaction of its own); how many."""
         ...
 
+    async def chain_pending(self) -> int:
+        """Chain committed audit events that have no hash yet (a batch, in a transaction of its own); how many."""
+        ...
+
     async def unpublished(self) -> list[OutboxEvent]:
         """Numbered rows not yet published, oldest first (a batch)."""
         ...

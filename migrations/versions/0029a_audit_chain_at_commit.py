@@ -25,6 +25,7 @@ none yet, with every other column unchanged (such a row exists only inside the t
 An insert cannot bring its own chain values: the insert trigger clears them.
 """
 
+from migrations.audit_chain_sql import APPEND_ONLY, CHAIN_AT_COMMIT
 from migrations.script import run_script
 
 revision = "0029a"
@@ -32,7 +33,7 @@ down_revision = "0028r"
 branch_labels = None
 depends_on = None
 
-UP = """
+UP = f"""
 DROP TRIGGER booking_events_chain ON booking_events;
 DROP FUNCTION booking_events_chain();
 
@@ -53,40 +54,8 @@ $$;
 CREATE TRIGGER booking_events_unchained BEFORE INSERT ON booking_events
     FOR EACH ROW EXECUTE FUNCTION booking_events_unchained();
 
-CREATE FUNCTION booking_events_chain_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    canon bytea := convert_to(booking_event_canonical(NEW), 'UTF8');
-    seq bigint;
-    prev bytea;
-    h bytea;
-BEGIN
-    INSERT INTO booking_event_chain_heads AS hd (unit_id, last_seq, prev_hash, last_hash)
-    VALUES (NEW.unit_id, 1, NULL, sha256(canon))
-    ON CONFLICT (unit_id) DO UPDATE
-        SET last_seq = hd.last_seq + 1, prev_hash = hd.last_hash, last_hash = sha256(hd.last_hash || canon)
-    RETURNING hd.last_seq, hd.prev_hash, hd.last_hash INTO seq, prev, h;
-    UPDATE booking_events SET chain_seq = seq, prev_hash = prev, hash = h WHERE id = NEW.id AND hash IS NULL;
-    RETURN NULL;
-END;
-$$;
-CREATE CONSTRAINT TRIGGER booking_events_chain_at_commit AFTER INSERT ON booking_events
-    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION booking_events_chain_at_commit();
-
-CREATE OR REPLACE FUNCTION booking_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'UPDATE' AND OLD.hash IS NULL AND OLD.chain_seq IS NULL AND NEW.hash IS NOT NULL
-       AND NEW.chain_seq IS NOT NULL
-       AND (NEW.id, NEW.unit_id, NEW.booking_id, NEW.old_status, NEW.new_status, NEW.hold_type, NEW.actor,
-            NEW.channel, NEW.reason, NEW.resources, NEW.at, NEW.recorded_at, NEW.session)
-           IS NOT DISTINCT FROM
-           (OLD.id, OLD.unit_id, OLD.booking_id, OLD.old_status, OLD.new_status, OLD.hold_type, OLD.actor,
-            OLD.channel, OLD.reason, OLD.resources, OLD.at, OLD.recorded_at, OLD.session) THEN
-        RETURN NEW;  -- the commit-time chaining of a row inserted by this very transaction
-    END IF;
-    RAISE EXCEPTION 'booking_events is append-only: % is not allowed', TG_OP
-        USING ERRCODE = 'insufficient_privilege';
-END;
-$$;
+{CHAIN_AT_COMMIT}
+{APPEND_ONLY % 'the commit-time chaining of a row inserted by this very transaction'}
 """
 
 DOWN = """

@@ -1,4 +1,4 @@
-"""The booking_events hash chain (migration 0013) and `slothold audit verify`."""
+"""The booking_events hash chain (migration 0013; chained by the relay since 0032a) and `slothold audit verify`."""
 
 from __future__ import annotations
 
@@ -12,10 +12,18 @@ from domain.errors import SlotTaken
 from domain.services import ChangeCommand, Deps, HoldCommand, cancel, hold
 from slothold.cli import main
 from slothold.cli.audit import verify
+from store.audit_chain import chain_all_pending
 from tests.venues import arena, at, customer
 
 
+async def _chained(pool: Any) -> int:
+    """What the worker's relay does after commits: chain what is pending (no relay runs in these tests)."""
+    async with pool.acquire() as conn:
+        return await chain_all_pending(conn)
+
+
 async def _chain(pool: Any, unit_id: Any) -> list[Any]:
+    await _chained(pool)
     return await pool.fetch(
         "SELECT id, chain_seq, prev_hash, hash, booking_event_canonical(e) AS canon FROM booking_events e "
         "WHERE unit_id = $1 ORDER BY chain_seq", unit_id)
@@ -144,6 +152,7 @@ async def test_the_session_is_recorded_and_covered_by_the_chain(deps: Deps, pool
         AUDIT_SESSION.reset(token)
     await hold(deps, HoldCommand(v.unit_id, at(11, 12), at(11, 13), (v.resource_ids["Campo 1"],),
                                  customer=customer(2)))
+    await _chained(pool)
     rows = await pool.fetch("SELECT id, session FROM booking_events WHERE unit_id = $1 ORDER BY chain_seq",
                             v.unit_id)
     assert [r["session"] for r in rows] == ["staff:00000000-0000-4000-8000-00000000beef", None]
@@ -157,37 +166,51 @@ _EVENT = ("INSERT INTO booking_events (unit_id, booking_id, old_status, new_stat
           "VALUES ($1, $2, 'held', 'held', 'staff', 'counter', now()) RETURNING id")
 
 
-async def test_the_chain_is_written_at_commit_so_an_open_transaction_holds_no_other_writer_of_its_unit(
+async def test_a_commit_never_waits_for_the_units_chain_head_and_the_chainer_chains_only_what_committed(
         deps: Deps, pool: Any, database_url: str) -> None:
-    """Migration 0029a: the unit's chain head is locked when a transaction commits, not when it inserts its event —
-    so a transaction still open after its insert (a slow client, a starved API) does not hold back the unit's other
-    holds. Before it, B below waited on A's head lock until A committed. The chain is whole afterwards, in commit
-    order; a rolled-back row leaves no gap; a committed row's chain cannot be rewritten, nor brought by an insert."""
+    """Migration 0032a: a booking's transaction no longer touches the unit's chain head — with the head's row locked
+    (as the chainer holds it while it chains), a hold on the unit still commits at once (before 0032a its COMMIT
+    waited for that lock; every commit of a unit waited for the previous one's WAL flush). Until the chainer runs,
+    the committed rows have no chain; it chains what committed, in id order, whatever the order of the commits; a
+    rolled-back row leaves no gap; a still-open transaction's row waits for the next pass; a chained row cannot be
+    re-chained or unchained, and an insert cannot bring chain values of its own."""
     import asyncpg
 
     v = await arena(pool)
     b = (await hold(deps, HoldCommand(v.unit_id, at(11, 10), at(11, 11), (v.resource_ids["Campo 1"],),
                                       customer=customer(1)))).booking
-    a_conn, b_conn, c_conn = [await asyncpg.connect(database_url) for _ in range(3)]
+    await _chained(pool)  # the head exists now
+    head_conn, a_conn, b_conn, c_conn = [await asyncpg.connect(database_url) for _ in range(4)]
     try:
+        head_tx = head_conn.transaction()
+        await head_tx.start()
+        await head_conn.execute("SELECT 1 FROM booking_event_chain_heads WHERE unit_id = $1 FOR UPDATE", v.unit_id)
+        second = await asyncio.wait_for(hold(deps, HoldCommand(  # before 0032a: its COMMIT waited for the head
+            v.unit_id, at(11, 12), at(11, 13), (v.resource_ids["Campo 1"],), customer=customer(2))), 5)
+        assert await pool.fetchval("SELECT hash FROM booking_events WHERE booking_id = $1", second.booking.id) is None
+        await head_tx.rollback()
+
         a_tx = a_conn.transaction()
         await a_tx.start()
         a_id = await a_conn.fetchval(_EVENT, v.unit_id, b.id)
         b_tx = b_conn.transaction()
         await b_tx.start()
-        b_id = await asyncio.wait_for(b_conn.fetchval(_EVENT, v.unit_id, b.id), 3)  # before 0029a: waited for A
-        await asyncio.wait_for(b_tx.commit(), 3)
+        b_id = await b_conn.fetchval(_EVENT, v.unit_id, b.id)
+        await b_tx.commit()
         c_tx = c_conn.transaction()
         await c_tx.start()
         await c_conn.fetchval(_EVENT, v.unit_id, b.id)
         await c_tx.rollback()
+        rows = await _chain(pool, v.unit_id)  # A is still open: its row is not seen
+        assert a_id not in {r["id"] for r in rows if r["hash"] is not None}
+        assert rows[-1]["id"] == b_id
         await a_tx.commit()
     finally:
-        for c in (a_conn, b_conn, c_conn):
+        for c in (head_conn, a_conn, b_conn, c_conn):
             await c.close()
     rows = await _chain(pool, v.unit_id)
     _assert_one_chain(rows)
-    assert [r["id"] for r in rows][-2:] == [b_id, a_id]  # chained in commit order
+    assert [r["id"] for r in rows][-2:] == [b_id, a_id]  # A committed last, chained last
     assert (await verify(pool, v.unit_id))[1] == []
     with pytest.raises(Exception, match="append-only"):
         await pool.execute("UPDATE booking_events SET chain_seq = NULL, hash = NULL, prev_hash = NULL "
@@ -198,6 +221,63 @@ async def test_the_chain_is_written_at_commit_so_an_open_transaction_holds_no_ot
         "INSERT INTO booking_events (unit_id, booking_id, old_status, new_status, actor, channel, at, chain_seq, "
         "hash) VALUES ($1, $2, 'held', 'held', 'staff', 'counter', now(), 1, sha256('x')) RETURNING id",
         v.unit_id, b.id)
+    assert await pool.fetchval("SELECT hash FROM booking_events WHERE id = $1", forged) is None
     rows = await _chain(pool, v.unit_id)
     _assert_one_chain(rows)
     assert rows[-1]["id"] == forged and rows[-1]["chain_seq"] == len(rows)
+
+
+async def test_two_chainers_at_once_chain_each_row_once(deps: Deps, pool: Any, database_url: str) -> None:
+    """A relay leader handing over can leave two chainers running for a moment: each locks the rows it chains, and
+    the second skips what the first chained meanwhile — one chain, no row chained twice, no gap."""
+    import asyncpg
+
+    from store.audit_chain import chain_pending
+
+    v = await arena(pool)
+    b = (await hold(deps, HoldCommand(v.unit_id, at(11, 10), at(11, 11), (v.resource_ids["Campo 1"],),
+                                      customer=customer(1)))).booking
+    await _chained(pool)
+    await pool.execute("INSERT INTO booking_events (unit_id, booking_id, old_status, new_status, actor, channel, "
+                       "at) SELECT $1, $2, 'held', 'held', 'staff', 'counter', now() FROM generate_series(1, 300)",
+                       v.unit_id, b.id)
+    conns = [await asyncpg.connect(database_url) for _ in range(2)]
+    try:
+        async def chain(conn: Any) -> int:
+            async with conn.transaction():
+                n = await chain_pending(conn, 1_000_000)
+                await asyncio.sleep(0.2)  # the other waits on this one's row locks meanwhile
+                return n
+
+        counts = await asyncio.gather(*(chain(c) for c in conns))
+    finally:
+        for c in conns:
+            await c.close()
+    assert sorted(counts) == [0, 300]  # the second found every row chained by the first
+    rows = await _chain(pool, v.unit_id)
+    _assert_one_chain(rows)
+    assert len(rows) == 301
+    assert (await verify(pool, v.unit_id))[1] == []
+
+
+async def test_an_event_left_unchained_past_the_grace_is_reported(
+    deps: Deps, pool: Any, database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No relay has run for minutes (the worker is down): verify says so, naming the first unchained event; a
+    recent unchained event is not a break (the relay chains it within a pass)."""
+    v = await arena(pool)
+    b = (await hold(deps, HoldCommand(v.unit_id, at(11, 10), at(11, 11), (v.resource_ids["Campo 1"],),
+                                      customer=customer(1)))).booking
+    assert (await verify(pool, v.unit_id))[1] == []  # recorded just now, not chained yet: not a break
+    old = await pool.fetchval(
+        "INSERT INTO booking_events (unit_id, booking_id, old_status, new_status, actor, channel, at, recorded_at) "
+        "VALUES ($1, $2, 'held', 'held', 'staff', 'counter', now(), now() - interval '5 minutes') RETURNING id",
+        v.unit_id, b.id)
+    breaks = (await verify(pool, v.unit_id))[1]
+    assert len(breaks) == 1 and breaks[0].event_id == old and "no chain yet" in breaks[0].problem
+    loop = asyncio.get_running_loop()
+    assert await loop.run_in_executor(None, main, ["audit", "--database-url", database_url, "verify", "--unit",
+                                                   str(v.unit_id)]) == 1
+    assert "relay running" in capsys.readouterr().out
+    await _chained(pool)
+    assert (await verify(pool, v.unit_id))[1] == []

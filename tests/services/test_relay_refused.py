@@ -6,6 +6,8 @@ are left to the worker's sweeps, and the rows after it go out. Real PostgreSQL a
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,10 +24,9 @@ from store.relay import PgOutboxFeed, PgOutboxSource
 from tests.venues import arena, at, customer
 
 
-async def test_a_row_whose_jobs_redis_refuses_is_published_and_the_rows_after_it_go_out(
-        deps: Deps, pool: Any, clock: Any, database_url: str, redis_url: str,
-        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    v = await arena(pool)
+@asynccontextmanager
+async def relaying(database_url: str, redis_url: str, clock: Any) -> AsyncIterator[Callable[[], Awaitable[bool]]]:
+    """One relay pass at a time, as the worker's leader runs them, on the real database and Redis."""
     relay = Relay(PgOutboxSource(database_url), redis_url, clock)
     conn = await asyncpg.connect(database_url)
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
@@ -33,23 +34,52 @@ async def test_a_row_whose_jobs_redis_refuses_is_published_and_the_rows_after_it
     arq = await create_arq_pool(RedisSettings.from_dsn(redis_url))
     try:
         async with Broadcast(redis_url) as broadcast:
-            while await relay.pass_once(feed, broadcast, arq):
+            async def one_pass() -> bool:
+                return await relay.pass_once(feed, broadcast, arq)
+
+            while await one_pass():
                 pass  # earlier tests' rows first
-            first = (await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (v.resource_ids["Campo 1"],),
-                                                  customer=customer(1)))).booking
-            second = (await hold(deps, HoldCommand(v.unit_id, at(8, 20), at(8, 21), (v.resource_ids["Campo 1"],),
-                                                   customer=customer(2)))).booking
-            # what the bug did: a job time two days past reaches arq, and Redis refuses the negative expiry
-            monkeypatch.setattr(relay_module, "due", lambda when: datetime.now(UTC) - timedelta(days=2))
-            assert await relay.pass_once(feed, broadcast, arq)
-            assert "Redis refused its jobs" in caplog.text
-            left = await pool.fetchval("SELECT count(*) FROM outbox WHERE unit_id = $1 AND published_at IS NULL",
-                                       v.unit_id)
-            assert left == 0  # both rows went out; none is retried forever
-            assert not await relay.pass_once(feed, broadcast, arq)
-            assert {first.id, second.id} <= set(await pool.fetchval(
-                "SELECT array_agg(DISTINCT (payload->>'booking_id')::uuid) FROM outbox WHERE unit_id = $1",
-                v.unit_id))
+            yield one_pass
     finally:
         await arq.aclose(close_connection_pool=True)
         await conn.close()
+
+
+async def test_a_row_whose_jobs_redis_refuses_is_published_and_the_rows_after_it_go_out(
+        deps: Deps, pool: Any, clock: Any, database_url: str, redis_url: str,
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    v = await arena(pool)
+    async with relaying(database_url, redis_url, clock) as one_pass:
+        first = (await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (v.resource_ids["Campo 1"],),
+                                              customer=customer(1)))).booking
+        second = (await hold(deps, HoldCommand(v.unit_id, at(8, 20), at(8, 21), (v.resource_ids["Campo 1"],),
+                                               customer=customer(2)))).booking
+        # what the bug did: a job time two days past reaches arq, and Redis refuses the negative expiry
+        monkeypatch.setattr(relay_module, "due", lambda when: datetime.now(UTC) - timedelta(days=2))
+        assert await one_pass()
+        assert "Redis refused its jobs" in caplog.text
+        left = await pool.fetchval("SELECT count(*) FROM outbox WHERE unit_id = $1 AND published_at IS NULL",
+                                   v.unit_id)
+        assert left == 0  # both rows went out; none is retried forever
+        assert not await one_pass()
+        assert {first.id, second.id} <= set(await pool.fetchval(
+            "SELECT array_agg(DISTINCT (payload->>'booking_id')::uuid) FROM outbox WHERE unit_id = $1",
+            v.unit_id))
+
+
+async def test_a_relay_pass_chains_the_audit_events_that_committed(
+        deps: Deps, pool: Any, clock: Any, database_url: str, redis_url: str) -> None:
+    """Migration 0032a: the relay's leader chains the audit trail as it numbers the outbox — a hold's event has no
+    chain when its transaction returns, and has it after the next pass, which verifies."""
+    from slothold.cli.audit import verify
+
+    v = await arena(pool)
+    async with relaying(database_url, redis_url, clock) as one_pass:
+        made = (await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (v.resource_ids["Campo 1"],),
+                                             customer=customer(1)))).booking
+        unchained = "SELECT count(*) FROM booking_events WHERE booking_id = $1 AND hash IS NULL"
+        assert await pool.fetchval(unchained, made.id) == 1
+        assert await one_pass()
+        assert await pool.fetchval(unchained, made.id) == 0
+        assert await pool.fetchval("SELECT chain_seq FROM booking_events WHERE booking_id = $1", made.id) == 1
+        assert (await verify(pool, v.unit_id))[1] == []
