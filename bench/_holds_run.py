@@ -8,10 +8,13 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+import asyncpg
 
 from bench import _data
 from bench._holds_config import BENCH, Config
@@ -23,6 +26,7 @@ from bench._holds_sql import sql_holds, trace
 from bench._holds_throughput import api_holds, one_hold
 from bench._measure import CpuMeter, Throughput
 from bench._server import ApiServer
+from store.audit_chain import chain_all_pending
 from store.db import create_pool
 
 
@@ -222,6 +226,7 @@ async def measure_holds(cfg: Config, profile: str | None = None) -> HoldRuns:
         await asyncio.sleep(1)
     probes = [f"before the run the machine was busy {idle.machine:.2f} cores with other work; load average "
               f"{_loadavg()}", await trace(url, plan, keys)]
+    await chain_probe(url, "")  # the setup's and the trace's events: each phase's own are measured after it
     runs: list[Throughput] = []
     errors: list[str] = []
     sql = None
@@ -237,12 +242,29 @@ async def measure_holds(cfg: Config, profile: str | None = None) -> HoldRuns:
             errors += server.log_errors()
         finally:
             server.stop()
+        probes.append(await chain_probe(url, f"the API's run {i + 1}", runs[-1].ok))
         if sql is None:
             print("2. the same transaction in SQL", flush=True)
             sql = await sql_holds(cfg, url, plan, keys)
+            probes.append(await chain_probe(url, "the direct-SQL run", sql.ok))
     assert sql is not None
     probes.append(f"at the end: {await lapsed_probe(url, plan)}; load average {_loadavg()}")
     return HoldRuns(runs, sql, probes, errors)
+
+
+async def chain_probe(url: str, phase: str, holds: int = 0) -> str:
+    """Chain the audit events a phase left (what the worker's relay does after commits, off the holds' path: no relay
+    runs in this bench) and say what it took, per hold of the phase."""
+    conn = await asyncpg.connect(url)
+    try:
+        t = time.perf_counter()
+        n = await chain_all_pending(conn)
+        took = time.perf_counter() - t
+    finally:
+        await conn.close()
+    per = f", {took * 1000 / holds:.2f} ms a hold" if holds else ""
+    return (f"the relay's chaining of the {n:,} audit events {phase} wrote (migration 0032a, done after the phase "
+            f"on one connection): {took * 1000:.0f} ms{per}")
 
 
 def _loadavg() -> str:

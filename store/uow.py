@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from contextvars import ContextVar, Token
+from functools import cached_property
 from types import TracebackType
-from typing import Self
+from typing import Any, Self, TypeVar
 
 import asyncpg
 
 from domain.errors import Busy
 from store import allowed_origins, catalog
 from store.antifraud import PgAntifraud
-from store.bookings import PgBookings
+from store.bookings import ConnGetter, PgBookings
 from store.calendar_feeds import PgCalendarFeeds
 from store.catalog import PgCatalog
 from store.customers import PgCustomers
@@ -34,6 +37,7 @@ from store.venue_log import PgVenueLog
 from store.waitlists import PgWaitlists
 
 log = logging.getLogger("slothold.uow")
+R = TypeVar("R")
 _BUSY = (asyncpg.DeadlockDetectedError, asyncpg.LockNotAvailableError, asyncpg.SerializationError)
 _FULL = (asyncpg.TooManyConnectionsError, asyncpg.CannotConnectNowError)
 """PostgreSQL refused a new connection (at max_connections or the role's limit; starting up): nothing was done, so
@@ -57,8 +61,24 @@ class NestedUnitOfWork(RuntimeError):
     """A unit of work opened its transaction inside another's (see STRICT_NESTING)."""
 
 
+def _repository(make: Callable[[ConnGetter], R]) -> cached_property[R]:
+    """A repository on the unit of work's connection, made at its first use."""
+    def get(self: PgUnitOfWork) -> R:
+        return make(self._connection)
+    return cached_property(get)
+
+
+def _config_repository(make: Callable[[asyncpg.Pool], R]) -> cached_property[R]:
+    """A repository of the cached configuration (its own pool), made at its first use."""
+    def get(self: PgUnitOfWork) -> R:
+        return make(self._config_pool)
+    return cached_property(get)
+
+
 class PgUnitOfWork:
-    """UnitOfWork over an asyncpg pool; rolls back unless `commit` was called."""
+    """UnitOfWork over an asyncpg pool; rolls back unless `commit` was called. Its repositories are made when a use
+    case first reaches for one (a hold touches 5 of 22: making all of them was 4 % of an API worker's CPU on the
+    hot slot, bench.holds --only contention)."""
 
     def __init__(self, pool: asyncpg.Pool, config_pool: asyncpg.Pool | None = None) -> None:
         """`config_pool`: where the cached configuration (units, resources) loads from — a small pool of its own,
@@ -66,32 +86,42 @@ class PgUnitOfWork:
         connection so held, would wait forever: behind PgBouncer's few server connections it did). None: `pool`
         (tests and one-off tools, which never run out)."""
         self._pool = pool
+        self._config_pool = config_pool or pool
         self._conn: asyncpg.Connection | None = None
         self._tx: asyncpg.transaction.Transaction | None = None
         self._holding: Token[PgUnitOfWork | None] | None = None
         self._done = False
-        self.units = PgUnits(config_pool or pool)
-        self.bookings = PgBookings(self._connection)
-        self.customers = PgCustomers(self._connection)
-        self.idempotency = PgIdempotencyKeys(self._connection)
-        self.events = PgEvents(self._connection)
-        self.payments = PgPayments(self._connection)
-        self.queue = PgQueue(self._connection)
-        self.waitlists = PgWaitlists(self._connection)
-        self.antifraud = PgAntifraud(self._connection)
-        self.seatmaps = PgSeatMaps(self._connection)
-        self.venue_log = PgVenueLog(self._connection)
-        self.series = PgSeries(self._connection)
-        self.unit_settings = PgUnitSettings(self._connection)
-        self.layout = PgLayout(self._connection)
-        self.manual_payments = PgManualPayments(self._connection)
-        self.setup = PgSetup(self._connection)
-        self.staff_tokens = PgStaffTokens(self._connection)
-        self.orphans = PgOrphanPayments(self._connection)
-        self.catalog = PgCatalog(self._connection, config_pool or pool)
-        self.allowed_origins = allowed_origins.PgAllowedOrigins(self._connection)
-        self.listings = PgListings(self._connection)
-        self.calendar_feeds = PgCalendarFeeds(self._connection)
+        self._before_begin = False
+
+    units = _config_repository(PgUnits)
+    bookings = _repository(PgBookings)
+    customers = _repository(PgCustomers)
+    idempotency = _repository(PgIdempotencyKeys)
+    events = _repository(PgEvents)
+    payments = _repository(PgPayments)
+    queue = _repository(PgQueue)
+    waitlists = _repository(PgWaitlists)
+    antifraud = _repository(PgAntifraud)
+    seatmaps = _repository(PgSeatMaps)
+    venue_log = _repository(PgVenueLog)
+    series = _repository(PgSeries)
+    unit_settings = _repository(PgUnitSettings)
+    layout = _repository(PgLayout)
+    manual_payments = _repository(PgManualPayments)
+    setup = _repository(PgSetup)
+    staff_tokens = _repository(PgStaffTokens)
+    orphans = _repository(PgOrphanPayments)
+    allowed_origins = _repository(allowed_origins.PgAllowedOrigins)
+    listings = _repository(PgListings)
+    calendar_feeds = _repository(PgCalendarFeeds)
+
+    @cached_property
+    def catalog(self) -> PgCatalog:
+        return PgCatalog(self._connection, self._config_pool)
+
+    def _made(self, name: str) -> Any:
+        """The repository `name` if this unit of work made it, else None."""
+        return self.__dict__.get(name)
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None:
@@ -103,9 +133,22 @@ class PgUnitOfWork:
                             "forever when the pool is exhausted", stack_info=True)
             self._conn = await self._pool.acquire()
             self._holding = _HOLDING.set(self)
+        if self._tx is None and not self._before_begin:
             self._tx = self._conn.transaction()
             await self._tx.start()
         return self._conn
+
+    @asynccontextmanager
+    async def before_transaction(self) -> AsyncIterator[None]:
+        """Statements in it run on the unit of work's connection before its transaction begins, each on its own (the
+        connection is taken if it was not; the transaction begins with the first statement after). Where the
+        transaction has begun already, they run in it. A look that may end the use case costs its one round trip,
+        not BEGIN, the look and ROLLBACK (a loser of a hot slot, domain/services/holds.py `_check_not_taken`)."""
+        self._before_begin = self._tx is None
+        try:
+            yield
+        finally:
+            self._before_begin = False
 
     async def __aenter__(self) -> Self:
         return self
@@ -149,9 +192,12 @@ class PgUnitOfWork:
         if self._tx is not None:
             await self._tx.commit()
         self._done = True
-        for unit_id in self.layout.touched:  # a copy cached while the change was under way is stale now
+        layout, catalog_, payments, origins = (self._made(n) for n in ("layout", "catalog", "payments",
+                                                                        "allowed_origins"))
+        for unit_id in layout.touched if layout else ():  # a copy cached while the change was under way is stale now
             invalidate(unit_id)
-        if self.catalog.touched or self.payments.prices_touched:
-            catalog.forget(self.catalog.touched | self.payments.prices_touched)
-        if self.allowed_origins.touched:  # this process lets the new list in at once (others within seconds)
+        touched = (catalog_.touched if catalog_ else set()) | (payments.prices_touched if payments else set())
+        if touched:
+            catalog.forget(touched)
+        if origins is not None and origins.touched:  # this process lets the new list in at once (others within seconds)
             allowed_origins.forget()
