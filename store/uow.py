@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from contextvars import ContextVar, Token
 from functools import cached_property
 from types import TracebackType
@@ -91,7 +90,6 @@ class PgUnitOfWork:
         self._tx: asyncpg.transaction.Transaction | None = None
         self._holding: Token[PgUnitOfWork | None] | None = None
         self._done = False
-        self._before_begin = False
 
     units = _config_repository(PgUnits)
     bookings = _repository(PgBookings)
@@ -133,22 +131,9 @@ class PgUnitOfWork:
                             "forever when the pool is exhausted", stack_info=True)
             self._conn = await self._pool.acquire()
             self._holding = _HOLDING.set(self)
-        if self._tx is None and not self._before_begin:
             self._tx = self._conn.transaction()
             await self._tx.start()
         return self._conn
-
-    @asynccontextmanager
-    async def before_transaction(self) -> AsyncIterator[None]:
-        """Statements in it run on the unit of work's connection before its transaction begins, each on its own (the
-        connection is taken if it was not; the transaction begins with the first statement after). Where the
-        transaction has begun already, they run in it. A look that may end the use case costs its one round trip,
-        not BEGIN, the look and ROLLBACK (a loser of a hot slot, domain/services/holds.py `_check_not_taken`)."""
-        self._before_begin = self._tx is None
-        try:
-            yield
-        finally:
-            self._before_begin = False
 
     async def __aenter__(self) -> Self:
         return self

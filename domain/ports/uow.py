@@ -110,11 +110,6 @@ class UnitOfWork(Protocol):
         """Calendar feeds: made, listed, revoked, and the bookings each shows (domain/calendar_feeds.py)."""
         ...
 
-    def before_transaction(self) -> AbstractAsyncContextManager[None]:
-        """Statements in it run before the transaction begins, each on its own, unless it began already (a read that
-        may end the use case then costs no BEGIN and ROLLBACK); the transaction begins with the next statement."""
-        ...
-
     def savepoint(self) -> AbstractAsyncContextManager[object]:
         """A nested transaction (a SAVEPOINT): leaving it by an exception undoes only what was done in it."""
         ...

@@ -413,13 +413,11 @@ async def _check_not_taken(uow: UnitOfWork, unit: Unit, picked: list[Resource], 
                            now: datetime) -> None:
     """SlotTaken, before the customer's checks and the resources' lock, when a live booking or block already
     occupies one of the picked exclusive resources over the range (issue 22: the losers of a hot slot cost one
-    read: before the transaction begins, when nothing came before it). Sound either way: what proceeds is still
-    decided by the lock and the exclusion constraint."""
+    read). Sound either way: what proceeds is still decided by the lock and the exclusion constraint."""
     exclusive = [r.id for r in picked if r.kind is ResourceKind.EXCLUSIVE]
     if not exclusive:
         return
-    async with uow.before_transaction():
-        occ = await uow.bookings.occupancy(unit.id, exclusive, cmd.starts_at, cmd.ends_at)
+    occ = await uow.bookings.occupancy(unit.id, exclusive, cmd.starts_at, cmd.ends_at)
     if any(o.is_active(now) for o in occ):
         raise SlotTaken("that slot is taken", [r.id for r in picked], cmd.starts_at, cmd.ends_at)
 

@@ -1,7 +1,7 @@
 """What a hold sends to PostgreSQL (issue 22): with warm caches, a self-service hold on an exclusive resource is
 BEGIN, RN-HLD-05's lock and pressure, the customer, their standing, one statement that locks the resource, checks
 for lapsed holds and inserts, and COMMIT — and no reset query on release. On a unit that just refused a hold, a
-loser of a slot visibly taken is one read, before any transaction begins (it was BEGIN, the read and ROLLBACK)."""
+loser of a slot visibly taken is BEGIN, one read and ROLLBACK."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ async def test_on_a_unit_that_just_refused_a_hold_a_loser_costs_one_read(databas
             await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,), customer=customer(3)))
         assert e.value.alternatives
     sent = [q for q in seen if not q.startswith(_TYPES)]
-    assert [q[:6] for q in sent] == ["SELECT"]  # before any transaction: no BEGIN, no ROLLBACK
+    assert [q[:6] for q in sent[: sent.index("ROLLBACK;") + 1]] == ["BEGIN;", "SELECT", "ROLLBA"]
     assert await pool.fetchval("SELECT count(*) FROM customers") == customers  # customer 3 was not even made
 
 
@@ -82,18 +82,3 @@ async def test_on_a_unit_that_just_refused_a_hold_a_retry_of_a_hold_made_gets_it
         again = await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,), customer=customer(1),
                                              idempotency_key="retry-me-1"))
     assert again.replayed and again.booking.id == made.booking.id
-
-
-async def test_statements_before_the_transaction_run_on_their_own_and_the_next_begins_it(pool: asyncpg.Pool) -> None:
-    uow = PgUnitOfWork(pool)
-    async with uow:
-        async with uow.before_transaction():
-            conn = await uow._connection()
-            assert not conn.is_in_transaction()  # autocommit: a look, and nothing to roll back
-        assert (await uow._connection()) is conn and conn.is_in_transaction()  # the next statement begins it
-        async with uow.before_transaction():  # once begun, a look runs in the transaction
-            assert (await uow._connection()).is_in_transaction()
-    async with PgUnitOfWork(pool) as only_a_look:
-        async with only_a_look.before_transaction():
-            await only_a_look._connection()
-    assert only_a_look._conn is None and only_a_look._tx is None  # released, with no transaction to end
