@@ -42,7 +42,8 @@ EVENTS_CTE = """
     SELECT $2::uuid, x->>'topic', x FROM jsonb_array_elements($OB::jsonb) AS x$GO
  )
 """
-"""The audit events (hash-chained by their trigger) and outbox rows of a booking's change, as two CTEs."""
+"""The audit events (hash-chained by the relay after commit, migration 0032a) and outbox rows of a booking's change, as
+two CTEs."""
 
 
 def lapsed_in_the_way(unit: str, resources: str, start: str, end: str, now: str) -> str:

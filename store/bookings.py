@@ -189,6 +189,28 @@ _STATUSES = {s.value: s for s in BookingStatus}
 _FIRST, _LAST = datetime.min.replace(tzinfo=UTC).timestamp(), datetime.max.replace(tzinfo=UTC).timestamp()
 
 
+CLAIM_SPACE = 5_107_006
+"""The first key of the two-key advisory locks a contended hold takes as its claim on a resource (never waited on)."""
+
+# What is visibly taken (the gated insert's `taken`, store/booking_writes.py), else whether another transaction is
+# placing a booking on one of the resources: it holds the resource's lock (a session lock tried and given back at once
+# — the key space of the transaction locks `lock_and_add` takes), or, with $7, its claim (a two-key transaction lock,
+# `CLAIM_SPACE`, that this statement takes when it is free: it is then ours until the transaction ends). Waits for
+# nothing: the probe of a look before the customer's checks.
+_TAKEN_OR_BUSY = f"""
+SELECT s.taken, CASE WHEN s.taken THEN false ELSE (
+           SELECT coalesce(bool_or(NOT CASE WHEN pg_try_advisory_lock(k) THEN pg_advisory_unlock(k) ELSE false END
+                                   OR ($7::bool AND NOT pg_try_advisory_xact_lock({CLAIM_SPACE}, k::bit(32)::int))),
+                           false)
+           FROM unnest($6::bigint[]) AS k) END AS busy
+FROM (SELECT EXISTS (
+    SELECT 1 FROM allocations a
+    WHERE a.resource_id = ANY($2::uuid[]) AND a.unit_id = $1::uuid AND a.occupies AND NOT a.pooled
+      AND a.during && tstzrange($3::timestamptz, $4::timestamptz)
+      AND (a.hold_expires_at IS NULL OR a.hold_expires_at > $5::timestamptz)) AS taken) s
+"""
+
+
 def lock_key(resource_id: UUID) -> int:
     """The advisory-lock key of a resource: its first 8 bytes as a signed bigint."""
     return int.from_bytes(resource_id.bytes[:8], "big", signed=True)
@@ -320,6 +342,13 @@ class PgBookings:
             booking.pull_events()
             return []
         return [await self.get(b) for b in row["lapsed"]]
+
+    async def taken_or_busy(self, unit_id: UUID, resource_ids: list[UUID], start: datetime, end: datetime,
+                            now: datetime, claim: bool) -> tuple[bool, bool]:
+        conn = await self._conn()
+        row = await conn.fetchrow(_TAKEN_OR_BUSY, unit_id, resource_ids, start, end, now,
+                                  sorted({lock_key(r) for r in resource_ids}), claim)
+        return bool(row["taken"]), bool(row["busy"])
 
     @contextmanager
     def _refusals(self, booking: Booking) -> Iterator[None]:

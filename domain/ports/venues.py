@@ -66,6 +66,14 @@ class BookingRepository(Protocol):
         self, unit_id: UUID, resource_ids: list[UUID] | None, start: datetime, end: datetime
     ) -> list[Occupancy]: ...
 
+    async def taken_or_busy(self, unit_id: UUID, resource_ids: list[UUID], start: datetime, end: datetime,
+                            now: datetime, claim: bool) -> tuple[bool, bool]:
+        """(taken, busy) of exclusive resources over [start, end): whether a live booking or block visibly occupies
+        one, else whether another transaction is placing a booking on one — it holds the resource's lock or, with
+        `claim`, its claim, which this call takes where it is free (held until the transaction ends, never waited
+        for: a claim only says "someone is going for it" to the others' looks). Waits for nothing."""
+        ...
+
     async def grid_occupancy(
         self, unit_id: UUID, resource_ids: list[UUID] | None, start: datetime, end: datetime
     ) -> dict[UUID, OccupancyColumns]:

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -413,13 +414,28 @@ async def _check_not_taken(uow: UnitOfWork, unit: Unit, picked: list[Resource], 
                            now: datetime) -> None:
     """SlotTaken, before the customer's checks and the resources' lock, when a live booking or block already
     occupies one of the picked exclusive resources over the range (issue 22: the losers of a hot slot cost one
-    read). Sound either way: what proceeds is still decided by the lock and the exclusion constraint."""
+    read). When the slot is free but another transaction is placing a booking on it — it holds the resource's lock
+    or its claim: a single resource's first look takes the claim when it is free, so the slot's winner is known from
+    its look on — the look is taken again after a pause, holding no lock, until the winner has committed (SlotTaken:
+    the slot is visibly taken now) or given up (go on). Without it those losers ran RN-HLD-05's statements, the
+    customer's upsert among them, only to lose at the lock. A claim is never waited for, and looks stop after
+    LOOK_PAUSES: sound either way, what proceeds is still decided by the lock and the exclusion constraint."""
     exclusive = [r.id for r in picked if r.kind is ResourceKind.EXCLUSIVE]
     if not exclusive:
         return
-    occ = await uow.bookings.occupancy(unit.id, exclusive, cmd.starts_at, cmd.ends_at)
-    if any(o.is_active(now) for o in occ):
-        raise SlotTaken("that slot is taken", [r.id for r in picked], cmd.starts_at, cmd.ends_at)
+    for pause in (*LOOK_PAUSES, None):
+        taken, busy = await uow.bookings.taken_or_busy(unit.id, exclusive, cmd.starts_at, cmd.ends_at, now,
+                                                       claim=len(exclusive) == 1)
+        if taken:
+            raise SlotTaken("that slot is taken", [r.id for r in picked], cmd.starts_at, cmd.ends_at)
+        if not busy or pause is None:
+            return
+        await asyncio.sleep(pause)
+
+
+LOOK_PAUSES = (0.002, 0.004, 0.008, 0.016, 0.032, 0.064)
+"""Seconds `_check_not_taken` waits before each new look at a free slot another transaction is placing a booking on
+(its winner's whole transaction: the customer's checks, the insert, the commit)."""
 
 
 def hold_type_for(unit: Unit, cmd: BookingRequest) -> HoldType:
