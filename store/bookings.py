@@ -196,7 +196,9 @@ CLAIM_SPACE = 5_107_006
 # placing a booking on one of the resources: it holds the resource's lock (a session lock tried and given back at once
 # — the key space of the transaction locks `lock_and_add` takes), or, with $7, its claim (a two-key transaction lock,
 # `CLAIM_SPACE`, that this statement takes when it is free: it is then ours until the transaction ends). Waits for
-# nothing: the probe of a look before the customer's checks.
+# nothing: the probe of a look before the customer's checks. Read by resource, as `lapsed_in_the_way` reads (its
+# docstring says why): written `unit_id = … AND during && …`, its generic plan read a seat event's every allocation
+# (bench.flash: 1.74 ms a call).
 _TAKEN_OR_BUSY = f"""
 SELECT s.taken, CASE WHEN s.taken THEN false ELSE (
            SELECT coalesce(bool_or(NOT CASE WHEN pg_try_advisory_lock(k) THEN pg_advisory_unlock(k) ELSE false END
@@ -205,9 +207,10 @@ SELECT s.taken, CASE WHEN s.taken THEN false ELSE (
            FROM unnest($6::bigint[]) AS k) END AS busy
 FROM (SELECT EXISTS (
     SELECT 1 FROM allocations a
-    WHERE a.resource_id = ANY($2::uuid[]) AND a.unit_id = $1::uuid AND a.occupies AND NOT a.pooled
-      AND a.during && tstzrange($3::timestamptz, $4::timestamptz)
-      AND (a.hold_expires_at IS NULL OR a.hold_expires_at > $5::timestamptz)) AS taken) s
+    WHERE a.resource_id = ANY($2::uuid[]) AND a.occupies AND NOT a.pooled
+      AND upper(a.during) > $3::timestamptz AND lower(a.during) < $4::timestamptz
+      AND (a.hold_expires_at IS NULL OR a.hold_expires_at > $5::timestamptz)
+      AND (SELECT r.unit_id FROM resources r WHERE r.id = a.resource_id) = $1::uuid) AS taken) s
 """
 
 

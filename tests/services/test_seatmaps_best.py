@@ -14,7 +14,7 @@ from domain import seatmaps as sm
 from domain.errors import InvalidInput, NotFound, SeatsUnavailable
 from domain.hold_types import Releaser, SeatState
 from domain.services import Deps
-from store.bookings import _LAPSED
+from store.bookings import _LAPSED, _TAKEN_OR_BUSY, lock_key
 from store.seatmaps import GUESS_AGE
 from tests.services.test_seatmaps import cmd, states, theatre
 from tests.venues import customer
@@ -245,10 +245,14 @@ async def test_the_lapsed_check_of_a_hold_reads_its_seats_not_the_event(deps: De
         await conn.execute("DELETE FROM pg_statistic WHERE starelid = 'allocations'::regclass")
         await conn.execute("UPDATE pg_class SET reltuples = -1 WHERE oid = 'allocations'::regclass")
         await conn.execute(f"PREPARE lapsed (uuid, uuid[], timestamptz, timestamptz, timestamptz) AS {_LAPSED}")
+        # and the look of a contended hold (what is visibly taken, else whether the seat is busy): the same reads
+        await conn.execute("PREPARE probe (uuid, uuid[], timestamptz, timestamptz, timestamptz, bigint[], bool) AS "
+                           f"{_TAKEN_OR_BUSY}")
         literal = (f"'{e.unit_id}', ARRAY['{seats[0]}'::uuid], '{e.starts_at.isoformat()}', "
                    f"'{e.ends_at.isoformat()}', '{clock.now().isoformat()}'")
-        for mode in ("force_custom_plan", "force_generic_plan"):
-            await conn.execute(f"SET LOCAL plan_cache_mode = {mode}")
-            got = await conn.fetchval(f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE lapsed({literal})")
-            plan = (json.loads(got) if isinstance(got, str) else got)[0]["Plan"]
-            assert plan["Shared Hit Blocks"] + plan["Shared Read Blocks"] < 20, (mode, _nodes(plan))
+        for statement, args in (("lapsed", literal), ("probe", f"{literal}, ARRAY[{lock_key(seats[0])}], false")):
+            for mode in ("force_custom_plan", "force_generic_plan"):
+                await conn.execute(f"SET LOCAL plan_cache_mode = {mode}")
+                got = await conn.fetchval(f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE {statement}({args})")
+                plan = (json.loads(got) if isinstance(got, str) else got)[0]["Plan"]
+                assert plan["Shared Hit Blocks"] + plan["Shared Read Blocks"] < 20, (statement, mode, _nodes(plan))
