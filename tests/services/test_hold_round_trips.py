@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from uuid import UUID
 
 import asyncpg
 import pytest
@@ -84,6 +85,13 @@ async def test_on_a_unit_that_just_refused_a_hold_a_retry_of_a_hold_made_gets_it
     assert again.replayed and again.booking.id == made.booking.id
 
 
+async def _contended(deps: Deps, unit_id: UUID, resource_id: UUID) -> None:
+    """A hold on 8:19–8:20 and a second one refused: the unit is contended (its holds look first) for 2 s."""
+    await hold(deps, HoldCommand(unit_id, at(8, 19), at(8, 20), (resource_id,), customer=customer(1)))
+    with pytest.raises(SlotTaken):
+        await hold(deps, HoldCommand(unit_id, at(8, 19), at(8, 20), (resource_id,), customer=customer(2)))
+
+
 async def _winner_holding_the_lock(deps: Deps, pool: asyncpg.Pool, cmd: HoldCommand, give_up: bool
                                    ) -> tuple[asyncio.Task[object], asyncio.Event]:
     """A hold that takes its resource's lock, then waits for `release` before it inserts (or gives up)."""
@@ -120,9 +128,7 @@ async def test_a_loser_waits_for_a_winner_in_flight_without_the_customers_checks
     v = await arena(pool)
     c1 = v.resource_ids["Campo 1"]
     async with _traced(database_url, clock) as (deps, seen):
-        await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,), customer=customer(1)))
-        with pytest.raises(SlotTaken):  # the unit is contended now
-            await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,), customer=customer(2)))
+        await _contended(deps, v.unit_id, c1)
         other = Deps(uow=lambda: PgUnitOfWork(pool), clock=clock)
         winner, release = await _winner_holding_the_lock(
             other, pool, HoldCommand(v.unit_id, at(8, 21), at(8, 22), (c1,), customer=customer(3)), give_up)
@@ -160,9 +166,7 @@ async def test_a_look_waits_while_another_hold_claims_the_slot_and_goes_on_when_
     v = await arena(pool)
     c1 = v.resource_ids["Campo 1"]
     async with _traced(database_url, clock) as (deps, _):
-        await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,), customer=customer(1)))
-        with pytest.raises(SlotTaken):  # the unit is contended now
-            await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (c1,), customer=customer(2)))
+        await _contended(deps, v.unit_id, c1)
         async with pool.acquire() as claimer, claimer.transaction():
             await claimer.execute("SELECT pg_advisory_xact_lock($1, $2::bigint::bit(32)::int)", CLAIM_SPACE,
                                   lock_key(c1))
