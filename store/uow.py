@@ -76,8 +76,8 @@ def _config_repository(make: Callable[[asyncpg.Pool], R]) -> cached_property[R]:
 
 class PgUnitOfWork:
     """UnitOfWork over an asyncpg pool; rolls back unless `commit` was called. Its repositories are made when a use
-    case first reaches for one (a hold touches 5 of 22: making all of them was 4 % of an API worker's CPU on the
-    hot slot, bench.holds --only contention)."""
+    case first reaches for one (a hold touches 5 of 22; py-spy put making them all at 4 % of an API worker on the hot
+    slot, though no change in throughput was measurable)."""
 
     def __init__(self, pool: asyncpg.Pool, config_pool: asyncpg.Pool | None = None) -> None:
         """`config_pool`: where the cached configuration (units, resources) loads from — a small pool of its own,

@@ -25,12 +25,13 @@ from tests.venues import arena, at, customer
 
 
 @asynccontextmanager
-async def relaying(database_url: str, redis_url: str, clock: Any) -> AsyncIterator[Callable[[], Awaitable[bool]]]:
+async def relaying(database_url: str, redis_url: str, clock: Any, feed_class: type[PgOutboxFeed] = PgOutboxFeed
+                   ) -> AsyncIterator[Callable[[], Awaitable[bool]]]:
     """One relay pass at a time, as the worker's leader runs them, on the real database and Redis."""
     relay = Relay(PgOutboxSource(database_url), redis_url, clock)
     conn = await asyncpg.connect(database_url)
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
-    feed = PgOutboxFeed(conn)
+    feed = feed_class(conn)
     arq = await create_arq_pool(RedisSettings.from_dsn(redis_url))
     try:
         async with Broadcast(redis_url) as broadcast:
@@ -83,3 +84,31 @@ async def test_a_relay_pass_chains_the_audit_events_that_committed(
         assert await pool.fetchval(unchained, made.id) == 0
         assert await pool.fetchval("SELECT chain_seq FROM booking_events WHERE booking_id = $1", made.id) == 1
         assert (await verify(pool, v.unit_id))[1] == []
+
+
+async def test_an_audit_chain_that_cannot_advance_holds_back_no_live_event(
+        deps: Deps, pool: Any, clock: Any, database_url: str, redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The chaining fails (a refused statement: a store error): the pass still publishes the outbox, says so in the log,
+    and the chain catches up on a later pass."""
+    from domain.ports import StoreError
+
+    class Refusing(PgOutboxFeed):
+        refuse = True
+
+        async def chain_pending(self) -> int:
+            if Refusing.refuse:
+                raise StoreError("booking_events_chain_pending refused")
+            return await super().chain_pending()
+
+    v = await arena(pool)
+    async with relaying(database_url, redis_url, clock, Refusing) as one_pass:
+        made = (await hold(deps, HoldCommand(v.unit_id, at(8, 19), at(8, 20), (v.resource_ids["Campo 1"],),
+                                             customer=customer(1)))).booking
+        assert await one_pass()
+        assert "the audit chain could not advance" in caplog.text
+        assert await pool.fetchval("SELECT count(*) FROM outbox WHERE unit_id = $1 AND published_at IS NULL",
+                                   v.unit_id) == 0
+        assert await pool.fetchval("SELECT hash FROM booking_events WHERE booking_id = $1", made.id) is None
+        Refusing.refuse = False
+        assert await one_pass()
+        assert await pool.fetchval("SELECT hash FROM booking_events WHERE booking_id = $1", made.id) is not None
