@@ -249,11 +249,15 @@ async def test_a_pix_the_bank_received_is_confirmed_from_the_panel_and_the_grid_
     await page.wait_for_selector(cell + '[data-state="VERIFYING"]', timeout=3000)
     await page.locator('li.item[data-type="CUSTOMER_SAYS_PAID"]').first.wait_for()  # the queue's "paguei" item
 
-    # The bank received the Pix, but its webhook never came: only staff asking the bank confirm it.
-    await SandboxProvider(pool, "webhook-lost").pay(txid)
     await page.locator(cell).click()
     await page.get_by_test_id("booking-details").get_by_text("Paula Paguei").wait_for()
-    await page.get_by_test_id("booking-actions").get_by_role("button", name="Confirmar pagamento").click()
+    confirm = page.get_by_test_id("booking-actions").get_by_role("button", name="Confirmar pagamento")
+    await confirm.wait_for()
+    # The bank received the Pix, but its webhook never came: staff asking the bank confirm it. Paid only now, with
+    # the button on screen: the worker asks the bank too (its poll of "paguei" charges, every 20 s), and a CI run's
+    # poll confirmed the booking first while a loaded browser was still opening the panel (the button went away).
+    await SandboxProvider(pool, "webhook-lost").pay(txid)
+    await confirm.click()
     await page.get_by_test_id("panel-message").get_by_text("Pagamento confirmado.").wait_for()
     await page.wait_for_selector(cell + '[data-state="BOOKED"]', timeout=3000)  # live, from the event
     await page.get_by_test_id("booking-status").get_by_text("confirmada").wait_for()
