@@ -68,7 +68,7 @@ log = logging.getLogger("slothold.http")
 POOL_CLOSE_SECONDS = 5.0
 
 
-async def close_pool(pool: Any, seconds: float = POOL_CLOSE_SECONDS) -> None:
+async def close_pool(pool: asyncpg.Pool, seconds: float = POOL_CLOSE_SECONDS) -> None:
     """Close a pool at shutdown, waiting at most `seconds` for its connections to come back, then cut them: asyncpg's
     close() waits for every connection forever, and a connection left acquired by a request cancelled at the stop
     held a test server's shutdown past its 15 s (a CI-equivalent run, test_error_pipeline)."""

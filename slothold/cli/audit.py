@@ -35,9 +35,8 @@ UNCHAINED_GRACE = timedelta(seconds=60)
 """How long after it was recorded an event may still await its chain (the relay chains within a pass, ~1 s)."""
 
 _UNCHAINED = """
-SELECT count(*) AS n, min(id) FILTER (WHERE recorded_at < now() - $2::interval) AS overdue,
-       count(*) FILTER (WHERE recorded_at < now() - $2::interval) AS n_overdue
-FROM booking_events WHERE hash IS NULL AND unit_id = $1
+SELECT min(id) AS overdue, count(*) AS n_overdue
+FROM booking_events WHERE hash IS NULL AND unit_id = $1 AND recorded_at < now() - $2::interval
 """
 
 
@@ -134,7 +133,6 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _check(url: str, unit: UUID | None, grace_seconds: int) -> int:
-
     from store.db import create_pool
     from store.invariants import check, summary
 

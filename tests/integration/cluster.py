@@ -94,7 +94,7 @@ class Cluster:
         p.start()
         self.workers.append(p)
         if self.env["SLOTHOLD_LOG_LEVEL"] in ("DEBUG", "INFO"):  # arq says so at INFO (the browser suites log less)
-            wait_worker_polling(p, before=0)
+            wait_worker_polling(p)
         return p
 
     def stop(self) -> None:
@@ -125,16 +125,11 @@ WORKER_POLLING = "Starting worker for"
 """What arq logs as its job loop begins (arq/worker.py `Worker.main`)."""
 
 
-def worker_starts(proc: Proc) -> int:
-    """How many times the worker in `proc`'s log has begun polling for jobs."""
-    return proc.log.read_text(errors="replace").count(WORKER_POLLING) if proc.log.exists() else 0
-
-
-def wait_worker_polling(proc: Proc, before: int, timeout: float = 30) -> None:
-    """Wait until the worker has begun polling once more than `before` times (a restart of the same Proc)."""
+def wait_worker_polling(proc: Proc, timeout: float = 30) -> None:
+    """Wait until the worker of a new Proc (a log of its own) has begun polling for jobs."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if worker_starts(proc) > before:
+        if proc.log.exists() and WORKER_POLLING in proc.log.read_text(errors="replace"):
             return
         if proc.popen is not None and proc.popen.poll() is not None:
             raise RuntimeError(f"{proc.name} exited:\n{proc.tail()}")
